@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <iterator>
 
 namespace headroom {
@@ -82,6 +83,14 @@ struct Delta {
     }
 };
 
+// Lane-wise sum in place. Separate arrays (never the same Delta), which lets
+// the compiler add two lanes per SIMD instruction.
+inline void addLanes(Delta& __restrict to, const Delta& __restrict from)
+{
+    for (std::size_t c = 0; c < Delta::kLanes; ++c)
+        to.lane[c] += from.lane[c];
+}
+
 } // namespace
 
 Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Bytes)
@@ -102,12 +111,21 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Byt
     // after the freeing one. Per category, plus the managed bytes and the
     // allocator-rounded bytes.
     // Scratch reused across plans on this thread: a fit search makes dozens.
+    // Range updates for rows repeated on every layer go to `ranged`, a
+    // difference array of the difference array, so a row costs O(1) whatever
+    // the depth; rows on every k-th layer go to `strided`, a difference array
+    // with step k.
+    const std::size_t slots = E + 2 + (plan.checkpointEvery > 1 ? plan.checkpointEvery : 0);
     thread_local std::vector<Delta> diff, ranged, strided;
-    diff.assign(E + 2, Delta{});
-    // Range updates for rows repeated on every layer: a difference array of
-    // the difference array, so a row costs O(1) whatever the depth.
-    ranged.assign(E + 2, Delta{});
-    strided.assign(plan.checkpointEvery > 1 ? E + 2 + plan.checkpointEvery : 0, Delta{});
+    for (auto* scratch : {&diff, &ranged, &strided}) {
+        if (scratch == &strided && plan.checkpointEvery <= 1)
+            continue;  // only every-k checkpointing fills it
+        if (scratch->size() < slots)
+            scratch->resize(slots);
+        // Delta is plain integers: one memset is far cheaper than
+        // assigning element by element (the sweep is most of a plan's time).
+        std::memset(static_cast<void*>(scratch->data()), 0, slots * sizeof(Delta));
+    }
     auto isLayerPhase = [](Phase p) { return p == Phase::LayerFwd || p == Phase::LayerBwd; };
     auto addAt = [&](const TensorRow& row, Phase p, std::int64_t layer, Bytes count, Bytes rounded, bool free) {
         const Bytes b = row.bytes * count, m = row.managed ? b : 0, r = row.managed ? 0 : rounded * count;
@@ -159,34 +177,43 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Byt
             progression(row.layers, +1);
         }
     }
-    // One pass: the ranged array is a difference array of differences (its
-    // running sum `carry` is a first-order difference), the strided one turns
-    // into first-order differences by a prefix sum with step k, and `running`
-    // sums all first-order differences into live bytes per event.
+    // First pass, lanes only (no calls, so the compiler keeps it in SIMD
+    // registers): the running sum `carry` of the ranged array is a first-order
+    // difference; the strided array becomes first-order differences by a
+    // prefix sum with step k; `running` sums all first-order differences into
+    // the live bytes per event, written back over `diff`.
     const std::size_t k = plan.checkpointEvery;
-    if (k > 1)
-        for (std::size_t e = k; e <= E; ++e)
-            for (std::size_t c = 0; c < Delta::kLanes; ++c)
-                strided[e].lane[c] += strided[e - k].lane[c];
-    Delta carry, running;
-    for (std::size_t e = 0; e <= E; ++e)
-        for (std::size_t c = 0; c < Delta::kLanes; ++c) {
-            carry.lane[c] += ranged[e].lane[c];
-            diff[e].lane[c] += carry.lane[c] + (k > 1 ? strided[e].lane[c] : 0);
+    {
+        Delta carry, running;
+        for (std::size_t e = 0; e < E; ++e) {
+            addLanes(carry, ranged[e]);
+            addLanes(running, diff[e]);
+            addLanes(running, carry);
+            if (k > 1) {
+                if (e >= k)
+                    addLanes(strided[e], strided[e - k]);
+                addLanes(running, strided[e]);
+            }
+            diff[e] = running;
         }
-    plan.timeline.resize(E);
-    CategoryBytes* timeline = plan.timeline.data();
+    }
+    // Second pass: the timeline, its peak, and the allocator counters.
+    // Appended as it goes: resize() would zero every entry first.
+    std::vector<CategoryBytes>& timeline = plan.timeline;
+    timeline.clear();
+    timeline.reserve(E);
     Bytes peak = 0, peakAllocated = 0, roundedPeak = 0, managedAtRoundedPeak = 0;
     std::size_t peakEvent = 0;
     for (std::size_t e = 0; e < E; ++e) {
+        const Delta& live = diff[e];
+        CategoryBytes now;  // every entry written below
         Bytes total = 0;
-        for (std::size_t c = 0; c < Delta::kLanes; ++c)
-            running.lane[c] += diff[e].lane[c];
         for (std::size_t c = 0; c < kCategoryCount; ++c) {
-            timeline[e][c] = running.lane[c];
-            total += running.lane[c];
+            now[c] = live.lane[c];
+            total += live.lane[c];
         }
-        const Bytes managedNow = running.lane[Delta::kManaged], roundedNow = running.lane[Delta::kRounded];
+        timeline.push_back(now);
+        const Bytes managedNow = live.lane[Delta::kManaged], roundedNow = live.lane[Delta::kRounded];
         if (total > peak) {
             peak = total;
             peakEvent = e;
