@@ -201,9 +201,11 @@ ValidateView::ValidateView(QWidget* parent)
     m_table->setColumnCount(4);
     m_table->verticalHeader()->setVisible(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setMinimumWidth(360);
+    // As wide as its numbers: the chart beside it takes the rest.
+    m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Expanding);
 
     // Timeline: the planned total per event as a pale area, the measured total as a line over it.
     ChartStyle::apply(m_timeline);
@@ -220,13 +222,18 @@ ValidateView::ValidateView(QWidget* parent)
     m_timeline->legend->setVisible(true);
     m_timeline->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     m_timelineMessage = ChartStyle::addCenteredMessage(m_timeline, m_timeline->axisRect());
+    m_oomLabel = new QCPItemText(m_timeline);
+    m_oomLabel->setColor(Palette::outOfMemory());
+    m_oomLabel->setPadding(QMargins(4, 2, 4, 4));
+    m_oomLabel->setLayer(QStringLiteral("overlay"));
+    m_oomLabel->setVisible(false);
 
-    auto* top = new QSplitter(Qt::Horizontal);
-    top->addWidget(m_bars);
-    top->addWidget(m_table);
-    top->setStretchFactor(0, 3);
-    top->setStretchFactor(1, 2);
-    top->setChildrenCollapsible(false);
+    // A layout, not a splitter: the table follows its contents' width after every result.
+    auto* top = new QWidget;
+    auto* topLayout = new QHBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_bars, 1);
+    topLayout->addWidget(m_table, 0);
     auto* charts = new QSplitter(Qt::Vertical);
     charts->addWidget(top);
     charts->addWidget(m_timeline);
@@ -383,8 +390,6 @@ void ValidateView::onProgress(const ValidationProgress& progress)
 void ValidateView::onFinished(const ValidationReport& report)
 {
     setRunning(false);
-    m_progress->setValue(kProgressSteps);
-    m_progress->setFormat(report.status == ValidationReport::Status::OutOfMemory ? tr("Stopped: out of memory") : tr("Done"));
     showReport(report);
 }
 
@@ -409,6 +414,7 @@ void ValidateView::showReport(const ValidationReport& report)
     m_report = report;
     if (!m_ranScenario)
         m_ranScenario = m_scenario;
+    m_progress->setValue(kProgressSteps);
     refresh();
 }
 
@@ -432,6 +438,7 @@ void ValidateView::refresh()
         return;
     }
     const ValidationReport& report = *m_report;
+    m_progress->setFormat(report.status == ValidationReport::Status::OutOfMemory ? tr("Stopped: out of memory") : tr("Done"));
     if (report.status == ValidationReport::Status::OutOfMemory)
         //: %1 is the run's own words, e.g. "out of memory at 71.3 GiB in backward of layer 12"
         setStatus(tr("Measured: the step ran out of memory (%1). The planned peak is beside what was measured before it stopped.")
@@ -465,6 +472,7 @@ void ValidateView::clearResult()
     m_timeline->xAxis->setTicker(QSharedPointer<QCPAxisTickerText>::create());
     m_timeline->yAxis->setLabel(ChartStyle::memoryAxisLabel());
     m_timelineMessage->setText(tr("The measured timeline appears here after a run"));
+    m_oomLabel->setVisible(false);
     m_timelineMessage->setVisible(true);
     m_timeline->replot();
     m_table->clear();
@@ -496,17 +504,19 @@ void ValidateView::drawBars()
             m_measuredBars[c]->addData(key + kPairOffset, m);
         auto* label = m_errorLabels[c];
         label->position->setCoords(key, std::max(p, m));
+        // A run stopped by an out-of-memory has no peak to compare: only what is missing is labelled.
+        const bool compare = report.status == ValidationReport::Status::Ok;
         label->setText(measured ? percentText(relativeError(static_cast<double>(planned.value_or(0)),
                                                             static_cast<double>(*measured)))
                                 : tr("not measured"));
-        label->setVisible(true);
+        label->setVisible(!measured || compare);
         ticker->addTick(key, DisplayNames::category(static_cast<Category>(c)).replace(QLatin1Char(' '), QLatin1Char('\n')));
         top = std::max(top, std::max(p, m));
         ++key;
     }
     m_bars->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(ticker));
     m_bars->xAxis->setRange(-0.6, std::max(key, 1) - 0.4);
-    m_bars->xAxis->setLabel(tr("At the peak, per category · label: measured against planned"));
+    m_bars->xAxis->setLabel(tr("At the peak, per category · labels: measured against planned"));
     m_bars->yAxis->setLabel(ChartStyle::memoryAxisLabel());
     // Room above the tallest pair for its error label.
     ChartStyle::setMemoryRange(m_bars->yAxis, top * 1.08);
@@ -522,7 +532,9 @@ void ValidateView::drawTable()
     m_table->clear();
     m_table->setRowCount(0);
     m_table->setHorizontalHeaderLabels({tr("Planned"), tr("Measured"), tr("Difference"), tr("Error")});
-    auto addRow = [this](const QString& name, std::optional<std::uint64_t> planned, std::optional<std::uint64_t> measured) {
+    // Differences only for a complete step: an out-of-memory stop measured part of one.
+    const bool compare = report.status == ValidationReport::Status::Ok;
+    auto addRow = [this, compare](const QString& name, std::optional<std::uint64_t> planned, std::optional<std::uint64_t> measured) {
         const int row = m_table->rowCount();
         m_table->insertRow(row);
         m_table->setVerticalHeaderItem(row, new QTableWidgetItem(name));
@@ -530,8 +542,8 @@ void ValidateView::drawTable()
         const auto m = static_cast<double>(measured.value_or(0));
         m_table->setItem(row, 0, planned ? cell(MemoryUnits::format(p), MemoryUnits::formatExact(*planned)) : cell(QStringLiteral("—")));
         m_table->setItem(row, 1, measured ? cell(MemoryUnits::format(m), MemoryUnits::formatExact(*measured)) : cell(QStringLiteral("—")));
-        m_table->setItem(row, 2, planned && measured ? cell(MemoryUnits::formatSigned(m - p)) : cell(QStringLiteral("—")));
-        m_table->setItem(row, 3, planned && measured ? cell(percentText(relativeError(p, m))) : cell(QStringLiteral("—")));
+        m_table->setItem(row, 2, compare && planned && measured ? cell(MemoryUnits::formatSigned(m - p)) : cell(QStringLiteral("—")));
+        m_table->setItem(row, 3, compare && planned && measured ? cell(percentText(relativeError(p, m))) : cell(QStringLiteral("—")));
     };
     const bool measuredPeak = report.status == ValidationReport::Status::Ok || report.measured.peakBytes > 0;
     addRow(tr("Peak"), report.planned.peakBytes, measuredPeak ? std::optional<std::uint64_t>(report.measured.peakBytes) : std::nullopt);
@@ -566,6 +578,17 @@ void ValidateView::drawTimeline()
             top = std::max(top, measured);
         }
     }
+    // Where an out-of-memory stopped the run: the first event without a measurement.
+    m_oomLabel->setVisible(false);
+    if (report.status == ValidationReport::Status::OutOfMemory)
+        for (int e = 0; e < count; ++e)
+            if (!report.events[e].measuredBytes) {
+                m_oomLabel->position->setCoords(e, MemoryUnits::toUnit(static_cast<double>(report.events[e].plannedBytes)));
+                m_oomLabel->setPositionAlignment((e > count / 2 ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+                m_oomLabel->setText(tr("✕ out of memory: %1").arg(shownEvent(report.events[e].label)));
+                m_oomLabel->setVisible(true);
+                break;
+            }
     // Regions of the step rather than every event (as the Timeline tab does):
     // events are many and their labels long.
     auto* ticker = new QCPAxisTickerText;

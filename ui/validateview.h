@@ -103,6 +103,7 @@ private:
     QCustomPlot* m_timeline;
     QCPItemText* m_barsMessage;
     QCPItemText* m_timelineMessage;
+    QCPItemText* m_oomLabel;  // where an out-of-memory stopped the run
     QCPBars* m_plannedKey;   // legend-only swatches: hatched planned, solid measured
     QCPBars* m_measuredKey;
     QCPGraph* m_plannedLine;

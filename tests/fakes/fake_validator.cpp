@@ -175,14 +175,17 @@ int validate(int argc, char** argv)
         std::this_thread::sleep_for(std::chrono::milliseconds(delayMs()));
         const double measured = total(plan.timeline[e], true);
         json entry{{"label", label}, {"planned_bytes", static_cast<std::uint64_t>(total(plan.timeline[e], false))}};
-        // oom: the first event that allocates activations is refused.
+        // oom: the first event that allocates activations is refused; the
+        // planned side of every event is still reported, the measured side stops.
         const bool refused = fault == "oom" && plan.timeline[e][static_cast<std::size_t>(Category::Activations)] > 0;
-        if (refused) {
+        if (refused && oomMessage.empty()) {
             char text[160];
             std::snprintf(text, sizeof text, "out of memory at %.1f GiB in %s", measured / 1073741824.0, label.c_str());
             oomMessage = text;
+        }
+        if (!oomMessage.empty()) {
             eventList.push_back(entry);
-            break;
+            continue;
         }
         entry["measured_bytes"] = static_cast<std::uint64_t>(measured);
         eventList.push_back(entry);
