@@ -279,6 +279,10 @@ private slots:
         QCOMPARE(f.failure(), ValidationRunner::Failure::NotFound);
         QVERIFY2(f.failMessage().startsWith(QLatin1String("Cannot start the validation command /nonexistent/headroom-cli")),
                  qPrintable(f.failMessage()));
+        // The view shows the failure, not a run in progress.
+        QVERIFY2(f.view.statusText().startsWith(QLatin1String("Cannot start the validation command")), qPrintable(f.view.statusText()));
+        QVERIFY(f.view.runButton()->isEnabled());
+        QVERIFY(!f.view.cancelButton()->isEnabled());
     }
 
     void cancelKillsTheChild()
@@ -454,10 +458,11 @@ private slots:
         Fixture f(cli);
         f.view.setScenario(small);
         f.view.backendBox()->setCurrentIndex(f.view.backendBox()->findData(QStringLiteral("cpu")));
-        f.view.timeoutBox()->setValue(fault == QLatin1String("hang") ? 3 : 300);
+        // Within CTest's 300 s per test, all four rows together.
+        f.view.timeoutBox()->setValue(fault == QLatin1String("hang") ? 3 : 90);
         f.view.runner()->setInjectFault(fault);
         f.view.run();
-        QVERIFY(f.waitDone(320000));
+        QVERIFY(f.waitDone(100000));
         if (fault.isEmpty() || fault == QLatin1String("oom")) {
             QVERIFY2(f.failed.isEmpty(), qPrintable(f.failed.isEmpty() ? QString() : f.failMessage()));
             QCOMPARE(f.view.report()->status,

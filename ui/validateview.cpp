@@ -335,17 +335,20 @@ void ValidateView::run()
     m_report.reset();
     m_ranScenario.reset();
     clearResult();
-    if (!m_runner->start(m_scenario)) {
-        setStatus(tr("Cannot start a validation run: the scenario could not be written to a temporary file."),
-                  Palette::outOfMemory());
-        return;
-    }
+    // The view is in its running state before start(): a child that cannot
+    // even be started reports failed() from within start().
     m_ranScenario = m_scenario;
     setRunning(true);
     m_progress->setValue(0);
     m_progress->setFormat(tr("Starting…"));
     setStatus(tr("Running one step in a separate process; the app stays usable and Cancel stops it."),
               palette().color(QPalette::WindowText));
+    if (!m_runner->start(m_scenario)) {
+        setRunning(false);
+        m_progress->setFormat(tr("No result"));
+        setStatus(tr("Cannot start a validation run: the scenario could not be written to a temporary file."),
+                  Palette::outOfMemory());
+    }
 }
 
 void ValidateView::cancel() { m_runner->cancel(); }

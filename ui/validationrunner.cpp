@@ -108,8 +108,9 @@ bool ValidationRunner::start(const headroom::Scenario& scenario)
     connect(m_process, &QProcess::errorOccurred, this, &ValidationRunner::onError);
     if (m_timeoutSeconds > 0)
         m_timer->start(m_timeoutSeconds * 1000);
-    m_process->start(m_executable, m_arguments);
     emit started();
+    // A program that cannot be started may fail() from within start().
+    m_process->start(m_executable, m_arguments);
     return true;
 }
 

@@ -53,6 +53,8 @@ public:
 
     // Starts a run for the scenario; false (and nothing emitted) when one is
     // already running or the scenario cannot be written to a temporary file.
+    // True otherwise, even when the program cannot be started: failed(NotFound)
+    // then follows, possibly before start() returns.
     bool start(const headroom::Scenario& scenario);
     // Kills the child; failed(Cancelled) follows once it is gone.
     void cancel();
