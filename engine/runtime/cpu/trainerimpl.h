@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Internal to the CPU trainer: the model's tensors and the pieces of one step.
+#include "runtime/cpu/trainer.h"
+#include "runtime/cpu/gradscaler.h"
+
+#include <array>
+#include <optional>
+
+namespace headroom::rt {
+
+// Row names shared with plan/headroomrows.cpp: one per tensor-table row.
+namespace row {
+inline constexpr const char* kWeightsLayer = "weights.layer";
+inline constexpr const char* kWeightsGlobal = "weights.global";
+inline constexpr const char* kGradsLayer = "grads.layer";
+inline constexpr const char* kGradsGlobal = "grads.global";
+inline constexpr const char* kStateLayer = "optimizer.layer";
+inline constexpr const char* kStateGlobal = "optimizer.global";
+inline constexpr const char* kRope = "rope.cos_sin";
+inline constexpr const char* kTokens = "batch.tokens";
+inline constexpr const char* kEmbedOut = "embed.out";
+inline constexpr const char* kLayerOut = "layer.out";
+inline constexpr const char* kWeightCopies = "layer.weight_copies";
+inline constexpr const char* kHeadCopy = "head.weight_copy";
+inline constexpr const char* kLayerBwd = "layer.bwd_temporaries";
+inline constexpr const char* kFinalNorm = "final_norm.saved";
+inline constexpr const char* kLogits = "logits";
+inline constexpr const char* kLossLse = "loss.lse";
+inline constexpr const char* kLogitsGrad = "logits.grad";
+inline constexpr const char* kHeadGradIn = "head.grad_in";
+inline constexpr const char* kResidualGrad = "residual.grad";
+} // namespace row
+
+struct Dims {
+    std::size_t B = 0, T = 0, N = 0, C = 0, NH = 0, NKV = 0, HD = 0, QD = 0, KD = 0, I = 0, V = 0, L = 0;
+};
+
+// Storage dtypes of one precision mode (docs/runtime.md, "Precision").
+struct PrecisionPlan {
+    DType act = DType::F32;    // activations, logits, activation gradients
+    DType master = DType::F32; // weights as the optimizer updates them
+    DType grad = DType::F32;
+    DType state = DType::F32;
+    bool weightCopies = false; // 16-bit copies of linear weights for the matmuls
+    bool lossScaling = false;  // fp16: dynamic loss scaling
+};
+PrecisionPlan precisionPlan(Precision p);
+
+enum LayerParam : std::size_t { Norm1, Wq, Bq, Wk, Bk, Wv, Bv, Wo, Bo, Norm2, Wg, Wu, Wd, kLayerParams };
+enum GlobalParam : std::size_t { Embed, FinalNorm, LmHead, kGlobalParams };
+
+struct Param {
+    std::string name;
+    std::size_t rows = 0, cols = 1; // a matrix: out x in; a vector: n x 1
+    bool present = false;
+    bool isMatrix = false;
+    bool isEmbedding = false;
+    Tensor value;
+    Tensor grad;
+    std::vector<Tensor> state;
+    std::int64_t step = 0;
+    std::size_t numel() const { return rows * cols; }
+};
+
+// What one layer keeps for its backward (or rebuilds in it when checkpointed).
+struct LayerSaves {
+    Tensor rstd1, h1, q, k, v, probs, lse, attn, x2, rstd2, h2, gate, up, act;
+};
+
+struct LayerCopies {
+    std::array<Tensor, kLayerParams> w; // only linear weights are filled
+};
+
+struct CpuTrainer::Impl {
+    Impl(const Scenario& s, TrackingAllocator& a, const TrainerOptions& o);
+
+    Scenario scenario;
+    TrackingAllocator& alloc;
+    TrainerOptions options;
+    Dims d;
+    PrecisionPlan prec;
+    std::uint64_t checkpointEvery = 0;
+    bool eager = false;
+    std::uint64_t accum = 1;
+    std::uint64_t eventLayers = 0;
+    std::optional<cpu::GradScaler> scaler;
+
+    std::vector<std::array<Param, kLayerParams>> layers;
+    std::array<Param, kGlobalParams> globals;
+    Tensor ropeCos, ropeSin;
+    std::vector<std::pair<std::string, std::vector<float>>> captured;
+
+    // Per micro-batch state.
+    Tensor tokens, targets, embedOut, finalRstd, finalOut, logits, lossLse, logitsGrad, residualGrad, headCopy;
+    std::vector<LayerSaves> saves;
+    std::vector<Tensor> layerOut;
+    double lossValue = 0;
+    bool lastStepSkipped = false;
+
+    std::size_t event(Phase p, std::int64_t layer = -1) const;
+    void begin(Phase p, std::int64_t layer, const EventCallback& cb, std::uint64_t micro);
+    void end() { alloc.endEvent(); }
+    bool checkpointed(std::size_t l) const { return checkpointEvery != 0 && l % checkpointEvery == 0; }
+
+    void allocateModel();
+    void allocateGrads(Phase phase);
+    void allocateOptimizerState();
+    void initialiseWeights();
+    void allocateSaves(LayerSaves& s);
+    LayerCopies makeCopies(std::size_t l);
+    const Tensor& weight(std::size_t l, LayerParam p, const LayerCopies& c) const;
+    const Tensor& headWeight() const;
+    Tensor& headGrad();
+
+    void embedForward(const std::int32_t* batch);
+    void layerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
+    void layerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void headForward();
+    double lossForward();
+    void lossBackward(double dloss);
+    void headBackward();
+    void embedBackward();
+    bool optimizerStep();
+    void runMicroBatch(const std::int32_t* batch, std::uint64_t micro, bool last, double dloss, const EventCallback& cb,
+                       bool forwardOnly);
+    void releaseMicroBatch();
+};
+
+} // namespace headroom::rt

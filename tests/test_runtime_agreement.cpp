@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The agreement suite: randomised small scenarios over every option the CPU
+// backend runs; for each, the tracking allocator's measurement must equal the
+// headroom profile's plan to the byte: the peak, the categories at the peak,
+// and every event's bytes per category and per tensor row.
+#include "runtime/validate.h"
+#include "runtime_testmodels.h"
+
+#include <QtTest>
+
+#include <random>
+#include <sstream>
+
+using namespace headroom;
+
+namespace {
+
+std::string describe(const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    std::ostringstream out;
+    out << "L" << m.layers << " h" << m.hidden << " heads" << m.heads << "/" << m.kvHeads << " i" << m.intermediate
+        << " V" << m.vocab << (m.tieEmbeddings ? " tied" : "") << (m.qkvBias ? " qkv-bias" : "")
+        << (m.attnOutBias ? " o-bias" : "") << " b" << s.train.microBatch << " s" << s.train.seqLen << " acc"
+        << s.train.gradAccum << " " << precisionName(s.train.precision) << " " << optimizerName(s.train.optimizer)
+        << " ckpt " << checkpointingName(s.train.checkpointing);
+    if (s.train.checkpointing == Checkpointing::EveryK)
+        out << s.train.checkpointEvery;
+    out << " " << attentionName(s.train.attention);
+    return out.str();
+}
+
+Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
+{
+    auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
+        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+    };
+    Scenario s = testing::tinyScenario();
+    const std::uint64_t kvHeads = pick(1, 2);
+    const std::uint64_t heads = kvHeads * pick(1, 3);
+    const std::uint64_t headDim = 2 * pick(1, 4);
+    s.model = testing::tinyLlama(pick(1, 4), heads * headDim, heads, kvHeads, pick(4, 40), pick(16, 80));
+    s.model.tieEmbeddings = pick(0, 1) == 1;
+    s.model.qkvBias = pick(0, 1) == 1;
+    s.model.attnOutBias = pick(0, 3) == 0;
+    s.train.microBatch = pick(1, 3);
+    s.train.seqLen = pick(2, 20);
+    s.train.gradAccum = pick(0, 2) == 0 ? pick(2, 3) : 1;
+    // Every option value appears by construction (index-driven), plus random mixing.
+    const Precision precisions[] = {Precision::Fp32, Precision::Bf16Mixed, Precision::Bf16, Precision::Fp16Mixed};
+    const Optimizer optimizers[] = {Optimizer::Sgd,      Optimizer::SgdMomentum, Optimizer::AdamW,
+                                    Optimizer::AdamW8bit, Optimizer::Lion,       Optimizer::Adafactor};
+    const Attention attentions[] = {Attention::Eager, Attention::Sdpa, Attention::Flash};
+    const Checkpointing checkpointing[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK};
+    s.train.precision = precisions[index % 4];
+    s.train.optimizer = optimizers[(index / 4 + pick(0, 5)) % 6];
+    s.train.attention = attentions[pick(0, 2)];
+    s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
+    s.train.checkpointEvery = pick(2, 3);
+    // 8-bit AdamW's blockwise state only applies from 4096 elements: make some tensors that big.
+    if (s.train.optimizer == Optimizer::AdamW8bit && pick(0, 1) == 1) {
+        s.model.intermediate = 4096 / s.model.hidden + pick(0, 40);
+        s.model.vocab = 4096 / s.model.hidden + pick(1, 40);
+    }
+    return s;
+}
+
+} // namespace
+
+class TestRuntimeAgreement : public QObject {
+    Q_OBJECT
+private slots:
+    void randomisedScenariosAgreeToTheByte()
+    {
+        std::mt19937_64 rng(20261122);
+        auto backend = rt::makeCpuBackend();
+        constexpr std::size_t kScenarios = 120;
+        std::size_t checkpointedRuns = 0, accumulatingRuns = 0;
+        for (std::size_t i = 0; i < kScenarios; ++i) {
+            const Scenario s = randomScenario(rng, i);
+            rt::RunOptions options;
+            options.steps = 2;
+            options.seed = i + 1;
+            auto r = rt::runValidation(s, *backend, options);
+            QVERIFY2(r.ok(), (describe(s) + ": " + (r ? std::string() : r.error().detail)).c_str());
+            const rt::Measurement& m = r->measured;
+            QVERIFY2(m.status == "ok", (describe(s) + ": " + m.message).c_str());
+            const auto differences = rt::planMeasurementDifferences(r->plan, m);
+            std::string first = differences.empty() ? "" : differences.front();
+            for (std::size_t k = 1; k < differences.size() && k < 6; ++k)
+                first += "; " + differences[k];
+            QVERIFY2(differences.empty(), (describe(s) + ": " + first).c_str());
+            QCOMPARE(m.peakBytes, r->plan.peakBytes);
+            for (std::size_t c = 0; c < kCategoryCount; ++c)
+                QCOMPARE(m.peakCategories[c], r->plan.breakdown[c]);
+            // Every event ran and was measured.
+            for (bool seen : m.eventSeen)
+                QVERIFY(seen);
+            checkpointedRuns += s.train.checkpointing != Checkpointing::None ? 1 : 0;
+            accumulatingRuns += s.train.gradAccum > 1 ? 1 : 0;
+        }
+        QVERIFY(checkpointedRuns > 20);
+        QVERIFY(accumulatingRuns > 10);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestRuntimeAgreement)
+#include "test_runtime_agreement.moc"
