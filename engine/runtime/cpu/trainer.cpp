@@ -76,8 +76,11 @@ CpuTrainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, const TrainerOpt
     case Checkpointing::Full: checkpointEvery = 1; break;
     case Checkpointing::EveryK: checkpointEvery = t.checkpointEvery; break;
     }
-    if (prec.lossScaling)
-        scaler.emplace();
+    if (prec.lossScaling) {
+        cpu::GradScaler::Config config;
+        config.initScale = o.initialLossScale;
+        scaler.emplace(config);
+    }
     saves.resize(d.L);
     layerOut.resize(d.L);
 }

@@ -25,6 +25,8 @@ struct TrainerOptions {
     float learningRate = 3e-3f;
     // Test hook: copy every gradient (fp32) just before the optimizer step.
     bool captureGradients = false;
+    // fp16 mixed: the GradScaler's initial scale (torch's default 2^16).
+    float initialLossScale = 65536.0f;
 };
 
 struct StepResult {
