@@ -71,7 +71,7 @@ public:
             allocator.failFirstAllocationOf(Category::Activations);
         const auto start = std::chrono::steady_clock::now();
         auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-        std::uint64_t currentStep = 0;
+        std::uint64_t currentStep = 1;
         const std::uint64_t accum = s.train.gradAccum;
         auto report = [&](const char* phase, const std::string& event, double fraction) {
             if (o.progress)
