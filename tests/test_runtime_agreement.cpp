@@ -23,7 +23,8 @@ std::string describe(const Scenario& s)
         << " V" << m.vocab << (m.tieEmbeddings ? " tied" : "") << (m.qkvBias ? " qkv-bias" : "")
         << (m.attnOutBias ? " o-bias" : "") << " b" << s.train.microBatch << " s" << s.train.seqLen << " acc"
         << s.train.gradAccum << " " << precisionName(s.train.precision) << " " << optimizerName(s.train.optimizer)
-        << " ckpt " << checkpointingName(s.train.checkpointing);
+        << " ckpt " << checkpointingName(s.train.checkpointing) << " " << peftMethodName(s.train.peft.method) << " "
+        << weightQuantName(s.train.weightQuant) << " r" << s.train.peft.rank;
     if (s.train.checkpointing == Checkpointing::EveryK)
         out << s.train.checkpointEvery;
     out << " " << attentionName(s.train.attention);
@@ -57,6 +58,17 @@ Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     s.train.attention = attentions[pick(0, 2)];
     s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
     s.train.checkpointEvery = pick(2, 3);
+    // A third of the scenarios train LoRA adapters, half of those over an NF4 base (QLoRA).
+    const std::uint64_t peft = pick(0, 5);
+    if (peft >= 4) {
+        s.train.peft.method = peft == 4 ? PeftMethod::Lora : PeftMethod::Qlora;
+        s.train.weightQuant = peft == 4 ? WeightQuant::None : (pick(0, 1) ? WeightQuant::Nf4 : WeightQuant::Nf4DoubleQuant);
+        s.train.peft.rank = pick(1, 4);
+        s.train.peft.alpha = double(pick(1, 16));
+        s.train.peft.dropout = 0;
+        const std::vector<std::string> targets[] = {{}, {"all-linear"}, {"o_proj", "down_proj"}, {"k_proj", "gate_proj", "up_proj"}};
+        s.train.peft.targets = targets[pick(0, 3)];
+    }
     // 8-bit AdamW's blockwise state only applies from 4096 elements: make some tensors that big.
     if (s.train.optimizer == Optimizer::AdamW8bit && pick(0, 1) == 1) {
         s.model.intermediate = 4096 / s.model.hidden + pick(0, 40);
@@ -75,7 +87,7 @@ private slots:
         std::mt19937_64 rng(20261122);
         auto backend = rt::makeCpuBackend();
         constexpr std::size_t kScenarios = 120;
-        std::size_t checkpointedRuns = 0, accumulatingRuns = 0;
+        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0;
         for (std::size_t i = 0; i < kScenarios; ++i) {
             const Scenario s = randomScenario(rng, i);
             rt::RunOptions options;
@@ -98,7 +110,11 @@ private slots:
                 QVERIFY(seen);
             checkpointedRuns += s.train.checkpointing != Checkpointing::None ? 1 : 0;
             accumulatingRuns += s.train.gradAccum > 1 ? 1 : 0;
+            loraRuns += s.train.peft.method == PeftMethod::Lora ? 1 : 0;
+            qloraRuns += s.train.peft.method == PeftMethod::Qlora ? 1 : 0;
         }
+        QVERIFY(loraRuns > 10);
+        QVERIFY(qloraRuns > 10);
         QVERIFY(checkpointedRuns > 20);
         QVERIFY(accumulatingRuns > 10);
     }

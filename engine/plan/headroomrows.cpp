@@ -47,10 +47,10 @@ std::string headroomProgramGap(const Scenario& s)
     case Optimizer::Adafactor: break;
     default: return std::string("optimizer ") + optimizerName(t.optimizer);
     }
-    if (t.peft.method != PeftMethod::None)
-        return std::string("PEFT method ") + peftMethodName(t.peft.method);
-    if (t.weightQuant != WeightQuant::None)
+    if (t.weightQuant == WeightQuant::Int8)
         return std::string("weight quantization ") + weightQuantName(t.weightQuant);
+    if (t.peft.method != PeftMethod::None && t.peft.dropout > 0)
+        return "LoRA dropout (set it to 0)";
     if (t.chunkedCrossEntropy)
         return "chunked cross-entropy";
     if (t.optimizerInBackward)
@@ -71,7 +71,7 @@ struct Bytesizes {
     bool copies = false;
 };
 
-Bytesizes bytesizes(Precision p)
+Bytesizes bytesizes(Precision p, bool peft)
 {
     // runtime/cpu/trainer.cpp precisionPlan: mixed modes keep fp32 master
     // weights, gradients and state with 16-bit activations and 16-bit weight
@@ -83,7 +83,26 @@ Bytesizes bytesizes(Precision p)
     } else if (p == Precision::Bf16) {
         b.act = b.master = b.grad = b.state = 2;
     }
+    if (peft) {
+        // LoRA/QLoRA: the frozen base in the activation dtype, fp32 adapters,
+        // gradients and state (PEFT autocast_adapter_dtype); no weight copies.
+        b.master = b.act;
+        b.grad = b.state = 4;
+        b.copies = false;
+    }
     return b;
+}
+
+// NF4 storage of one weight (runtime/cpu/lorastep.cpp quantizeWeight): two
+// 4-bit codes per byte and an fp32 absmax per block of 64; with double
+// quantization an 8-bit absmax per block, an fp32 scale per 256 blocks and
+// the fp32 offset (QLoRA §3).
+Bytes nf4Bytes(WeightQuant q, Bytes n)
+{
+    const Bytes blocks = ceilDiv(n, 64);
+    if (q == WeightQuant::Nf4)
+        return ceilDiv(n, 2) + blocks * 4;
+    return ceilDiv(n, 2) + blocks + ceilDiv(blocks, 256) * 4 + 4;
 }
 
 // Optimizer state of one tensor (runtime/cpu/optimizerstep.cpp).
@@ -113,7 +132,8 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     const ModelSpec& m = ctx.model;
     const TrainConfig& tc = ctx.scenario.train;
-    const Bytesizes z = bytesizes(tc.precision);
+    const bool peft = tc.peft.method != PeftMethod::None;
+    const Bytesizes z = bytesizes(tc.precision, peft);
     const Bytes B = tc.microBatch, T = tc.seqLen, N = satMul(B, T), C = m.hidden, NH = m.heads, HD = m.headDim;
     const Bytes QD = m.qDim(), KD = m.kvDim(), I = m.intermediate, V = m.vocab, p = z.act;
     const Phase load = Phase::Load, last = Phase::OptimizerStep;
@@ -121,32 +141,58 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                    LayerSet set = LayerSet::Global) { rows.push_back(TensorRow{name, source, c, bytes, from, to, set, false}); };
 
     // ---- Model state ----------------------------------------------------
-    Bytes layerElements = 0, layerLinear = 0, layerState = 0, globalElements = 0, globalState = 0;
+    Bytes layerStored = 0, layerLinear = 0, layerTrainable = 0, layerState = 0, layerQuantized = 0;
+    Bytes globalStored = 0, globalTrainable = 0, globalState = 0;
+    Bytes adapters = 0, adapterCount = 0;
+    const Bytes r = tc.peft.rank;
     for (const ParamTensor& t : ctx.table.layer) {
-        layerElements += t.elements();
+        const Bytes n = t.elements();
+        const bool quantized = tc.weightQuant != WeightQuant::None && t.isLinearWeight;
+        layerStored += quantized ? nf4Bytes(tc.weightQuant, n) : n * z.master;
+        if (quantized)
+            layerQuantized += n;
         if (t.isLinearWeight)
-            layerLinear += t.elements();
-        layerState += stateBytes(tc.optimizer, t, z.state);
+            layerLinear += n;
+        if (!peft) {
+            layerTrainable += n;
+            layerState += stateBytes(tc.optimizer, t, z.state);
+        } else if (ctx.isLoraTarget(t)) {
+            // LoRA A (rank x in) and B (out x rank), fp32, trainable.
+            ParamTensor a = t, b = t;
+            a.kind = b.kind = ModuleKind::AttnQ;
+            a.rows = r;
+            b.cols = r;
+            adapters += a.elements() + b.elements();
+            adapterCount += 1;
+            layerTrainable += a.elements() + b.elements();
+            layerState += stateBytes(tc.optimizer, a, 4) + stateBytes(tc.optimizer, b, 4);
+        }
     }
     for (const ParamTensor& t : ctx.table.global) {
-        globalElements += t.elements();
-        globalState += stateBytes(tc.optimizer, t, z.state);
+        globalStored += t.elements() * z.master;
+        if (!peft) {
+            globalTrainable += t.elements();
+            globalState += stateBytes(tc.optimizer, t, z.state);
+        }
     }
-    add("weights.layer", "the layer's parameters in the master dtype (parameter table x bytes)", Category::Weights,
-        satMul(layerElements, z.master), load, last, LayerSet::All);
+    add("weights.layer", "the layer's parameters in the master dtype (NF4 linears under QLoRA)", Category::Weights,
+        layerStored, load, last, LayerSet::All);
     add("weights.global", "embeddings, final norm and untied lm_head in the master dtype", Category::Weights,
-        satMul(globalElements, z.master), load, last);
+        globalStored, load, last);
+    if (peft)
+        add("lora.adapters", "LoRA A and B of the targeted linears, fp32: rank x (in + out) each", Category::Weights,
+            adapters * 4, load, last, LayerSet::All);
     add("rope.cos_sin", "RoPE cos and sin tables: 2 x seq x head_dim/2 fp32", Category::Workspace, 2 * T * (HD / 2) * 4,
         load, last);
     add("optimizer.layer", "the layer's optimizer state (per tensor: optimizerstep.cpp)", Category::OptimizerState,
         layerState, load, last, LayerSet::All);
     add("optimizer.global", "optimizer state of the global tensors", Category::OptimizerState, globalState, load, last);
-    // Gradients: made by the backward that first writes them and freed after
-    // the step; with accumulation made before the first micro-batch.
+    // Gradients of what is trained: made by the backward that first writes
+    // them and freed after the step; with accumulation made before the first micro-batch.
     const bool accumulating = tc.gradAccum > 1;
     add("grads.layer", "the layer's gradients in the gradient dtype", Category::Gradients,
-        satMul(layerElements, z.grad), accumulating ? load : Phase::LayerBwd, last, LayerSet::All);
-    add("grads.global", "gradients of the global tensors", Category::Gradients, satMul(globalElements, z.grad),
+        satMul(layerTrainable, z.grad), accumulating ? load : Phase::LayerBwd, last, LayerSet::All);
+    add("grads.global", "gradients of the global tensors", Category::Gradients, satMul(globalTrainable, z.grad),
         accumulating ? load : Phase::HeadBwd, last);
 
     // ---- Activations ------------------------------------------------------
@@ -176,6 +222,7 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         {"saved.mlp.gate", N * I * p},
         {"saved.mlp.up", N * I * p},
         {"saved.mlp.act", N * I * p},
+        {"saved.lora.a_out", N * r * p * adapterCount},  // per adapter: scale * x A^T, for B's gradient
     };
     for (const Saved& s : saved) {
         if (ctx.anyPlainLayer())
@@ -188,6 +235,12 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                 Phase::LayerBwd, LayerSet::Checkpointed);
         }
     }
+    if (layerQuantized > 0) {
+        add("layer.dequantized_weights", "the layer's NF4 linears dequantised to the activation dtype for the forward",
+            Category::Temporaries, layerQuantized * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
+        add("layer.dequantized_weights", "the same, dequantised again for the backward", Category::Temporaries,
+            layerQuantized * p, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
+    }
     if (z.copies) {
         add("layer.weight_copies", "16-bit copies of the layer's linear weights for its forward matmuls", Category::Temporaries,
             layerLinear * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
@@ -196,8 +249,9 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     }
     add("layer.bwd_temporaries",
         "activation gradients of one layer's backward: act, gate, up (3 x mlp width), both norm outputs (2 x hidden), "
-        "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim)",
-        Category::Temporaries, N * (3 * I + 2 * C + 3 * QD + 3 * KD) * p, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
+        "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim), "
+        "and tokens x rank per LoRA adapter",
+        Category::Temporaries, N * (3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount) * p, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
 
     // ---- Head and loss ----------------------------------------------------
     if (z.copies) {

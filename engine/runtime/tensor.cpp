@@ -87,6 +87,8 @@ float roundTo(DType dtype, float value)
 
 F32View::F32View(const Tensor& t, Mode mode) : m_tensor(t), m_mode(mode)
 {
+    if (t.empty())
+        return; // a gradient that is not kept (frozen parameter): kernels skip a null output
     if (t.dtype == DType::F32) {
         m_data = t.f32();
         return;
@@ -104,7 +106,7 @@ F32View::F32View(const Tensor& t, Mode mode) : m_tensor(t), m_mode(mode)
 
 F32View::~F32View()
 {
-    if (m_tensor.dtype == DType::F32 || m_mode == Read)
+    if (m_tensor.empty() || m_tensor.dtype == DType::F32 || m_mode == Read)
         return;
     cpu::parallelForRanges(m_tensor.numel, 4, [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i)

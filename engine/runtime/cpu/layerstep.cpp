@@ -30,8 +30,9 @@ void addInPlace(float* y, const float* x, std::size_t n)
 
 } // namespace
 
-void CpuTrainer::Impl::allocateSaves(LayerSaves& s)
+void CpuTrainer::Impl::allocateSaves(std::size_t l)
 {
+    LayerSaves& s = saves[l];
     auto act = [&](const char* name, std::size_t n) { return makeTensor(alloc, name, Category::Activations, prec.act, n); };
     auto f32 = [&](const char* name, std::size_t n) { return makeTensor(alloc, name, Category::Activations, DType::F32, n); };
     s.rstd1 = f32("saved.norm1.rstd", d.N);
@@ -50,6 +51,9 @@ void CpuTrainer::Impl::allocateSaves(LayerSaves& s)
     s.gate = act("saved.mlp.gate", d.N * d.I);
     s.up = act("saved.mlp.up", d.N * d.I);
     s.act = act("saved.mlp.act", d.N * d.I);
+    for (std::size_t p = 0; p < kLayerParams; ++p)
+        if (lora && loraA[l][p].present)
+            s.loraOut[p] = act(row::kLoraSaved, d.N * rank);
 }
 
 void CpuTrainer::Impl::layerForward(std::size_t l, const Tensor& xt, LayerSaves& s, const Tensor* out,
@@ -71,6 +75,7 @@ void CpuTrainer::Impl::layerForward(std::size_t l, const Tensor& xt, LayerSaves&
             if (P[b].present)
                 bv.emplace(P[b].value, F32View::Read);
             cpu::matmulForward(y.data(), h1.data(), wv.data(), bv ? bv->data() : noBias, d.N, d.C, width);
+            loraForward(l, w, h1.data(), y.data(), s);
         };
         project(s.q, Wq, Bq, d.QD);
         project(s.k, Wk, Bk, d.KD);
@@ -96,6 +101,7 @@ void CpuTrainer::Impl::layerForward(std::size_t l, const Tensor& xt, LayerSaves&
         if (P[Bo].present)
             b.emplace(P[Bo].value, F32View::Read);
         cpu::matmulForward(x2.data(), a.data(), w.data(), b ? b->data() : noBias, d.N, d.QD, d.C);
+        loraForward(l, Wo, a.data(), x2.data(), s);
         addInPlace(x2.data(), x.data(), d.N * d.C);
     }
     {
@@ -107,6 +113,8 @@ void CpuTrainer::Impl::layerForward(std::size_t l, const Tensor& xt, LayerSaves&
             wg(weight(l, Wg, c), F32View::Read), wu(weight(l, Wu, c), F32View::Read);
         cpu::matmulForward(g.data(), h2.data(), wg.data(), noBias, d.N, d.C, d.I);
         cpu::matmulForward(u.data(), h2.data(), wu.data(), noBias, d.N, d.C, d.I);
+        loraForward(l, Wg, h2.data(), g.data(), s);
+        loraForward(l, Wu, h2.data(), u.data(), s);
     }
     {
         F32View a(s.act, F32View::Write), g(s.gate, F32View::Read), u(s.up, F32View::Read);
@@ -116,7 +124,12 @@ void CpuTrainer::Impl::layerForward(std::size_t l, const Tensor& xt, LayerSaves&
         F32View y(*out, F32View::Write), a(s.act, F32View::Read), w(weight(l, Wd, c), F32View::Read),
             x2(s.x2, F32View::Read);
         cpu::matmulForward(y.data(), a.data(), w.data(), noBias, d.N, d.I, d.C);
+        loraForward(l, Wd, a.data(), y.data(), s);
         addInPlace(y.data(), x2.data(), d.N * d.C);
+    } else if (targeted(l, Wd)) {
+        // Recompute: the output is not needed, the adapter's saved input is.
+        F32View a(s.act, F32View::Read);
+        loraForward(l, Wd, a.data(), nullptr, s);
     }
 }
 
@@ -141,6 +154,7 @@ void CpuTrainer::Impl::layerBackward(std::size_t l, const Tensor& xt, LayerSaves
         auto dw = grad(Wd);
         cpu::matmulBackward(da.data(), dw->data(), static_cast<float*>(nullptr), dy.data(), a.data(), w.data(), d.N,
                             d.I, d.C);
+        loraBackward(l, Wd, dy.data(), a.data(), da.data(), s);
     }
     {
         F32View dg(dGate, F32View::ReadWrite), du(dUp, F32View::ReadWrite), da(dAct, F32View::Read),
@@ -156,6 +170,8 @@ void CpuTrainer::Impl::layerBackward(std::size_t l, const Tensor& xt, LayerSaves
                             d.C, d.I);
         cpu::matmulBackward(dh.data(), gu->data(), static_cast<float*>(nullptr), du.data(), h.data(), wu.data(), d.N,
                             d.C, d.I);
+        loraBackward(l, Wg, dg.data(), h.data(), dh.data(), s);
+        loraBackward(l, Wu, du.data(), h.data(), dh.data(), s);
     }
     {
         F32View dx(residualGrad, F32View::ReadWrite), dy(dH2, F32View::Read), x2(s.x2, F32View::Read),
@@ -171,6 +187,7 @@ void CpuTrainer::Impl::layerBackward(std::size_t l, const Tensor& xt, LayerSaves
         auto db = gradOrNull(Bo);
         cpu::matmulBackward(da.data(), dw->data(), db ? db->data() : static_cast<float*>(nullptr), dy.data(), a.data(),
                             w.data(), d.N, d.QD, d.C);
+        loraBackward(l, Wo, dy.data(), a.data(), da.data(), s);
     }
     {
         F32View dq(dQr, F32View::ReadWrite), dk(dKr, F32View::ReadWrite), dv(dV, F32View::ReadWrite),
@@ -199,6 +216,7 @@ void CpuTrainer::Impl::layerBackward(std::size_t l, const Tensor& xt, LayerSaves
             auto db = gradOrNull(b);
             cpu::matmulBackward(dh.data(), dw->data(), db ? db->data() : static_cast<float*>(nullptr), dy.data(),
                                 h.data(), wv.data(), d.N, d.C, width);
+            loraBackward(l, w, dy.data(), h.data(), dh.data(), s);
         };
         back(dQ, Wq, Bq, d.QD);
         back(dK, Wk, Bk, d.KD);

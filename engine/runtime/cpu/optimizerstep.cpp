@@ -29,9 +29,7 @@ std::span<float> span(F32View& v, std::size_t n) { return {v.data(), n}; }
 void CpuTrainer::Impl::allocateOptimizerState()
 {
     const Optimizer o = scenario.train.optimizer;
-    auto add = [&](Param& p, const char* name) {
-        if (!p.present)
-            return;
+    forEachTrainable([&](Param& p, std::size_t, const char*, const char* name) {
         auto state = [&](DType dtype, std::size_t n) {
             p.state.push_back(makeTensor(alloc, name, Category::OptimizerState, dtype, n));
         };
@@ -72,12 +70,7 @@ void CpuTrainer::Impl::allocateOptimizerState()
             break;
         default: throw std::logic_error("optimizer not supported by the cpu backend");
         }
-    };
-    for (auto& P : layers)
-        for (Param& p : P)
-            add(p, row::kStateLayer);
-    for (Param& p : globals)
-        add(p, row::kStateGlobal);
+    });
 }
 
 bool CpuTrainer::Impl::optimizerStep()
@@ -87,21 +80,13 @@ bool CpuTrainer::Impl::optimizerStep()
     bool foundInf = false;
     if (scaler) {
         // GradScaler.unscale_ over every gradient, then skip the step on inf/NaN.
-        auto unscale = [&](Param& p) {
-            if (p.present)
-                foundInf = scaler->unscale({p.grad.f32(), p.numel()}) || foundInf;
-        };
-        for (auto& P : layers)
-            for (Param& p : P)
-                unscale(p);
-        for (Param& p : globals)
-            unscale(p);
+        forEachTrainable([&](Param& p, std::size_t, const char*, const char*) {
+            foundInf = scaler->unscale({p.grad.f32(), p.numel()}) || foundInf;
+        });
         scaler->update(foundInf);
     }
     lastStepSkipped = foundInf;
     auto update = [&](Param& p) {
-        if (!p.present)
-            return;
         const std::size_t n = p.numel();
         ++p.step;
         F32View w(p.value, F32View::ReadWrite), g(p.grad, F32View::Read);
@@ -153,17 +138,11 @@ bool CpuTrainer::Impl::optimizerStep()
         default: break;
         }
     };
-    for (auto& P : layers)
-        for (Param& p : P) {
-            if (!foundInf)
-                update(p);
-            p.grad.release();
-        }
-    for (Param& p : globals) {
+    forEachTrainable([&](Param& p, std::size_t, const char*, const char*) {
         if (!foundInf)
             update(p);
         p.grad.release();
-    }
+    });
     return !foundInf;
 }
 

@@ -6,6 +6,7 @@
 
 #include "model/parametertable.h"
 #include "plan/headroomrows.h"
+#include "plan/planner.h"
 #include "plan/sweep.h"
 #include "runtime/cpu/crossentropy.h"
 #include "runtime/cpu/embedding.h"
@@ -13,6 +14,7 @@
 #include "runtime/cpu/rmsnorm.h"
 #include "runtime/cpu/rope.h"
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -76,6 +78,17 @@ CpuTrainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, const TrainerOpt
     case Checkpointing::Full: checkpointEvery = 1; break;
     case Checkpointing::EveryK: checkpointEvery = t.checkpointEvery; break;
     }
+    lora = t.peft.method != PeftMethod::None;
+    quant = t.weightQuant;
+    if (lora) {
+        // PEFT: a frozen base in the activation dtype (or NF4), fp32 adapters
+        // with fp32 gradients and optimizer state (autocast_adapter_dtype).
+        rank = t.peft.rank;
+        loraScale = static_cast<float>(t.peft.alpha / double(t.peft.rank));
+        prec.master = prec.act;
+        prec.grad = prec.state = DType::F32;
+        prec.weightCopies = false;
+    }
     if (prec.lossScaling) {
         cpu::GradScaler::Config config;
         config.initScale = o.initialLossScale;
@@ -124,17 +137,42 @@ void CpuTrainer::Impl::allocateModel()
         param(P[Wg], "gate_proj", d.I, d.C, true);
         param(P[Wu], "up_proj", d.I, d.C, true);
         param(P[Wd], "down_proj", d.C, d.I, true);
-        for (Param& p : P)
-            if (p.present)
+        for (std::size_t i = 0; i < kLayerParams; ++i) {
+            Param& p = P[i];
+            p.frozen = lora;
+            p.quantized = quant != WeightQuant::None && p.isMatrix;
+            if (p.present && !p.quantized)
                 p.value = makeTensor(alloc, row::kWeightsLayer, Category::Weights, prec.master, p.numel());
+        }
+    }
+    if (lora) {
+        const ParameterTable table = buildParameterTable(m);
+        const auto loraTargets = resolveLoraTargets(m, table, scenario.train.peft.targets);
+        loraA.resize(d.L);
+        loraB.resize(d.L);
+        for (std::size_t l = 0; l < d.L; ++l)
+            for (std::size_t i = 0; i < kLayerParams; ++i) {
+                const Param& base = layers[l][i];
+                const bool target = base.present && base.isMatrix &&
+                                    std::find(loraTargets.begin(), loraTargets.end(), base.name) != loraTargets.end();
+                param(loraA[l][i], "lora_A", rank, base.cols, target);
+                param(loraB[l][i], "lora_B", base.rows, rank, target);
+                loraA[l][i].name = base.name + ".lora_A";
+                loraB[l][i].name = base.name + ".lora_B";
+                for (Param* a : {&loraA[l][i], &loraB[l][i]})
+                    if (target)
+                        a->value = makeTensor(alloc, row::kAdapters, Category::Weights, DType::F32, a->numel());
+            }
     }
     param(globals[Embed], "embed_tokens", d.V, d.C, true);
     globals[Embed].isEmbedding = true;
     param(globals[FinalNorm], "norm", d.C, 1, true);
     param(globals[LmHead], "lm_head", d.V, d.C, !m.tieEmbeddings);
-    for (Param& p : globals)
+    for (Param& p : globals) {
+        p.frozen = lora;
         if (p.present)
             p.value = makeTensor(alloc, row::kWeightsGlobal, Category::Weights, prec.master, p.numel());
+    }
     // RoPE tables: cos and sin of T x HD/2 angles, fp32, kept for the run.
     ropeCos = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
     ropeSin = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
@@ -153,39 +191,64 @@ void CpuTrainer::Impl::initialiseWeights()
         if (!p.present)
             return;
         const bool norm = !p.isMatrix && (p.name.find("norm") != std::string::npos);
-        for (std::size_t i = 0; i < p.numel(); ++i)
-            storeElement(p.value, i, p.isMatrix ? normal(rng) : (norm ? 1.0f : 0.0f));
+        std::vector<float> values(p.numel());
+        for (float& v : values)
+            v = p.isMatrix ? normal(rng) : (norm ? 1.0f : 0.0f);
+        if (p.quantized) {
+            quantizeWeight(p, values);
+            return;
+        }
+        for (std::size_t i = 0; i < values.size(); ++i)
+            storeElement(p.value, i, values[i]);
     };
     for (auto& P : layers)
         for (Param& p : P)
             init(p);
     for (Param& p : globals)
         init(p);
+    // PEFT LoRA: A ~ kaiming_uniform(a=sqrt(5)), i.e. uniform(+-1/sqrt(in)); B = 0,
+    // so the adapted model starts as the base (peft/tuners/lora/layer.py reset_lora_parameters).
+    for (std::size_t l = 0; l < loraA.size(); ++l)
+        for (std::size_t i = 0; i < kLayerParams; ++i) {
+            Param& a = loraA[l][i];
+            if (!a.present)
+                continue;
+            const float bound = 1.0f / std::sqrt(static_cast<float>(a.cols));
+            std::uniform_real_distribution<float> uniform(-bound, bound);
+            for (std::size_t k = 0; k < a.numel(); ++k)
+                a.value.f32()[k] = uniform(rng);
+        }
 }
 
-void CpuTrainer::Impl::allocateGrads(Phase phase)
+void CpuTrainer::Impl::allocateGrads(Phase phase, std::size_t layer)
 {
-    auto grads = [&](Param& p, const char* name) {
-        if (p.present && p.grad.empty())
-            p.grad = makeTensor(alloc, name, Category::Gradients, prec.grad, p.numel());
-    };
-    if (phase == Phase::Load || phase == Phase::HeadBwd)
-        for (Param& p : globals)
-            grads(p, row::kGradsGlobal);
-    if (phase == Phase::Load)
-        for (auto& P : layers)
-            for (Param& p : P)
-                grads(p, row::kGradsLayer);
+    // Load (accumulation): every gradient; HeadBwd: the global ones; LayerBwd: the layer's.
+    forEachTrainable([&](Param& p, std::size_t l, const char* gradName, const char*) {
+        const bool global = l == std::size_t(-1);
+        const bool now = phase == Phase::Load || (phase == Phase::HeadBwd && global) ||
+                         (phase == Phase::LayerBwd && !global && l == layer);
+        if (now && p.grad.empty())
+            p.grad = makeTensor(alloc, gradName, Category::Gradients, prec.grad, p.numel());
+    });
 }
 
 const Tensor& CpuTrainer::Impl::weight(std::size_t l, LayerParam p, const LayerCopies& c) const
 {
-    return prec.weightCopies ? c.w[p] : layers[l][p].value;
+    return (prec.weightCopies || layers[l][p].quantized) ? c.w[p] : layers[l][p].value;
 }
 
 LayerCopies CpuTrainer::Impl::makeCopies(std::size_t l)
 {
     LayerCopies c;
+    if (quant != WeightQuant::None) {
+        // QLoRA: each NF4 weight dequantised to the activation dtype for this
+        // event's matmuls (bitsandbytes MatMul4Bit dequantises per call).
+        for (LayerParam p : {Wq, Wk, Wv, Wo, Wg, Wu, Wd}) {
+            c.w[p] = makeTensor(alloc, row::kDequantized, Category::Temporaries, prec.act, layers[l][p].numel());
+            dequantizeWeight(layers[l][p], c.w[p]);
+        }
+        return c;
+    }
     if (!prec.weightCopies)
         return c;
     // The 16-bit copies the matmuls read (autocast's cast of each fp32 weight),
@@ -267,7 +330,7 @@ void CpuTrainer::Impl::lossBackward(double dloss)
 void CpuTrainer::Impl::headBackward()
 {
     if (accum == 1)
-        allocateGrads(Phase::HeadBwd);
+        allocateGrads(Phase::HeadBwd, 0);
     if (prec.weightCopies) {
         const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
         headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
@@ -313,7 +376,7 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
 {
     begin(Phase::Load, -1, cb, micro);
     if (accum > 1 && micro == 0 && !forwardOnly)
-        allocateGrads(Phase::Load);
+        allocateGrads(Phase::Load, 0);
     end();
     begin(Phase::EmbedFwd, -1, cb, micro);
     embedForward(batch);
@@ -323,7 +386,7 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
         const Tensor& x = l == 0 ? embedOut : layerOut[l - 1];
         layerOut[l] = makeTensor(alloc, row::kLayerOut, Category::Activations, prec.act, d.N * d.C);
         LayerCopies copies = makeCopies(l);
-        allocateSaves(saves[l]);
+        allocateSaves(l);
         layerForward(l, x, saves[l], &layerOut[l], copies);
         if (checkpointed(l))
             saves[l] = LayerSaves{};  // a checkpointed layer keeps only its input
@@ -349,14 +412,12 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
     for (std::size_t l = d.L; l-- > 0;) {
         begin(Phase::LayerBwd, static_cast<std::int64_t>(l), cb, micro);
         if (accum == 1)
-            for (Param& p : layers[l])
-                if (p.present)
-                    p.grad = makeTensor(alloc, row::kGradsLayer, Category::Gradients, prec.grad, p.numel());
+            allocateGrads(Phase::LayerBwd, l);
         const Tensor& x = l == 0 ? embedOut : layerOut[l - 1];
         LayerCopies copies = makeCopies(l);
         if (checkpointed(l)) {
             // Recompute the forward from the kept input; the output is not needed again.
-            allocateSaves(saves[l]);
+            allocateSaves(l);
             layerForward(l, x, saves[l], nullptr, copies);
         }
         layerBackward(l, x, saves[l], copies);
@@ -373,19 +434,12 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
     begin(Phase::OptimizerStep, -1, cb, micro);
     if (options.captureGradients) {
         captured.clear();
-        auto capture = [&](const Param& p, const std::string& prefix) {
-            if (!p.present)
-                return;
+        forEachTrainable([&](Param& p, std::size_t l, const char*, const char*) {
             std::vector<float> g(p.numel());
             for (std::size_t i = 0; i < g.size(); ++i)
                 g[i] = loadElement(p.grad, i);
-            captured.emplace_back(prefix + p.name, std::move(g));
-        };
-        for (std::size_t l = 0; l < d.L; ++l)
-            for (const Param& p : layers[l])
-                capture(p, "layers." + std::to_string(l) + ".");
-        for (const Param& p : globals)
-            capture(p, "");
+            captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name, std::move(g));
+        });
     }
     optimizerStep();
     end();
@@ -457,11 +511,18 @@ double CpuTrainer::loss(const std::vector<std::int32_t>& tokens)
 
 std::vector<ParameterRef> CpuTrainer::parameters()
 {
+    // Every stored (not quantized) parameter, trainable or not.
     std::vector<ParameterRef> refs;
-    for (std::size_t l = 0; l < m_impl->d.L; ++l)
+    for (std::size_t l = 0; l < m_impl->d.L; ++l) {
         for (Param& p : m_impl->layers[l])
-            if (p.present)
+            if (p.present && !p.quantized)
                 refs.push_back({"layers." + std::to_string(l) + "." + p.name, &p.value});
+        if (m_impl->lora)
+            for (std::size_t i = 0; i < kLayerParams; ++i)
+                for (Param* p : {&m_impl->loraA[l][i], &m_impl->loraB[l][i]})
+                    if (p->present)
+                        refs.push_back({"layers." + std::to_string(l) + "." + p->name, &p->value});
+    }
     for (Param& p : m_impl->globals)
         if (p.present)
             refs.push_back({p.name, &p.value});

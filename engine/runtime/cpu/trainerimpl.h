@@ -22,6 +22,9 @@ inline constexpr const char* kTokens = "batch.tokens";
 inline constexpr const char* kEmbedOut = "embed.out";
 inline constexpr const char* kLayerOut = "layer.out";
 inline constexpr const char* kWeightCopies = "layer.weight_copies";
+inline constexpr const char* kDequantized = "layer.dequantized_weights";
+inline constexpr const char* kAdapters = "lora.adapters";
+inline constexpr const char* kLoraSaved = "saved.lora.a_out";
 inline constexpr const char* kHeadCopy = "head.weight_copy";
 inline constexpr const char* kLayerBwd = "layer.bwd_temporaries";
 inline constexpr const char* kFinalNorm = "final_norm.saved";
@@ -56,7 +59,10 @@ struct Param {
     bool present = false;
     bool isMatrix = false;
     bool isEmbedding = false;
+    bool frozen = false;            // PEFT: the base is not trained
+    bool quantized = false;         // QLoRA: NF4 storage in q* tensors, no `value`
     Tensor value;
+    Tensor qPacked, qAbsmax, qAbsmax2, qOffset; // NF4 codes, absmax (fp32, or 8-bit with double quantization)
     Tensor grad;
     std::vector<Tensor> state;
     std::int64_t step = 0;
@@ -66,6 +72,7 @@ struct Param {
 // What one layer keeps for its backward (or rebuilds in it when checkpointed).
 struct LayerSaves {
     Tensor rstd1, h1, q, k, v, probs, lse, attn, x2, rstd2, h2, gate, up, act;
+    std::array<Tensor, 13> loraOut; // per targeted linear: scale * x A^T (tokens x rank), saved for B's gradient
 };
 
 struct LayerCopies {
@@ -87,6 +94,12 @@ struct CpuTrainer::Impl {
     std::optional<cpu::GradScaler> scaler;
 
     std::vector<std::array<Param, kLayerParams>> layers;
+    // LoRA adapters per layer and targeted linear: A (rank x in) and B (out x rank), fp32.
+    std::vector<std::array<Param, kLayerParams>> loraA, loraB;
+    bool lora = false;
+    std::size_t rank = 0;
+    float loraScale = 1.0f;  // alpha / rank (PEFT LoraLayer.scaling)
+    WeightQuant quant = WeightQuant::None;
     std::array<Param, kGlobalParams> globals;
     Tensor ropeCos, ropeSin;
     std::vector<std::pair<std::string, std::vector<float>>> captured;
@@ -104,15 +117,22 @@ struct CpuTrainer::Impl {
     bool checkpointed(std::size_t l) const { return checkpointEvery != 0 && l % checkpointEvery == 0; }
 
     void allocateModel();
-    void allocateGrads(Phase phase);
+    void allocateGrads(Phase phase, std::size_t layer);
     void allocateOptimizerState();
     void initialiseWeights();
-    void allocateSaves(LayerSaves& s);
+    void allocateSaves(std::size_t l);
     LayerCopies makeCopies(std::size_t l);
     const Tensor& weight(std::size_t l, LayerParam p, const LayerCopies& c) const;
     const Tensor& headWeight() const;
     Tensor& headGrad();
 
+    void quantizeWeight(Param& p, const std::vector<float>& values);
+    void dequantizeWeight(const Param& p, const Tensor& out) const;
+    bool targeted(std::size_t l, LayerParam p) const { return lora && loraA[l][p].present; }
+    void loraForward(std::size_t l, LayerParam p, const float* x, float* y, LayerSaves& s);
+    void loraBackward(std::size_t l, LayerParam p, const float* dy, const float* x, float* dx, const LayerSaves& s);
+    template <typename F>
+    void forEachTrainable(F&& f);
     void embedForward(const std::int32_t* batch);
     void layerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void layerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
@@ -126,5 +146,23 @@ struct CpuTrainer::Impl {
                        bool forwardOnly);
     void releaseMicroBatch();
 };
+
+template <typename F>
+void CpuTrainer::Impl::forEachTrainable(F&& f)
+{
+    for (std::size_t l = 0; l < layers.size(); ++l)
+        for (Param& p : layers[l])
+            if (p.present && !p.frozen)
+                f(p, l, row::kGradsLayer, row::kStateLayer);
+    if (lora)
+        for (std::size_t l = 0; l < layers.size(); ++l)
+            for (std::size_t i = 0; i < kLayerParams; ++i)
+                for (Param* p : {&loraA[l][i], &loraB[l][i]})
+                    if (p->present)
+                        f(*p, l, row::kGradsLayer, row::kStateLayer);
+    for (Param& p : globals)
+        if (p.present && !p.frozen)
+            f(p, std::size_t(-1), row::kGradsGlobal, row::kStateGlobal);
+}
 
 } // namespace headroom::rt
