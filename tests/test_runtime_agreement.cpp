@@ -49,12 +49,12 @@ Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     s.train.gradAccum = pick(0, 2) == 0 ? pick(2, 3) : 1;
     // Every option value appears by construction (index-driven), plus random mixing.
     const Precision precisions[] = {Precision::Fp32, Precision::Bf16Mixed, Precision::Bf16, Precision::Fp16Mixed};
-    const Optimizer optimizers[] = {Optimizer::Sgd,      Optimizer::SgdMomentum, Optimizer::AdamW,
-                                    Optimizer::AdamW8bit, Optimizer::Lion,       Optimizer::Adafactor};
+    const Optimizer optimizers[] = {Optimizer::Sgd,  Optimizer::SgdMomentum, Optimizer::AdamW, Optimizer::AdamW8bit,
+                                    Optimizer::Lion, Optimizer::Adafactor,   Optimizer::Lomo};
     const Attention attentions[] = {Attention::Eager, Attention::Sdpa, Attention::Flash};
     const Checkpointing checkpointing[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK};
     s.train.precision = precisions[index % 4];
-    s.train.optimizer = optimizers[(index / 4 + pick(0, 5)) % 6];
+    s.train.optimizer = optimizers[(index / 4 + pick(0, 6)) % 7];
     s.train.attention = attentions[pick(0, 2)];
     s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
     s.train.checkpointEvery = pick(2, 3);
@@ -69,6 +69,12 @@ Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
         const std::vector<std::string> targets[] = {{}, {"all-linear"}, {"o_proj", "down_proj"}, {"k_proj", "gate_proj", "up_proj"}};
         s.train.peft.targets = targets[pick(0, 3)];
     }
+    // LOMO updates inside backward: no accumulation, no fp16 loss scaling (rejected: see below).
+    if (s.train.optimizer == Optimizer::Lomo) {
+        s.train.gradAccum = 1;
+        if (s.train.precision == Precision::Fp16Mixed)
+            s.train.precision = Precision::Bf16;
+    }
     // 8-bit AdamW's blockwise state only applies from 4096 elements: make some tensors that big.
     if (s.train.optimizer == Optimizer::AdamW8bit && pick(0, 1) == 1) {
         s.model.intermediate = 4096 / s.model.hidden + pick(0, 40);
@@ -82,12 +88,40 @@ Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
 class TestRuntimeAgreement : public QObject {
     Q_OBJECT
 private slots:
+    void unsupportedOptionsAreRejectedByName()
+    {
+        // Never silently run something else: what the engine does not run is named.
+        auto backend = rt::makeCpuBackend();
+        auto rejected = [&](Scenario s, const std::string& what) {
+            auto r = rt::runValidation(s, *backend, {});
+            QVERIFY(!r.ok());
+            QVERIFY2(r.error().detail == "not supported by the cpu backend yet: " + what, r.error().detail.c_str());
+        };
+        Scenario s = testing::tinyScenario();
+        s.train.optimizer = Optimizer::Lomo;
+        s.train.gradAccum = 2;
+        rejected(s, "LOMO with gradient accumulation (LOMO updates during backward)");
+        s = testing::tinyScenario();
+        s.train.chunkedCrossEntropy = true;
+        rejected(s, "chunked cross-entropy");
+        s = testing::tinyScenario();
+        s.model.family = Family::Gpt2;
+        rejected(s, "model family gpt2");
+        s = testing::tinyScenario();
+        s.train.optimizer = Optimizer::Galore;
+        rejected(s, "optimizer galore");
+        s = testing::tinyScenario();
+        s.train.peft.method = PeftMethod::Lora;
+        s.train.peft.dropout = 0.05;
+        rejected(s, "LoRA dropout (set it to 0)");
+    }
+
     void randomisedScenariosAgreeToTheByte()
     {
         std::mt19937_64 rng(20261122);
         auto backend = rt::makeCpuBackend();
         constexpr std::size_t kScenarios = 120;
-        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0;
+        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0, lomoRuns = 0;
         for (std::size_t i = 0; i < kScenarios; ++i) {
             const Scenario s = randomScenario(rng, i);
             rt::RunOptions options;
@@ -112,8 +146,10 @@ private slots:
             accumulatingRuns += s.train.gradAccum > 1 ? 1 : 0;
             loraRuns += s.train.peft.method == PeftMethod::Lora ? 1 : 0;
             qloraRuns += s.train.peft.method == PeftMethod::Qlora ? 1 : 0;
+            lomoRuns += s.train.optimizer == Optimizer::Lomo ? 1 : 0;
         }
         QVERIFY(loraRuns > 10);
+        QVERIFY(lomoRuns > 8);
         QVERIFY(qloraRuns > 10);
         QVERIFY(checkpointedRuns > 20);
         QVERIFY(accumulatingRuns > 10);

@@ -270,6 +270,43 @@ private slots:
         QVERIFY2(relativeDifference(one, four) < 1e-5, std::to_string(relativeDifference(one, four)).c_str());
     }
 
+    void lomoIsSgdFusedIntoBackward()
+    {
+        // LOMO (arXiv:2306.09782) applies p -= lr * g inside backward, as soon as
+        // each gradient is complete: the gradients are those of plain SGD (each
+        // layer's backward reads only its own, not yet updated, weights), and so
+        // is the update.
+        Scenario s = testing::tinyScenario(3);
+        s.model.tieEmbeddings = true;
+        const auto tokens = corpusTokens(2 * 9, s.model.vocab);
+        auto run = [&](Optimizer o, Gradients& grads) {
+            s.train.optimizer = o;
+            TrackingAllocator allocator(eventCount(s));
+            TrainerOptions options;
+            options.captureGradients = true;
+            options.learningRate = 0.5f;
+            CpuTrainer trainer(s, allocator, options);
+            trainer.step(tokens);
+            grads = trainer.capturedGradients();
+            std::map<std::string, std::vector<float>> params;
+            for (ParameterRef& p : trainer.parameters())
+                params[p.name] = std::vector<float>(p.value->f32(), p.value->f32() + p.value->numel);
+            return params;
+        };
+        Gradients sgdGrads, lomoGrads;
+        const auto sgd = run(Optimizer::Sgd, sgdGrads);
+        const auto lomo = run(Optimizer::Lomo, lomoGrads);
+        std::map<std::string, std::vector<float>> a(sgdGrads.begin(), sgdGrads.end()), b(lomoGrads.begin(), lomoGrads.end());
+        QCOMPARE(a.size(), std::size_t(3 * 9 + 2)); // 9 tensors per layer, embedding (tied head) and final norm
+        QCOMPARE(b.size(), a.size());
+        QVERIFY(a == b);
+        double worst = 0;
+        for (const auto& [name, values] : sgd)
+            for (std::size_t i = 0; i < values.size(); ++i)
+                worst = std::max(worst, double(std::abs(values[i] - lomo.at(name)[i])));
+        QVERIFY2(worst <= 1e-7, std::to_string(worst).c_str());  // fp32 rounding of p - lr*g
+    }
+
     void fp16OverflowSkipsTheStep()
     {
         // A loss scale of 2^120 overflows fp16 activation gradients (max 65504):

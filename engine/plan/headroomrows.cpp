@@ -44,9 +44,14 @@ std::string headroomProgramGap(const Scenario& s)
     case Optimizer::AdamW:
     case Optimizer::AdamW8bit:
     case Optimizer::Lion:
-    case Optimizer::Adafactor: break;
+    case Optimizer::Adafactor:
+    case Optimizer::Lomo: break;
     default: return std::string("optimizer ") + optimizerName(t.optimizer);
     }
+    if (t.optimizer == Optimizer::Lomo && t.gradAccum > 1)
+        return "LOMO with gradient accumulation (LOMO updates during backward)";
+    if (t.optimizer == Optimizer::Lomo && t.precision == Precision::Fp16Mixed)
+        return "LOMO with fp16 loss scaling (needs a second backward pass for the overflow check)";
     if (t.weightQuant == WeightQuant::Int8)
         return std::string("weight quantization ") + weightQuantName(t.weightQuant);
     if (t.peft.method != PeftMethod::None && t.peft.dropout > 0)
@@ -190,10 +195,15 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // Gradients of what is trained: made by the backward that first writes
     // them and freed after the step; with accumulation made before the first micro-batch.
     const bool accumulating = tc.gradAccum > 1;
+    // LOMO (arXiv:2306.09782 §3.2): each gradient is applied as soon as it is
+    // complete and freed: a layer's at the end of its backward, the global
+    // ones at the end of the embedding backward.
+    const bool fused = tc.optimizer == Optimizer::Lomo;
     add("grads.layer", "the layer's gradients in the gradient dtype", Category::Gradients,
-        satMul(layerTrainable, z.grad), accumulating ? load : Phase::LayerBwd, last, LayerSet::All);
+        satMul(layerTrainable, z.grad), accumulating ? load : Phase::LayerBwd, fused ? Phase::LayerBwd : last,
+        LayerSet::All);
     add("grads.global", "gradients of the global tensors", Category::Gradients, satMul(globalTrainable, z.grad),
-        accumulating ? load : Phase::HeadBwd, last);
+        accumulating ? load : Phase::HeadBwd, fused ? Phase::EmbedBwd : last);
 
     // ---- Activations ------------------------------------------------------
     add("batch.tokens", "input ids and next-token targets, int32", Category::Activations, 2 * N * 4, Phase::EmbedFwd,

@@ -35,7 +35,8 @@ void CpuTrainer::Impl::allocateOptimizerState()
         };
         const std::size_t n = p.numel();
         switch (o) {
-        case Optimizer::Sgd: break;
+        case Optimizer::Sgd:
+        case Optimizer::Lomo: break;
         case Optimizer::SgdMomentum:
         case Optimizer::Lion: state(prec.state, n); break;
         case Optimizer::AdamW:
@@ -70,6 +71,26 @@ void CpuTrainer::Impl::allocateOptimizerState()
             break;
         default: throw std::logic_error("optimizer not supported by the cpu backend");
         }
+    });
+}
+
+void CpuTrainer::Impl::fusedUpdate(std::size_t layer)
+{
+    // LOMO: the update fused into backward; the gradient is freed at once.
+    cpu::LomoConfig config;
+    config.lr = options.learningRate;
+    forEachTrainable([&](Param& p, std::size_t l, const char*, const char*) {
+        if (l != layer || p.grad.empty())
+            return;
+        if (options.captureGradients) {
+            std::vector<float> g(p.numel());
+            for (std::size_t i = 0; i < g.size(); ++i)
+                g[i] = loadElement(p.grad, i);
+            captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name, std::move(g));
+        }
+        F32View w(p.value, F32View::ReadWrite), g(p.grad, F32View::ReadWrite);
+        cpu::lomoFusedUpdate(span(w, p.numel()), span(g, p.numel()), config);
+        p.grad.release();
     });
 }
 

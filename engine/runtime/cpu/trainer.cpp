@@ -421,6 +421,8 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
             layerForward(l, x, saves[l], nullptr, copies);
         }
         layerBackward(l, x, saves[l], copies);
+        if (lomo())
+            fusedUpdate(l);
         saves[l] = LayerSaves{};
         layerOut[l].release();  // the output of layer l: its last reader was layer l + 1's backward
         copies = LayerCopies{};
@@ -428,11 +430,13 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
     }
     begin(Phase::EmbedBwd, -1, cb, micro);
     embedBackward();
+    if (lomo())
+        fusedUpdate(std::size_t(-1));
     end();
     if (!last)
         return;
     begin(Phase::OptimizerStep, -1, cb, micro);
-    if (options.captureGradients) {
+    if (options.captureGradients && !lomo()) {
         captured.clear();
         forEachTrainable([&](Param& p, std::size_t l, const char*, const char*) {
             std::vector<float> g(p.numel());
@@ -441,7 +445,8 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
             captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name, std::move(g));
         });
     }
-    optimizerStep();
+    if (!lomo())
+        optimizerStep();
     end();
 }
 
@@ -486,6 +491,7 @@ StepResult CpuTrainer::step(const std::vector<std::int32_t>& tokens, const Event
     if (tokens.size() < tokensPerStep())
         throw std::invalid_argument("training step: not enough tokens");
     StepResult result;
+    m.captured.clear();
     result.lossScale = m.scaler ? m.scaler->scale() : 1.0f;
     const std::size_t perMicro = m.d.B * (m.d.T + 1);
     double lossSum = 0;

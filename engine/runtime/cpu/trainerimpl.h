@@ -142,6 +142,8 @@ struct CpuTrainer::Impl {
     void headBackward();
     void embedBackward();
     bool optimizerStep();
+    void fusedUpdate(std::size_t layer);  // LOMO; layer -1: the global tensors
+    bool lomo() const { return scenario.train.optimizer == Optimizer::Lomo; }
     void runMicroBatch(const std::int32_t* batch, std::uint64_t micro, bool last, double dloss, const EventCallback& cb,
                        bool forwardOnly);
     void releaseMicroBatch();
