@@ -30,6 +30,26 @@ inline ModelSpec tinyLlama(std::uint64_t layers = 2, std::uint64_t hidden = 16, 
     return m;
 }
 
+// GPT-2 layout (modeling_gpt2.py): LayerNorm, learned positions, gelu_new,
+// fused c_attn, biases everywhere, tied lm_head; dropout off.
+inline ModelSpec tinyGpt2(std::uint64_t layers = 2, std::uint64_t hidden = 16, std::uint64_t heads = 4,
+                          std::uint64_t intermediate = 32, std::uint64_t vocab = 64, std::uint64_t positions = 32)
+{
+    ModelSpec m = tinyLlama(layers, hidden, heads, heads, intermediate, vocab);
+    m.id = "tiny-gpt2";
+    m.modelType = "gpt2";
+    m.hfClass = "GPT2LMHeadModel";
+    m.family = Family::Gpt2;
+    m.maxPositions = positions;
+    m.norm = NormKind::LayerNorm;
+    m.hiddenAct = "gelu_new";
+    m.gatedMlp = false;
+    m.tieEmbeddings = true;
+    m.qkvBias = m.attnOutBias = m.mlpBias = true;
+    m.learnedPositions = true;
+    return m;
+}
+
 inline Scenario tinyScenario(std::uint64_t layers = 2)
 {
     Scenario s;

@@ -19,7 +19,7 @@ std::string describe(const Scenario& s)
 {
     const ModelSpec& m = s.model;
     std::ostringstream out;
-    out << "L" << m.layers << " h" << m.hidden << " heads" << m.heads << "/" << m.kvHeads << " i" << m.intermediate
+    out << familyName(m.family) << " L" << m.layers << " h" << m.hidden << " heads" << m.heads << "/" << m.kvHeads << " i" << m.intermediate
         << " V" << m.vocab << (m.tieEmbeddings ? " tied" : "") << (m.qkvBias ? " qkv-bias" : "")
         << (m.attnOutBias ? " o-bias" : "") << " b" << s.train.microBatch << " s" << s.train.seqLen << " acc"
         << s.train.gradAccum << " " << precisionName(s.train.precision) << " " << optimizerName(s.train.optimizer)
@@ -44,6 +44,12 @@ Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     s.model.tieEmbeddings = pick(0, 1) == 1;
     s.model.qkvBias = pick(0, 1) == 1;
     s.model.attnOutBias = pick(0, 3) == 0;
+    // A quarter of the scenarios are GPT-2 models (multi-head attention, fixed biases).
+    if (pick(0, 3) == 0) {
+        s.model = testing::tinyGpt2(pick(1, 4), heads * headDim, heads, pick(4, 40), pick(16, 80), 20 + pick(0, 8));
+        s.model.tieEmbeddings = pick(0, 3) != 0;
+        s.model.hiddenAct = pick(0, 1) ? "gelu_new" : "gelu";
+    }
     s.train.microBatch = pick(1, 3);
     s.train.seqLen = pick(2, 20);
     s.train.gradAccum = pick(0, 2) == 0 ? pick(2, 3) : 1;
@@ -60,7 +66,7 @@ Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     s.train.checkpointEvery = pick(2, 3);
     // A third of the scenarios train LoRA adapters, half of those over an NF4 base (QLoRA).
     const std::uint64_t peft = pick(0, 5);
-    if (peft >= 4) {
+    if (peft >= 4 && s.model.family == Family::Llama) {
         s.train.peft.method = peft == 4 ? PeftMethod::Lora : PeftMethod::Qlora;
         s.train.weightQuant = peft == 4 ? WeightQuant::None : (pick(0, 1) ? WeightQuant::Nf4 : WeightQuant::Nf4DoubleQuant);
         s.train.peft.rank = pick(1, 4);
@@ -105,8 +111,12 @@ private slots:
         s.train.chunkedCrossEntropy = true;
         rejected(s, "chunked cross-entropy");
         s = testing::tinyScenario();
-        s.model.family = Family::Gpt2;
-        rejected(s, "model family gpt2");
+        s.model.family = Family::GptNeoX;
+        rejected(s, "model family gpt_neox");
+        s = testing::tinyScenario();
+        s.model = testing::tinyGpt2();
+        s.model.dropout = 0.1;
+        rejected(s, "dropout (set it to 0)");
         s = testing::tinyScenario();
         s.train.optimizer = Optimizer::Galore;
         rejected(s, "optimizer galore");
@@ -121,7 +131,7 @@ private slots:
         std::mt19937_64 rng(20261122);
         auto backend = rt::makeCpuBackend();
         constexpr std::size_t kScenarios = 120;
-        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0, lomoRuns = 0;
+        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0, lomoRuns = 0, gpt2Runs = 0;
         for (std::size_t i = 0; i < kScenarios; ++i) {
             const Scenario s = randomScenario(rng, i);
             rt::RunOptions options;
@@ -147,9 +157,11 @@ private slots:
             loraRuns += s.train.peft.method == PeftMethod::Lora ? 1 : 0;
             qloraRuns += s.train.peft.method == PeftMethod::Qlora ? 1 : 0;
             lomoRuns += s.train.optimizer == Optimizer::Lomo ? 1 : 0;
+            gpt2Runs += s.model.family == Family::Gpt2 ? 1 : 0;
         }
         QVERIFY(loraRuns > 10);
         QVERIFY(lomoRuns > 8);
+        QVERIFY(gpt2Runs > 15);
         QVERIFY(qloraRuns > 10);
         QVERIFY(checkpointedRuns > 20);
         QVERIFY(accumulatingRuns > 10);

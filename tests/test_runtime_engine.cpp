@@ -113,7 +113,8 @@ void checkFiniteDifferences(Scenario s, std::size_t minimumChecked)
             ++checked;
         }
     }
-    qInfo("%s %s %s attention: %zu elements checked, worst error %.2f of the tolerance", peftMethodName(s.train.peft.method),
+    qInfo("%s, peft %s, quant %s, %s attention: %zu elements checked, worst error %.2f of the tolerance",
+          familyName(s.model.family), peftMethodName(s.train.peft.method),
           weightQuantName(s.train.weightQuant), attentionName(s.train.attention), checked, worst);
     QVERIFY(checked >= minimumChecked);
 }
@@ -206,6 +207,14 @@ private slots:
             s.train.attention = attention;
             checkFiniteDifferences(s, 3 * 25);
         }
+        // GPT-2: LayerNorm with bias, learned positions, gelu_new, fused c_attn, untied head here.
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            Scenario s = testing::tinyScenario(2);
+            s.model = testing::tinyGpt2(2);
+            s.model.tieEmbeddings = false;
+            s.train.attention = attention;
+            checkFiniteDifferences(s, 3 * 27);
+        }
     }
 
     void adapterGradientsMatchFiniteDifferences()
@@ -229,7 +238,10 @@ private slots:
     {
         for (Precision precision : {Precision::Fp32, Precision::Bf16Mixed}) {
             for (Attention attention : {Attention::Eager, Attention::Flash}) {
+              for (Family family : {Family::Llama, Family::Gpt2}) {
                 Scenario s = testing::tinyScenario(3);
+                if (family == Family::Gpt2)
+                    s.model = testing::tinyGpt2(3);
                 s.train.precision = precision;
                 s.train.attention = attention;
                 const auto tokens = corpusTokens(2 * 9, s.model.vocab);
@@ -245,6 +257,7 @@ private slots:
                     QVERIFY2(full[t].second == none[t].second, full[t].first.c_str());
                     QVERIFY2(everyOther[t].second == none[t].second, everyOther[t].first.c_str());
                 }
+              }
             }
         }
     }
@@ -336,9 +349,10 @@ private slots:
     void lossFallsOverThirtySteps()
     {
         // Byte-level language modelling of the bundled corpus, tiny Llama, AdamW.
-        for (Precision precision : {Precision::Fp32, Precision::Bf16Mixed}) {
+        for (Precision precision : {Precision::Fp32, Precision::Bf16Mixed, Precision::Bf16}) {
             Scenario s = testing::tinyScenario(2);
-            s.model = testing::tinyLlama(2, 32, 4, 2, 64, 128);
+            s.model = precision == Precision::Bf16 ? testing::tinyGpt2(2, 32, 4, 64, 128, 64)
+                                                   : testing::tinyLlama(2, 32, 4, 2, 64, 128);
             s.train.precision = precision;
             s.train.microBatch = 4;
             s.train.seqLen = 32;
@@ -355,7 +369,7 @@ private slots:
             double lastFive = 0;
             for (std::size_t i = 25; i < 30; ++i)
                 lastFive += losses[i] / 5;
-            qInfo("%s: loss %.3f at step 1, %.3f mean of steps 26-30", precisionName(precision), losses.front(), lastFive);
+            qInfo("%s %s: loss %.3f at step 1, %.3f mean of steps 26-30", familyName(s.model.family), precisionName(precision), losses.front(), lastFive);
             QVERIFY2(lastFive < losses.front() - 1.0, std::to_string(lastFive).c_str());
         }
     }

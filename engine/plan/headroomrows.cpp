@@ -14,19 +14,30 @@ std::string headroomProgramGap(const Scenario& s)
     const ModelSpec& m = s.model;
     if (s.mode != Mode::Train)
         return "inference";
-    if (m.family != Family::Llama)
+    if (m.family != Family::Llama && m.family != Family::Gpt2)
         return std::string("model family ") + familyName(m.family);
     if (m.isMoe())
         return "mixture of experts";
-    if (m.norm != NormKind::RmsNorm)
-        return "LayerNorm in a Llama-family model";
-    if (!m.gatedMlp || m.hiddenAct != "silu")
-        return "MLP activation " + m.hiddenAct;
-    if (m.learnedPositions || m.parallelResidual)
-        return "learned positions or parallel residual";
     if (m.dropout > 0)
-        return "dropout";
-    if (m.headDim % 2 != 0)
+        return "dropout (set it to 0)";
+    if (m.family == Family::Llama) {
+        if (m.norm != NormKind::RmsNorm)
+            return "LayerNorm in a Llama-family model";
+        if (!m.gatedMlp || m.hiddenAct != "silu")
+            return "MLP activation " + m.hiddenAct;
+        if (m.learnedPositions || m.parallelResidual)
+            return "learned positions or parallel residual";
+    } else {
+        if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
+            return "a GPT-2 model without LayerNorm, learned positions and a plain MLP";
+        if (m.hiddenAct != "gelu_new" && m.hiddenAct != "gelu" && m.hiddenAct != "gelu_pytorch_tanh")
+            return "MLP activation " + m.hiddenAct;
+        if (s.train.seqLen > m.maxPositions)
+            return "sequence longer than the model's learned positions";
+        if (s.train.peft.method != PeftMethod::None)
+            return "LoRA on GPT-2 models";
+    }
+    if (m.family == Family::Llama && m.headDim % 2 != 0)
         return "odd head dimension (RoPE)";
     if (m.kvHeads == 0 || m.heads % m.kvHeads != 0)
         return "query heads not a multiple of KV heads";
@@ -187,8 +198,10 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     if (peft)
         add("lora.adapters", "LoRA A and B of the targeted linears, fp32: rank x (in + out) each", Category::Weights,
             adapters * 4, load, last, LayerSet::All);
-    add("rope.cos_sin", "RoPE cos and sin tables: 2 x seq x head_dim/2 fp32", Category::Workspace, 2 * T * (HD / 2) * 4,
-        load, last);
+    const bool gpt2 = m.family == Family::Gpt2;
+    if (!gpt2)
+        add("rope.cos_sin", "RoPE cos and sin tables: 2 x seq x head_dim/2 fp32", Category::Workspace,
+            2 * T * (HD / 2) * 4, load, last);
     add("optimizer.layer", "the layer's optimizer state (per tensor: optimizerstep.cpp)", Category::OptimizerState,
         layerState, load, last, LayerSet::All);
     add("optimizer.global", "optimizer state of the global tensors", Category::OptimizerState, globalState, load, last);
@@ -217,8 +230,11 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         const char* name;
         Bytes bytes;
     };
+    // RMSNorm keeps rstd per token, LayerNorm mean and rstd (fp32). GPT-2 has
+    // no gate: "up" is c_fc's output, saved by GELU, "act" GELU's, saved by c_proj.
+    const Bytes stats = gpt2 ? N * 8 : N * 4;
     const Saved saved[] = {
-        {"saved.norm1.rstd", N * 4},
+        {"saved.norm1.rstd", stats},
         {"saved.norm1.out", N * C * p},
         {"saved.attn.q", N * QD * p},
         {"saved.attn.k", N * KD * p},
@@ -227,14 +243,16 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         {eager ? "saved.attn.probs" : "saved.attn.lse", eager ? B * NH * T * T * p : B * NH * T * 4},
         {"saved.attn.out", N * QD * p},
         {"saved.residual.mid", N * C * p},
-        {"saved.norm2.rstd", N * 4},
+        {"saved.norm2.rstd", stats},
         {"saved.norm2.out", N * C * p},
-        {"saved.mlp.gate", N * I * p},
+        {"saved.mlp.gate", gpt2 ? 0 : N * I * p},
         {"saved.mlp.up", N * I * p},
         {"saved.mlp.act", N * I * p},
         {"saved.lora.a_out", N * r * p * adapterCount},  // per adapter: scale * x A^T, for B's gradient
     };
     for (const Saved& s : saved) {
+        if (s.bytes == 0)
+            continue;
         if (ctx.anyPlainLayer())
             add(s.name, "saved by the layer's forward for its backward", Category::Activations, s.bytes, Phase::LayerFwd,
                 Phase::LayerBwd, LayerSet::Plain);
@@ -260,8 +278,10 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     add("layer.bwd_temporaries",
         "activation gradients of one layer's backward: act, gate, up (3 x mlp width), both norm outputs (2 x hidden), "
         "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim), "
-        "and tokens x rank per LoRA adapter",
-        Category::Temporaries, N * (3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount) * p, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
+        "and tokens x rank per LoRA adapter; GPT-2 (no gate, no RoPE): GELU output and input, q, k, v",
+        Category::Temporaries,
+        gpt2 ? N * (2 * I + 2 * C + 2 * QD + 2 * KD) * p : N * (3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount) * p,
+        Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
 
     // ---- Head and loss ----------------------------------------------------
     if (z.copies) {
@@ -270,7 +290,7 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         add("head.weight_copy", "the same copy made again in backward", Category::Temporaries, V * C * p,
             Phase::HeadBwd, Phase::HeadBwd);
     }
-    add("final_norm.saved", "final norm output and its fp32 rstd", Category::Activations, N * C * p + N * 4,
+    add("final_norm.saved", "final norm output and its fp32 statistics", Category::Activations, N * C * p + stats,
         Phase::HeadFwd, Phase::HeadBwd);
     add("logits", "lm_head output: tokens x vocab in the activation dtype", Category::Logits, N * V * p, Phase::HeadFwd,
         Phase::LossBwd);

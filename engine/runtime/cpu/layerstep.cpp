@@ -35,7 +35,9 @@ void CpuTrainer::Impl::allocateSaves(std::size_t l)
     LayerSaves& s = saves[l];
     auto act = [&](const char* name, std::size_t n) { return makeTensor(alloc, name, Category::Activations, prec.act, n); };
     auto f32 = [&](const char* name, std::size_t n) { return makeTensor(alloc, name, Category::Activations, DType::F32, n); };
-    s.rstd1 = f32("saved.norm1.rstd", d.N);
+    // RMSNorm saves rstd per token; GPT-2's LayerNorm mean and rstd.
+    const std::size_t stats = gpt2 ? 2 * d.N : d.N;
+    s.rstd1 = f32("saved.norm1.rstd", stats);
     s.h1 = act("saved.norm1.out", d.N * d.C);
     s.q = act("saved.attn.q", d.N * d.QD);
     s.k = act("saved.attn.k", d.N * d.KD);
@@ -46,9 +48,10 @@ void CpuTrainer::Impl::allocateSaves(std::size_t l)
         s.lse = f32("saved.attn.lse", d.B * d.NH * d.T);
     s.attn = act("saved.attn.out", d.N * d.QD);
     s.x2 = act("saved.residual.mid", d.N * d.C);
-    s.rstd2 = f32("saved.norm2.rstd", d.N);
+    s.rstd2 = f32("saved.norm2.rstd", stats);
     s.h2 = act("saved.norm2.out", d.N * d.C);
-    s.gate = act("saved.mlp.gate", d.N * d.I);
+    if (!gpt2)
+        s.gate = act("saved.mlp.gate", d.N * d.I);  // GPT-2: no gate; "up" is c_fc's output
     s.up = act("saved.mlp.up", d.N * d.I);
     s.act = act("saved.mlp.act", d.N * d.I);
     for (std::size_t p = 0; p < kLayerParams; ++p)

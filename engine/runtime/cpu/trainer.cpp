@@ -10,6 +10,7 @@
 #include "plan/sweep.h"
 #include "runtime/cpu/crossentropy.h"
 #include "runtime/cpu/embedding.h"
+#include "runtime/cpu/layernorm.h"
 #include "runtime/cpu/matmul.h"
 #include "runtime/cpu/rmsnorm.h"
 #include "runtime/cpu/rope.h"
@@ -26,6 +27,8 @@ namespace {
 // original config, rope_theta 10000).
 constexpr double kNormEps = 1e-6;
 constexpr double kRopeTheta = 10000.0;
+// GPT-2's layer_norm_epsilon (transformers GPT2Config).
+constexpr double kLayerNormEps = 1e-5;
 
 } // namespace
 
@@ -79,6 +82,7 @@ CpuTrainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, const TrainerOpt
     case Checkpointing::EveryK: checkpointEvery = t.checkpointEvery; break;
     }
     lora = t.peft.method != PeftMethod::None;
+    gpt2 = m.family == Family::Gpt2;
     quant = t.weightQuant;
     if (lora) {
         // PEFT: a frozen base in the activation dtype (or NF4), fp32 adapters
@@ -124,6 +128,21 @@ void CpuTrainer::Impl::allocateModel()
     layers.resize(d.L);
     for (std::size_t l = 0; l < d.L; ++l) {
         auto& P = layers[l];
+        if (gpt2) {
+            // modeling_gpt2.py GPT2Block: every projection and LayerNorm with bias.
+            param(P[Norm1], "ln_1", d.C, 1, true);
+            param(P[Norm1B], "ln_1.bias", d.C, 1, true);
+            param(P[Wq], "attn.c_attn", d.QD + 2 * d.KD, d.C, true);
+            param(P[Bq], "attn.c_attn.bias", d.QD + 2 * d.KD, 1, true);
+            param(P[Wo], "attn.c_proj", d.C, d.QD, true);
+            param(P[Bo], "attn.c_proj.bias", d.C, 1, true);
+            param(P[Norm2], "ln_2", d.C, 1, true);
+            param(P[Norm2B], "ln_2.bias", d.C, 1, true);
+            param(P[Wu], "mlp.c_fc", d.I, d.C, true);
+            param(P[Bu], "mlp.c_fc.bias", d.I, 1, true);
+            param(P[Wd], "mlp.c_proj", d.C, d.I, true);
+            param(P[Bd], "mlp.c_proj.bias", d.C, 1, true);
+        } else {
         param(P[Norm1], "input_layernorm", d.C, 1, true);
         param(P[Wq], "q_proj", d.QD, d.C, true);
         param(P[Bq], "q_proj.bias", d.QD, 1, m.qkvBias);
@@ -137,6 +156,7 @@ void CpuTrainer::Impl::allocateModel()
         param(P[Wg], "gate_proj", d.I, d.C, true);
         param(P[Wu], "up_proj", d.I, d.C, true);
         param(P[Wd], "down_proj", d.C, d.I, true);
+        }
         for (std::size_t i = 0; i < kLayerParams; ++i) {
             Param& p = P[i];
             p.frozen = lora;
@@ -164,9 +184,11 @@ void CpuTrainer::Impl::allocateModel()
                         a->value = makeTensor(alloc, row::kAdapters, Category::Weights, DType::F32, a->numel());
             }
     }
-    param(globals[Embed], "embed_tokens", d.V, d.C, true);
+    param(globals[Embed], gpt2 ? "wte" : "embed_tokens", d.V, d.C, true);
     globals[Embed].isEmbedding = true;
-    param(globals[FinalNorm], "norm", d.C, 1, true);
+    param(globals[FinalNorm], gpt2 ? "ln_f" : "norm", d.C, 1, true);
+    param(globals[FinalNormB], "ln_f.bias", d.C, 1, gpt2);
+    param(globals[Wpe], "wpe", m.maxPositions, d.C, gpt2); // the whole position table (n_positions x hidden)
     param(globals[LmHead], "lm_head", d.V, d.C, !m.tieEmbeddings);
     for (Param& p : globals) {
         p.frozen = lora;
@@ -174,9 +196,11 @@ void CpuTrainer::Impl::allocateModel()
             p.value = makeTensor(alloc, row::kWeightsGlobal, Category::Weights, prec.master, p.numel());
     }
     // RoPE tables: cos and sin of T x HD/2 angles, fp32, kept for the run.
-    ropeCos = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
-    ropeSin = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
-    cpu::ropeTable(ropeCos.f32(), ropeSin.f32(), d.T, d.HD, kRopeTheta);
+    if (!gpt2) {
+        ropeCos = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
+        ropeSin = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
+        cpu::ropeTable(ropeCos.f32(), ropeSin.f32(), d.T, d.HD, kRopeTheta);
+    }
     initialiseWeights();
     allocateOptimizerState();
 }
@@ -190,7 +214,8 @@ void CpuTrainer::Impl::initialiseWeights()
     auto init = [&](Param& p) {
         if (!p.present)
             return;
-        const bool norm = !p.isMatrix && (p.name.find("norm") != std::string::npos);
+        const bool norm = !p.isMatrix && p.name.find("bias") == std::string::npos &&
+                          (p.name.find("norm") != std::string::npos || p.name.starts_with("ln_"));
         std::vector<float> values(p.numel());
         for (float& v : values)
             v = p.isMatrix ? normal(rng) : (norm ? 1.0f : 0.0f);
@@ -244,6 +269,8 @@ LayerCopies CpuTrainer::Impl::makeCopies(std::size_t l)
         // QLoRA: each NF4 weight dequantised to the activation dtype for this
         // event's matmuls (bitsandbytes MatMul4Bit dequantises per call).
         for (LayerParam p : {Wq, Wk, Wv, Wo, Wg, Wu, Wd}) {
+            if (!layers[l][p].present)
+                continue;
             c.w[p] = makeTensor(alloc, row::kDequantized, Category::Temporaries, prec.act, layers[l][p].numel());
             dequantizeWeight(layers[l][p], c.w[p]);
         }
@@ -255,6 +282,8 @@ LayerCopies CpuTrainer::Impl::makeCopies(std::size_t l)
     // made for this event and freed with it.
     for (LayerParam p : {Wq, Wk, Wv, Wo, Wg, Wu, Wd}) {
         const Param& src = layers[l][p];
+        if (!src.present)
+            continue;
         c.w[p] = makeTensor(alloc, row::kWeightCopies, Category::Temporaries, prec.act, src.numel());
         for (std::size_t i = 0; i < src.numel(); ++i)
             storeElement(c.w[p], i, src.value.f32()[i]);
@@ -282,9 +311,9 @@ void CpuTrainer::Impl::embedForward(const std::int32_t* batch)
         }
     embedOut = makeTensor(alloc, row::kEmbedOut, Category::Activations, prec.act, d.N * d.C);
     F32View out(embedOut, F32View::Write);
-    F32View table(globals[Embed].value, F32View::Read);
-    cpu::embeddingForward(out.data(), tokens.i32(), table.data(), static_cast<const float*>(nullptr), d.B, d.T, d.C,
-                          d.V);
+    F32View table(globals[Embed].value, F32View::Read), positions(globals[Wpe].value, F32View::Read);
+    cpu::embeddingForward(out.data(), tokens.i32(), table.data(), static_cast<const float*>(positions.data()), d.B,
+                          d.T, d.C, d.V);
 }
 
 void CpuTrainer::Impl::headForward()
@@ -296,17 +325,40 @@ void CpuTrainer::Impl::headForward()
             storeElement(headCopy, i, src.value.f32()[i]);
     }
     const Tensor& x = d.L > 0 ? layerOut[d.L - 1] : embedOut;
-    finalRstd = makeTensor(alloc, row::kFinalNorm, Category::Activations, DType::F32, d.N);
-    finalOut = makeTensor(alloc, row::kFinalNorm, Category::Activations, prec.act, d.N * d.C);
+    finalNormForward(x);
     logits = makeTensor(alloc, row::kLogits, Category::Logits, prec.act, d.N * d.V);
-    {
-        F32View out(finalOut, F32View::Write), in(x, F32View::Read), w(globals[FinalNorm].value, F32View::Read);
-        cpu::rmsnormForward(out.data(), finalRstd.f32(), in.data(), w.data(), d.N, d.C, kNormEps);
-    }
     F32View out(logits, F32View::Write), in(finalOut, F32View::Read), w(headWeight(), F32View::Read);
     cpu::matmulForward(out.data(), in.data(), w.data(), static_cast<const float*>(nullptr), d.N, d.C, d.V);
     if (prec.weightCopies)
         headCopy.buffer.release();
+}
+
+void CpuTrainer::Impl::finalNormForward(const Tensor& x)
+{
+    // RMSNorm keeps rstd per token; LayerNorm mean and rstd (fp32).
+    finalRstd = makeTensor(alloc, row::kFinalNorm, Category::Activations, DType::F32, gpt2 ? 2 * d.N : d.N);
+    finalOut = makeTensor(alloc, row::kFinalNorm, Category::Activations, prec.act, d.N * d.C);
+    F32View out(finalOut, F32View::Write), in(x, F32View::Read), w(globals[FinalNorm].value, F32View::Read);
+    if (gpt2) {
+        F32View b(globals[FinalNormB].value, F32View::Read);
+        cpu::layernormForward(out.data(), finalRstd.f32(), finalRstd.f32() + d.N, in.data(), w.data(), b.data(), d.N,
+                              d.C, kLayerNormEps);
+    } else {
+        cpu::rmsnormForward(out.data(), finalRstd.f32(), in.data(), w.data(), d.N, d.C, kNormEps);
+    }
+}
+
+void CpuTrainer::Impl::finalNormBackward(const Tensor& x, const Tensor& gradIn)
+{
+    F32View dx(residualGrad, F32View::ReadWrite), dy(gradIn, F32View::Read), in(x, F32View::Read),
+        w(globals[FinalNorm].value, F32View::Read), dw(globals[FinalNorm].grad, F32View::ReadWrite);
+    if (gpt2) {
+        F32View db(globals[FinalNormB].grad, F32View::ReadWrite);
+        cpu::layernormBackward(dx.data(), dw.data(), db.data(), dy.data(), in.data(), w.data(), finalRstd.f32(),
+                               finalRstd.f32() + d.N, d.N, d.C);
+    } else {
+        cpu::rmsnormBackward(dx.data(), dw.data(), dy.data(), in.data(), w.data(), finalRstd.f32(), d.N, d.C);
+    }
 }
 
 double CpuTrainer::Impl::lossForward()
@@ -345,12 +397,7 @@ void CpuTrainer::Impl::headBackward()
         cpu::matmulBackward(dx.data(), dw.data(), static_cast<float*>(nullptr), dy.data(), x.data(), w.data(), d.N,
                             d.C, d.V);
     }
-    {
-        const Tensor& x = d.L > 0 ? layerOut[d.L - 1] : embedOut;
-        F32View dx(residualGrad, F32View::ReadWrite), dy(gradIn, F32View::Read), in(x, F32View::Read),
-            w(globals[FinalNorm].value, F32View::Read), dw(globals[FinalNorm].grad, F32View::ReadWrite);
-        cpu::rmsnormBackward(dx.data(), dw.data(), dy.data(), in.data(), w.data(), finalRstd.f32(), d.N, d.C);
-    }
+    finalNormBackward(d.L > 0 ? layerOut[d.L - 1] : embedOut, gradIn);
     gradIn.release();
     logitsGrad.release();
     finalOut.release();
@@ -362,8 +409,9 @@ void CpuTrainer::Impl::headBackward()
 void CpuTrainer::Impl::embedBackward()
 {
     {
-        F32View dw(globals[Embed].grad, F32View::ReadWrite), dy(residualGrad, F32View::Read);
-        cpu::embeddingBackward(dw.data(), static_cast<float*>(nullptr), dy.data(), tokens.i32(), d.B, d.T, d.C, d.V);
+        F32View dw(globals[Embed].grad, F32View::ReadWrite), dy(residualGrad, F32View::Read),
+            dwpe(globals[Wpe].grad, F32View::ReadWrite);
+        cpu::embeddingBackward(dw.data(), dwpe.data(), dy.data(), tokens.i32(), d.B, d.T, d.C, d.V);
     }
     residualGrad.release();
     embedOut.release();
@@ -387,7 +435,10 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
         layerOut[l] = makeTensor(alloc, row::kLayerOut, Category::Activations, prec.act, d.N * d.C);
         LayerCopies copies = makeCopies(l);
         allocateSaves(l);
-        layerForward(l, x, saves[l], &layerOut[l], copies);
+        if (gpt2)
+            gpt2Forward(l, x, saves[l], &layerOut[l], copies);
+        else
+            layerForward(l, x, saves[l], &layerOut[l], copies);
         if (checkpointed(l))
             saves[l] = LayerSaves{};  // a checkpointed layer keeps only its input
         copies = LayerCopies{};
@@ -418,9 +469,15 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
         if (checkpointed(l)) {
             // Recompute the forward from the kept input; the output is not needed again.
             allocateSaves(l);
-            layerForward(l, x, saves[l], nullptr, copies);
+            if (gpt2)
+                gpt2Forward(l, x, saves[l], nullptr, copies);
+            else
+                layerForward(l, x, saves[l], nullptr, copies);
         }
-        layerBackward(l, x, saves[l], copies);
+        if (gpt2)
+            gpt2Backward(l, x, saves[l], copies);
+        else
+            layerBackward(l, x, saves[l], copies);
         if (lomo())
             fusedUpdate(l);
         saves[l] = LayerSaves{};

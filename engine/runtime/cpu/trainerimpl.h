@@ -50,8 +50,10 @@ struct PrecisionPlan {
 };
 PrecisionPlan precisionPlan(Precision p);
 
-enum LayerParam : std::size_t { Norm1, Wq, Bq, Wk, Bk, Wv, Bv, Wo, Bo, Norm2, Wg, Wu, Wd, kLayerParams };
-enum GlobalParam : std::size_t { Embed, FinalNorm, LmHead, kGlobalParams };
+// Llama uses Norm1..Wd; GPT-2 keeps its fused c_attn in Wq/Bq (q, k and v are
+// row blocks of it), c_fc in Wu/Bu, and LayerNorm biases in Norm1B/Norm2B.
+enum LayerParam : std::size_t { Norm1, Wq, Bq, Wk, Bk, Wv, Bv, Wo, Bo, Norm2, Wg, Wu, Wd, Norm1B, Norm2B, Bu, Bd, kLayerParams };
+enum GlobalParam : std::size_t { Embed, FinalNorm, LmHead, FinalNormB, Wpe, kGlobalParams };
 
 struct Param {
     std::string name;
@@ -72,7 +74,7 @@ struct Param {
 // What one layer keeps for its backward (or rebuilds in it when checkpointed).
 struct LayerSaves {
     Tensor rstd1, h1, q, k, v, probs, lse, attn, x2, rstd2, h2, gate, up, act;
-    std::array<Tensor, 13> loraOut; // per targeted linear: scale * x A^T (tokens x rank), saved for B's gradient
+    std::array<Tensor, kLayerParams> loraOut; // per targeted linear: scale * x A^T (tokens x rank), saved for B's gradient
 };
 
 struct LayerCopies {
@@ -97,6 +99,7 @@ struct CpuTrainer::Impl {
     // LoRA adapters per layer and targeted linear: A (rank x in) and B (out x rank), fp32.
     std::vector<std::array<Param, kLayerParams>> loraA, loraB;
     bool lora = false;
+    bool gpt2 = false;       // GPT-2 family: LayerNorm, learned positions, GELU, fused c_attn
     std::size_t rank = 0;
     float loraScale = 1.0f;  // alpha / rank (PEFT LoraLayer.scaling)
     WeightQuant quant = WeightQuant::None;
@@ -136,6 +139,10 @@ struct CpuTrainer::Impl {
     void embedForward(const std::int32_t* batch);
     void layerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void layerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
+    void gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void finalNormForward(const Tensor& x);
+    void finalNormBackward(const Tensor& x, const Tensor& gradIn);
     void headForward();
     double lossForward();
     void lossBackward(double dloss);
