@@ -28,6 +28,8 @@ std::string describe(const Scenario& s)
     if (s.train.checkpointing == Checkpointing::EveryK)
         out << s.train.checkpointEvery;
     out << " " << attentionName(s.train.attention);
+    if (s.train.chunkedCrossEntropy)
+        out << " chunked-ce " << s.train.lossChunks;
     return out.str();
 }
 
@@ -64,6 +66,8 @@ Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     s.train.attention = attentions[pick(0, 2)];
     s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
     s.train.checkpointEvery = pick(2, 3);
+    s.train.chunkedCrossEntropy = pick(0, 2) == 0;
+    s.train.lossChunks = pick(1, 8);
     // A third of the scenarios train LoRA adapters, half of those over an NF4 base (QLoRA).
     const std::uint64_t peft = pick(0, 5);
     if (peft >= 4 && s.model.family == Family::Llama) {
@@ -108,8 +112,8 @@ private slots:
         s.train.gradAccum = 2;
         rejected(s, "LOMO with gradient accumulation (LOMO updates during backward)");
         s = testing::tinyScenario();
-        s.train.chunkedCrossEntropy = true;
-        rejected(s, "chunked cross-entropy");
+        s.train.activationOffload = true;
+        rejected(s, "activation offload");
         s = testing::tinyScenario();
         s.model.family = Family::GptNeoX;
         rejected(s, "model family gpt_neox");
@@ -131,7 +135,7 @@ private slots:
         std::mt19937_64 rng(20261122);
         auto backend = rt::makeCpuBackend();
         constexpr std::size_t kScenarios = 120;
-        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0, lomoRuns = 0, gpt2Runs = 0;
+        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0, lomoRuns = 0, gpt2Runs = 0, chunkedRuns = 0;
         for (std::size_t i = 0; i < kScenarios; ++i) {
             const Scenario s = randomScenario(rng, i);
             rt::RunOptions options;
@@ -158,10 +162,12 @@ private slots:
             qloraRuns += s.train.peft.method == PeftMethod::Qlora ? 1 : 0;
             lomoRuns += s.train.optimizer == Optimizer::Lomo ? 1 : 0;
             gpt2Runs += s.model.family == Family::Gpt2 ? 1 : 0;
+            chunkedRuns += s.train.chunkedCrossEntropy ? 1 : 0;
         }
         QVERIFY(loraRuns > 10);
         QVERIFY(lomoRuns > 8);
         QVERIFY(gpt2Runs > 15);
+        QVERIFY(chunkedRuns > 20);
         QVERIFY(qloraRuns > 10);
         QVERIFY(checkpointedRuns > 20);
         QVERIFY(accumulatingRuns > 10);

@@ -320,6 +320,28 @@ private slots:
         QVERIFY2(worst <= 1e-7, std::to_string(worst).c_str());  // fp32 rounding of p - lr*g
     }
 
+    void chunkedLossMatchesTheWholeLoss()
+    {
+        // Slicing the head and the loss changes only summation order (fp32):
+        // 1e-5 relative to the largest gradient. Chunks that do not divide the
+        // 18 tokens (4, 5) and more chunks than tokens (32: empty slices) included.
+        for (Family family : {Family::Llama, Family::Gpt2}) {
+            Scenario s = testing::tinyScenario(2);
+            if (family == Family::Gpt2)
+                s.model = testing::tinyGpt2(2);
+            s.train.seqLen = 9;
+            const auto tokens = corpusTokens(2 * 10, s.model.vocab, 7);
+            const Gradients whole = gradientsOf(s, tokens);
+            s.train.chunkedCrossEntropy = true;
+            for (std::uint64_t chunks : {1, 4, 5, 32}) {
+                s.train.lossChunks = chunks;
+                const Gradients sliced = gradientsOf(s, tokens);
+                QCOMPARE(sliced.size(), whole.size());
+                QVERIFY2(relativeDifference(whole, sliced) < 1e-5, std::to_string(relativeDifference(whole, sliced)).c_str());
+            }
+        }
+    }
+
     void fp16OverflowSkipsTheStep()
     {
         // A loss scale of 2^120 overflows fp16 activation gradients (max 65504):

@@ -67,8 +67,6 @@ std::string headroomProgramGap(const Scenario& s)
         return std::string("weight quantization ") + weightQuantName(t.weightQuant);
     if (t.peft.method != PeftMethod::None && t.peft.dropout > 0)
         return "LoRA dropout (set it to 0)";
-    if (t.chunkedCrossEntropy)
-        return "chunked cross-entropy";
     if (t.optimizerInBackward)
         return "optimizer in backward";
     if (t.activationOffload)
@@ -215,8 +213,10 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     add("grads.layer", "the layer's gradients in the gradient dtype", Category::Gradients,
         satMul(layerTrainable, z.grad), accumulating ? load : Phase::LayerBwd, fused ? Phase::LayerBwd : last,
         LayerSet::All);
+    // Chunked loss: the lm_head's backward runs inside the loss backward.
+    const bool chunked = tc.chunkedCrossEntropy;
     add("grads.global", "gradients of the global tensors", Category::Gradients, satMul(globalTrainable, z.grad),
-        accumulating ? load : Phase::HeadBwd, fused ? Phase::EmbedBwd : last);
+        accumulating ? load : (chunked ? Phase::LossBwd : Phase::HeadBwd), fused ? Phase::EmbedBwd : last);
 
     // ---- Activations ------------------------------------------------------
     add("batch.tokens", "input ids and next-token targets, int32", Category::Activations, 2 * N * 4, Phase::EmbedFwd,
@@ -284,22 +284,36 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
 
     // ---- Head and loss ----------------------------------------------------
+    const Phase headIn = chunked ? Phase::LossFwd : Phase::HeadFwd, headOut = chunked ? Phase::LossBwd : Phase::HeadBwd;
     if (z.copies) {
         add("head.weight_copy", "16-bit copy of the lm_head (or tied embedding) weight in forward", Category::Temporaries,
-            V * C * p, Phase::HeadFwd, Phase::HeadFwd);
-        add("head.weight_copy", "the same copy made again in backward", Category::Temporaries, V * C * p,
-            Phase::HeadBwd, Phase::HeadBwd);
+            V * C * p, headIn, headIn);
+        add("head.weight_copy", "the same copy made again in backward", Category::Temporaries, V * C * p, headOut,
+            headOut);
     }
     add("final_norm.saved", "final norm output and its fp32 statistics", Category::Activations, N * C * p + stats,
         Phase::HeadFwd, Phase::HeadBwd);
-    add("logits", "lm_head output: tokens x vocab in the activation dtype", Category::Logits, N * V * p, Phase::HeadFwd,
-        Phase::LossBwd);
     add("loss.lse", "fp32 log-sum-exp per token, saved by the loss for its backward", Category::Logits, N * 4,
         Phase::LossFwd, Phase::LossBwd);
-    add("logits.grad", "gradient of the logits, consumed by the lm_head backward", Category::Logits, N * V * p,
-        Phase::LossBwd, Phase::HeadBwd);
-    add("head.grad_in", "gradient of the final norm output", Category::Temporaries, N * C * p, Phase::HeadBwd,
-        Phase::HeadBwd);
+    if (chunked) {
+        // One slice of logits at a time: the largest slice is ceil(tokens / chunks) rows.
+        const Bytes slice = ceilDiv(N, tc.lossChunks) * V * p;
+        add("loss.chunk_logits", "one slice of logits (head matmul and loss run per slice)", Category::Logits, slice,
+            Phase::LossFwd, Phase::LossFwd);
+        add("loss.chunk_logits", "the slice recomputed in backward", Category::Logits, slice, Phase::LossBwd,
+            Phase::LossBwd);
+        add("loss.chunk_grad", "the gradient of one slice of logits", Category::Logits, slice, Phase::LossBwd,
+            Phase::LossBwd);
+        add("head.grad_in", "gradient of the final norm output, summed over the slices", Category::Temporaries,
+            N * C * p, Phase::LossBwd, Phase::HeadBwd);
+    } else {
+        add("logits", "lm_head output: tokens x vocab in the activation dtype", Category::Logits, N * V * p,
+            Phase::HeadFwd, Phase::LossBwd);
+        add("logits.grad", "gradient of the logits, consumed by the lm_head backward", Category::Logits, N * V * p,
+            Phase::LossBwd, Phase::HeadBwd);
+        add("head.grad_in", "gradient of the final norm output", Category::Temporaries, N * C * p, Phase::HeadBwd,
+            Phase::HeadBwd);
+    }
     add("residual.grad", "gradient of the residual stream, updated in place by every layer's backward",
         Category::Activations, N * C * p, Phase::HeadBwd, Phase::EmbedBwd);
 }

@@ -316,16 +316,23 @@ void CpuTrainer::Impl::embedForward(const std::int32_t* batch)
                           d.T, d.C, d.V);
 }
 
+void CpuTrainer::Impl::makeHeadCopy()
+{
+    if (!prec.weightCopies)
+        return;
+    const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
+    headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
+    for (std::size_t i = 0; i < src.numel(); ++i)
+        storeElement(headCopy, i, src.value.f32()[i]);
+}
+
 void CpuTrainer::Impl::headForward()
 {
-    if (prec.weightCopies) {
-        const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
-        headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
-        for (std::size_t i = 0; i < src.numel(); ++i)
-            storeElement(headCopy, i, src.value.f32()[i]);
-    }
     const Tensor& x = d.L > 0 ? layerOut[d.L - 1] : embedOut;
     finalNormForward(x);
+    if (chunked())
+        return; // the chunked loss makes the logits chunk by chunk
+    makeHeadCopy();
     logits = makeTensor(alloc, row::kLogits, Category::Logits, prec.act, d.N * d.V);
     F32View out(logits, F32View::Write), in(finalOut, F32View::Read), w(headWeight(), F32View::Read);
     cpu::matmulForward(out.data(), in.data(), w.data(), static_cast<const float*>(nullptr), d.N, d.C, d.V);
@@ -381,14 +388,18 @@ void CpuTrainer::Impl::lossBackward(double dloss)
 
 void CpuTrainer::Impl::headBackward()
 {
+    if (chunked()) {
+        // The lm_head's backward ran chunk by chunk in the loss backward.
+        residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
+        finalNormBackward(d.L > 0 ? layerOut[d.L - 1] : embedOut, headGradIn);
+        headGradIn.release();
+        finalOut.release();
+        finalRstd.release();
+        return;
+    }
     if (accum == 1)
         allocateGrads(Phase::HeadBwd, 0);
-    if (prec.weightCopies) {
-        const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
-        headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
-        for (std::size_t i = 0; i < src.numel(); ++i)
-            storeElement(headCopy, i, src.value.f32()[i]);
-    }
+    makeHeadCopy();
     residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
     Tensor gradIn = makeTensor(alloc, row::kHeadGradIn, Category::Temporaries, prec.act, d.N * d.C);
     {
@@ -448,14 +459,17 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
     headForward();
     end();
     begin(Phase::LossFwd, -1, cb, micro);
-    lossValue = lossForward();
+    lossValue = chunked() ? chunkedLossForward() : lossForward();
     end();
     if (forwardOnly) {
         releaseMicroBatch();
         return;
     }
     begin(Phase::LossBwd, -1, cb, micro);
-    lossBackward(dloss);
+    if (chunked())
+        chunkedLossBackward(dloss);
+    else
+        lossBackward(dloss);
     end();
     begin(Phase::HeadBwd, -1, cb, micro);
     headBackward();
@@ -522,6 +536,7 @@ void CpuTrainer::Impl::releaseMicroBatch()
     finalRstd.release();
     logits.release();
     lossLse.release();
+    headCopy.release();
     alloc.endEvent();
 }
 

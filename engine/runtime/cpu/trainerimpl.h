@@ -31,6 +31,8 @@ inline constexpr const char* kFinalNorm = "final_norm.saved";
 inline constexpr const char* kLogits = "logits";
 inline constexpr const char* kLossLse = "loss.lse";
 inline constexpr const char* kLogitsGrad = "logits.grad";
+inline constexpr const char* kChunkLogits = "loss.chunk_logits";
+inline constexpr const char* kChunkGrad = "loss.chunk_grad";
 inline constexpr const char* kHeadGradIn = "head.grad_in";
 inline constexpr const char* kResidualGrad = "residual.grad";
 } // namespace row
@@ -108,6 +110,7 @@ struct CpuTrainer::Impl {
     std::vector<std::pair<std::string, std::vector<float>>> captured;
 
     // Per micro-batch state.
+    Tensor headGradIn;  // chunked loss: the final norm output's gradient, loss backward -> head backward
     Tensor tokens, targets, embedOut, finalRstd, finalOut, logits, lossLse, logitsGrad, residualGrad, headCopy;
     std::vector<LayerSaves> saves;
     std::vector<Tensor> layerOut;
@@ -146,6 +149,10 @@ struct CpuTrainer::Impl {
     void headForward();
     double lossForward();
     void lossBackward(double dloss);
+    bool chunked() const { return scenario.train.chunkedCrossEntropy; }
+    void makeHeadCopy();
+    double chunkedLossForward();
+    void chunkedLossBackward(double dloss);
     void headBackward();
     void embedBackward();
     bool optimizerStep();
