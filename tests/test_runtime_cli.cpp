@@ -184,6 +184,19 @@ private slots:
                  j.at("message").get<std::string>().c_str());
     }
 
+    void timeoutEndsTheRunWithAnError()
+    {
+        // 1000 steps take far longer than a second: the run stops at the first
+        // event after the limit and still reports (status "error", exit 0).
+        const Run r = runCli(validate({QStringLiteral("--json"), QStringLiteral("--steps"), QStringLiteral("1000"),
+                                       QStringLiteral("--timeout-s"), QStringLiteral("1")}));
+        QVERIFY2(r.finished && r.exitCode == 0, r.describe().constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("status").get<std::string>(), std::string("error"));
+        QVERIFY2(j.at("message").get<std::string>().find("timed out") != std::string::npos,
+                 j.at("message").get<std::string>().c_str());
+    }
+
     void injectedCrashAndHang()
     {
         Run r = runCli(validate({QStringLiteral("--progress"), QStringLiteral("--inject-fault"), QStringLiteral("crash")}));
