@@ -87,6 +87,10 @@ private slots:
             QVERIFY(!e.at("label").get<std::string>().empty());
             QCOMPARE(e.at("measured_bytes"), e.at("planned_bytes"));
         }
+        // Tensor by tensor at the peak: the rows of the headroom profile, equal.
+        QVERIFY(j.at("peak_tensors").size() > 10);
+        for (const json& t : j.at("peak_tensors"))
+            QVERIFY2(t.at("planned_bytes") == t.at("measured_bytes"), t.dump().c_str());
         QVERIFY(j.at("step_seconds").get<double>() > 0);
         QVERIFY(j.at("tokens_per_second").get<double>() > 0);
         QCOMPARE(j.at("extrapolated").get<bool>(), false);

@@ -163,11 +163,30 @@ nlohmann::json validationJson(const ValidationResult& r)
         events.push_back(ev);
     }
     j["events"] = events;
+    // Tensor by tensor at the planned peak: every row name, planned and measured.
+    if (plan.peakEvent < m.eventSeen.size() && m.eventSeen[plan.peakEvent]) {
+        const auto planned = plannedTensors(plan, plan.peakEvent);
+        std::set<std::string> names;
+        for (const auto& [n, b] : planned)
+            names.insert(n);
+        for (const auto& [n, b] : m.eventTensors[plan.peakEvent])
+            names.insert(n);
+        nlohmann::json tensors = nlohmann::json::array();
+        for (const std::string& n : names) {
+            const Bytes p = planned.count(n) ? planned.at(n) : 0;
+            const Bytes q = m.eventTensors[plan.peakEvent].count(n) ? m.eventTensors[plan.peakEvent].at(n) : 0;
+            tensors.push_back({{"name", n}, {"planned_bytes", p}, {"measured_bytes", q}});
+        }
+        j["peak_tensors"] = tensors;
+    }
     j["step_seconds"] = m.stepSeconds;
     j["tokens_per_second"] = m.tokensPerSecond;
     j["losses"] = m.losses;
     j["extrapolated"] = false;
     nlohmann::json notes = nlohmann::json::array();
+    if (r.scenario.profile != Profile::Headroom)
+        notes.push_back(std::string("planned with the headroom profile (the engine's own program), not the scenario's ") +
+                        profileName(r.scenario.profile) + " profile");
     for (const std::string& n : m.notes)
         notes.push_back(n);
     const auto differences = planMeasurementDifferences(plan, m);
