@@ -130,6 +130,28 @@ private slots:
         rejected(s, "LoRA dropout (set it to 0)");
     }
 
+    void headroomPlanFallsBackWithANote()
+    {
+        // A scenario the engine does not run keeps a headroom plan (the shared
+        // rows with headroom's allocator settings) that says so.
+        Scenario s = testing::tinyScenario();
+        s.model.family = Family::GptNeoX;
+        s.model.norm = NormKind::LayerNorm;
+        auto plan = rt::headroomPlan(s);
+        QVERIFY(plan.ok());
+        bool noted = false;
+        for (const std::string& n : plan->notes)
+            noted = noted || n.find("does not run this scenario yet (model family gpt_neox)") != std::string::npos;
+        QVERIFY(noted);
+        // A scenario it runs is planned from the engine's rows.
+        auto own = rt::headroomPlan(testing::tinyScenario());
+        QVERIFY(own.ok());
+        bool hasEngineRow = false;
+        for (const TensorRow& row : own->tensors)
+            hasEngineRow = hasEngineRow || std::string(row.name) == "layer.bwd_temporaries";
+        QVERIFY(hasEngineRow);
+    }
+
     void randomisedScenariosAgreeToTheByte()
     {
         std::mt19937_64 rng(20261122);
