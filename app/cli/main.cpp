@@ -18,6 +18,9 @@ Commands:
   models   the preset catalog
   gpus     the GPU catalog
   bench    planner speed on an 80-layer model
+  validate run the training step on a backend (cpu) and compare measured memory with the plan
+           [--backend cpu|cuda] [--steps N] [--json] [--progress] [--trace FILE] [--timeout-s N]
+           [--inject-fault crash|hang|oom]
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]
 
 Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
@@ -60,6 +63,7 @@ int main(int argc, char** argv)
         if (command == "gpus") return runGpus(args);
         if (command == "bench") return runBench(args);
         if (command == "export") return runExport(args);
+        if (command == "validate") return runValidate(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see --help)\n";
         return 2;
     } catch (const std::exception& e) {

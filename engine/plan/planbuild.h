@@ -53,6 +53,9 @@ struct BuildContext {
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // Saved activations per layer, checkpointing, backward temporaries, head and loss.
 void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// The headroom profile's own program (headroomrows.cpp), when
+// headroomProgramGap() is empty: every row of a training step.
+void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // Inference: weights, KV cache, prefill temporaries, decode.
 void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/planner.h"
 
+#include "plan/headroomrows.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
@@ -199,11 +200,19 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
     plan.activeParameters = table.activeElements(m.expertsPerToken, m.experts);
 
     plan.tensors.reserve(64);
-    detail::addModelStateRows(ctx, plan.tensors);
-    if (sc.mode == Mode::Train)
-        detail::addActivationRows(ctx, plan.tensors);
-    else
-        detail::addInferenceRows(ctx, plan.tensors);
+    const std::string headroomGap = sc.profile == Profile::Headroom ? headroomProgramGap(sc) : std::string("-");
+    if (headroomGap.empty()) {
+        detail::addHeadroomRows(ctx, plan.tensors);
+    } else {
+        if (sc.profile == Profile::Headroom)
+            plan.notes.push_back("Headroom's engine does not run this scenario yet (" + headroomGap +
+                                 "): the rows follow the PyTorch model with the headroom allocator's settings.");
+        detail::addModelStateRows(ctx, plan.tensors);
+        if (sc.mode == Mode::Train)
+            detail::addActivationRows(ctx, plan.tensors);
+        else
+            detail::addInferenceRows(ctx, plan.tensors);
+    }
 
     if (sc.mode == Mode::Train) {
         if (ctx.fullFinetune) {
