@@ -14,5 +14,7 @@ int runGpus(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 // export --format NAME [scenario options] [--output FILE] (exportcommand.cpp)
 int runExport(const std::vector<std::string>& args);
+// suggest [scenario options] [--json]: cheapest changes that make it fit (suggestcommand.cpp)
+int runSuggest(const std::vector<std::string>& args);
 
 } // namespace headroom::cli
