@@ -4,10 +4,12 @@
 #include "breakdownchart.h"
 #include "breakdownview.h"
 #include "chartexport.h"
+#include "compareview.h"
 #include "errortext.h"
 #include "io/scenariofile.h"
 #include "ladderchart.h"
 #include "ladderview.h"
+#include "makeitfitview.h"
 #include "languagemanager.h"
 #include "plan/defaultscenario.h"
 #include "plan/planner.h"
@@ -65,6 +67,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_timeline, QString());
     m_tabs->addTab(m_ladder, QString());
     m_tabs->addTab(m_sweep, QString());
+    createPlanningViews();  // Make it fit and Compare tabs
     m_tabs->setDocumentMode(true);
 
     auto* right = new QWidget;
@@ -155,6 +158,7 @@ void MainWindow::createMenus()
         for (QAction* action : m_languageGroup->actions())
             action->setChecked(action->data().toString() == code);
     });
+    createPlanningActions(m_viewMenu);  // Pin, presentation mode
     m_unitMenu = m_viewMenu->addMenu(QString());
     m_unitGroup = new QActionGroup(this);
     for (MemoryUnit unit : {MemoryUnit::GiB, MemoryUnit::GB}) {
@@ -201,6 +205,7 @@ void MainWindow::retranslate()
     m_tabs->setTabToolTip(static_cast<int>(View::Timeline), tr("Memory through one step, event by event"));
     m_tabs->setTabToolTip(static_cast<int>(View::Ladder), tr("Techniques applied one after another, with the saving of each"));
     m_tabs->setTabToolTip(static_cast<int>(View::Sweep), tr("Memory against micro-batch and sequence length"));
+    retranslatePlanning();
     updateTitle();
 }
 
@@ -236,6 +241,7 @@ void MainWindow::setUnit(MemoryUnit unit)
     m_timeline->refresh();
     m_ladder->refresh();
     m_sweep->refresh();
+    refreshPlanningViews();
 }
 
 void MainWindow::setScenario(const Scenario& scenario)
@@ -279,6 +285,7 @@ void MainWindow::replan()
     }
     m_ladderStale = true;
     m_sweepStale = true;
+    m_makeItFitStale = true;
     updateVisibleView();
 }
 
@@ -292,6 +299,10 @@ void MainWindow::updateVisibleView()
     if (current == m_sweep && m_sweepStale) {
         m_sweep->setScenario(m_planned);
         m_sweepStale = false;
+    }
+    if (current == m_makeItFit && m_makeItFitStale) {
+        m_makeItFit->setScenario(m_planned);
+        m_makeItFitStale = false;
     }
 }
 
@@ -308,6 +319,10 @@ std::optional<MainWindow::View> MainWindow::viewFromName(const QString& name)
         return View::Ladder;
     if (key == QLatin1String("sweep"))
         return View::Sweep;
+    if (key == QLatin1String("fit") || key == QLatin1String("makeitfit"))
+        return View::MakeItFit;
+    if (key == QLatin1String("compare"))
+        return View::Compare;
     return std::nullopt;
 }
 
@@ -318,6 +333,8 @@ QCustomPlot* MainWindow::currentChart() const
     case View::Timeline: return m_timeline;
     case View::Ladder: return m_ladder->chart();
     case View::Sweep: return m_sweep;
+    case View::MakeItFit: return m_breakdown->chart();
+    case View::Compare: return m_compare->chart();
     }
     return m_breakdown->chart();
 }

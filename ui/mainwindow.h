@@ -13,6 +13,9 @@
 #include <optional>
 
 class BreakdownView;
+class CompareView;
+class MakeItFitView;
+class PresentationView;
 class LadderView;
 class LanguageManager;
 class QActionGroup;
@@ -30,7 +33,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class View { Breakdown, Timeline, Ladder, Sweep };
+    enum class View { Breakdown, Timeline, Ladder, Sweep, MakeItFit, Compare };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -51,7 +54,7 @@ public:
     QString currentFile() const { return m_path; }
 
     void showView(View view);
-    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep"
+    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "fit", "compare"
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }
@@ -62,6 +65,18 @@ public:
     TimelineView* timelineView() const { return m_timeline; }
     LadderView* ladderView() const { return m_ladder; }
     SweepView* sweepView() const { return m_sweep; }
+
+    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    MakeItFitView* makeItFitView() const { return m_makeItFit; }
+    CompareView* compareView() const { return m_compare; }
+    // Pins the current scenario: empty on success, else the translated reason.
+    QString pinScenario();
+    // Pins the scenario and three steps of its ladder (screenshots, demos).
+    void pinExamples();
+    void startPresentation();
+    PresentationView* presentation() const { return m_presentation; }
+    // Waits for work running off the UI thread (the sweep's), for screenshots and tests.
+    bool waitForBackgroundWork(int timeoutMs = 60000);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -84,6 +99,11 @@ private:
     void updateTitle();
     void readSettings();
     void writeSettings() const;
+    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    void createPlanningViews();
+    void createPlanningActions(QMenu* viewMenu);
+    void retranslatePlanning();
+    void refreshPlanningViews();  // unit changed
 
     ScenarioPanel* m_panel;
     VerdictBar* m_verdict;
@@ -101,6 +121,13 @@ private:
     headroom::Scenario m_planned;      // the scenario m_plan was made for
     bool m_ladderStale = true;         // rebuilt when its tab is shown
     bool m_sweepStale = true;
+    // Make it fit, Compare and presentation mode.
+    MakeItFitView* m_makeItFit = nullptr;
+    CompareView* m_compare = nullptr;
+    PresentationView* m_presentation = nullptr;
+    bool m_makeItFitStale = true;
+    QAction* m_pinAction = nullptr;
+    QAction* m_presentAction = nullptr;
 
     // Menus and actions whose texts are re-translated.
     QMenu* m_fileMenu = nullptr;

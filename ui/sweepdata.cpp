@@ -76,3 +76,41 @@ SweepResult computeSweep(const Scenario& scenario, SweepAxis axis)
     }
     return result;
 }
+
+FitMap computeFitMap(const Scenario& scenario, std::size_t size, const FitMapProgress& progress)
+{
+    // Sequence steps of 256 tokens: the granularity people choose lengths
+    // at (powers of two and their multiples), our choice.
+    constexpr std::uint64_t kSequenceStep = 256;
+    FitMap map;
+    Scenario s = scenario;
+    map.currentBatch = knob(s, SweepAxis::MicroBatch);
+    map.currentSequence = knob(s, SweepAxis::SequenceLength);
+    const ParameterTable table = buildParameterTable(s.model);
+    if (auto own = makePlan(s, table); !own) {
+        map.error = own.error();
+        return map;
+    }
+    for (std::uint64_t i = 1; i <= size; ++i) {
+        map.batches.push_back(i);
+        map.sequences.push_back(i * kSequenceStep);
+    }
+    map.fits.assign(size * size, 0);
+    map.deviceUsedBytes.assign(size * size, 0);
+    for (std::size_t row = 0; row < size; ++row) {
+        knob(s, SweepAxis::SequenceLength) = map.sequences[row];
+        for (std::size_t col = 0; col < size; ++col) {
+            knob(s, SweepAxis::MicroBatch) = map.batches[col];
+            auto plan = makePlan(s, table);
+            if (!plan)
+                continue;  // too large to plan (overflow): does not fit
+            map.fits[row * size + col] = plan->fits ? 1 : 0;
+            map.deviceUsedBytes[row * size + col] = plan->deviceUsedBytes;
+        }
+        if (progress && !progress(row + 1, size)) {
+            map.cancelled = true;
+            return map;
+        }
+    }
+    return map;
+}
