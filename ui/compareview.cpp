@@ -13,6 +13,7 @@
 #include <qcustomplot.h>
 
 #include <QEvent>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -20,6 +21,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -128,6 +130,8 @@ CompareView::CompareView(QWidget* parent)
         auto* label = new QCPItemText(m_chart);
         label->setColor(Palette::capacity());
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        label->setBrush(QColor(255, 255, 255, 200));
+        label->setPadding(QMargins(3, 0, 3, 0));
         label->setLayer(QStringLiteral("overlay"));
         m_capacityLabels.append(label);
     }
@@ -238,6 +242,13 @@ void CompareView::refresh()
     fillTable();
 }
 
+void CompareView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // The names are elided to the bars' width: redraw once the chart has its new size.
+    QTimer::singleShot(0, this, &CompareView::redraw);
+}
+
 void CompareView::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::LanguageChange)
@@ -248,7 +259,7 @@ void CompareView::changeEvent(QEvent* event)
 void CompareView::redraw()
 {
     const auto count = static_cast<int>(m_pins.size());
-    m_empty->setText(tr("Pin scenarios to compare them here (View ▸ Pin Scenario, Ctrl+P)."));
+    m_empty->setText(tr("Pin scenarios to compare them here (View ▸ Pin Scenario for Comparison, Ctrl+P)."));
     m_empty->setVisible(count == 0);
     m_chart->legend->setVisible(count > 0);
     m_chart->legend->clearItems();
@@ -274,8 +285,12 @@ void CompareView::redraw()
         m_capacityLabels[p]->position->setCoords(p + 1, capacity);
         m_capacityLabels[p]->setText(tr("capacity %1").arg(MemoryUnits::format(static_cast<double>(pin.plan.capacityBytes))));
         const QString verdict = pin.plan.fits ? tr("fits") : tr("out of memory");
+        // Each bar's slot is a quarter of the chart at most: long names are elided (the table has them whole).
+        const int slot = std::max(80, (m_chart->width() - 90) / std::max(count, 1) - 16);
+        const QString name = QFontMetrics(m_chart->xAxis->tickLabelFont())
+                                 .elidedText(QStringLiteral("%1. %2").arg(p + 1).arg(pin.name), Qt::ElideRight, slot);
         ticker->addTick(p + 1, QStringLiteral("%1\n%2 · %3")
-                                   .arg(pin.name, MemoryUnits::format(static_cast<double>(pin.plan.deviceUsedBytes)), verdict));
+                                   .arg(name, MemoryUnits::format(static_cast<double>(pin.plan.deviceUsedBytes)), verdict));
     }
     for (int p = 0; p < kMaxPins; ++p) {
         m_capacityLines[p]->setVisible(p < count);

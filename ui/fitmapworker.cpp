@@ -5,6 +5,8 @@
 #include <QDeadlineTimer>
 #include <QMetaObject>
 
+#include <algorithm>
+
 using namespace headroom;
 
 FitMapWorker::FitMapWorker(QObject* parent)
@@ -35,9 +37,16 @@ SweepBundle FitMapWorker::compute(const Scenario& scenario, std::size_t mapSize,
     bundle.sequence = computeSweep(scenario, SweepAxis::SequenceLength);
     if (progress && !progress(2, total))
         return bundle;
-    bundle.fitMap = computeFitMap(scenario, mapSize, [&](std::size_t done, std::size_t) {
-        return !progress || progress(static_cast<int>(done) + 2, total);
-    });
+    // The map spans twice the largest fitting micro-batch and sequence (at
+    // least 8 and 4096, as the sweeps do): the boundary sits mid-map.
+    auto top = [](const SweepResult& r, std::uint64_t floor) {
+        const std::uint64_t fitting = r.largestFitting && r.largestFitting->found ? r.largestFitting->value : 0;
+        return std::max({floor, 2 * fitting, r.current + r.current / 4});
+    };
+    bundle.fitMap = computeFitMap(scenario, mapSize, top(bundle.batch, 8), top(bundle.sequence, 4096),
+                                  [&](std::size_t done, std::size_t rows) {
+                                      return !progress || progress(static_cast<int>(done + 2), static_cast<int>(rows + 2));
+                                  });
     return bundle;
 }
 

@@ -273,7 +273,6 @@ void MainWindow::replan()
         m_panel->showProblem(QString());
         m_verdict->setPlan(m_planned, *m_plan);
         m_breakdown->setPlan(*m_plan);
-        m_timeline->setPlan(*m_plan);
     } else {
         // Never silently ignored: the reason is shown by the inputs and in place of the verdict.
         m_plan.reset();
@@ -281,8 +280,10 @@ void MainWindow::replan()
         m_panel->showProblem(message);
         m_verdict->setProblem(message);
         m_breakdown->clearPlan();
-        m_timeline->clearPlan();
     }
+    // The timeline (~100 graphs for an 80-layer model) replots only when it
+    // is shown: replotting it hidden doubled the edit-to-replot latency (bench_ui).
+    m_timelineStale = true;
     m_ladderStale = true;
     m_sweepStale = true;
     m_makeItFitStale = true;
@@ -292,6 +293,13 @@ void MainWindow::replan()
 void MainWindow::updateVisibleView()
 {
     QWidget* current = m_tabs->currentWidget();
+    if (current == m_timeline && m_timelineStale) {
+        if (m_plan)
+            m_timeline->setPlan(*m_plan);
+        else
+            m_timeline->clearPlan();
+        m_timelineStale = false;
+    }
     if (current == m_ladder && m_ladderStale) {
         m_ladder->setScenario(m_planned);
         m_ladderStale = false;

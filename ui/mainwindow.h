@@ -119,6 +119,7 @@ private:
     QString m_path;
     std::optional<headroom::Plan> m_plan;
     headroom::Scenario m_planned;      // the scenario m_plan was made for
+    bool m_timelineStale = true;       // replotted when its tab is shown
     bool m_ladderStale = true;         // rebuilt when its tab is shown
     bool m_sweepStale = true;
     // Make it fit, Compare and presentation mode.

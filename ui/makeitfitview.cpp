@@ -42,7 +42,9 @@ MakeItFitView::MakeItFitView(QWidget* parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setWordWrap(true);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() * 2);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setSectionResizeMode(ChangeColumn, QHeaderView::Stretch);
@@ -167,7 +169,7 @@ void MakeItFitView::fill()
         connect(apply, &QPushButton::clicked, this, [this, row] { applySuggestion(row); });
         m_table->setCellWidget(row, ApplyColumn, apply);
     }
-    m_table->resizeRowsToContents();
+    m_table->scrollToTop();
 }
 
 QString MakeItFitView::changeLabel(const FitChange& c)

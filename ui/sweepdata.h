@@ -51,6 +51,9 @@ struct FitMap {
 // Called after each row of the map with (rows done, rows); returning false cancels.
 using FitMapProgress = std::function<bool(std::size_t, std::size_t)>;
 
-// A size × size map: micro-batch 1..size, sequence length 256·1..256·size
-// (the app's default sweep: 64 × 64, up to micro-batch 64 and 16k tokens).
-FitMap computeFitMap(const headroom::Scenario& scenario, std::size_t size = 64, const FitMapProgress& progress = {});
+// Up to size × size cells: micro-batches step, 2·step, ... up to `batchTop`
+// and sequence lengths likewise up to `sequenceTop` (steps of 64 tokens),
+// at most `size` values each. A top of 0 means size values at steps of 1 and
+// 256 tokens (64 × 64: micro-batch 1..64, 256..16k tokens).
+FitMap computeFitMap(const headroom::Scenario& scenario, std::size_t size = 64, std::uint64_t batchTop = 0,
+                     std::uint64_t sequenceTop = 0, const FitMapProgress& progress = {});
