@@ -40,6 +40,9 @@ private slots:
         QVERIFY(p && p->isVisible());
         QVERIFY(p->windowState() & Qt::WindowFullScreen);
         QVERIFY(p->font().pointSizeF() > window.font().pointSizeF() * 1.3);
+        // The chart's own text is large too, not only the labels around it.
+        QVERIFY(p->breakdown()->chart()->yAxis->tickLabelFont().pointSizeF() >
+                window.breakdownView()->chart()->yAxis->tickLabelFont().pointSizeF() * 1.3);
         // The breakdown view's chart and Explain panel, and no input, tab or table of the main window.
         QVERIFY(p->breakdown()->chart()->isVisibleTo(p));
         QVERIFY(p->breakdown()->explain()->isVisibleTo(p));

@@ -10,6 +10,7 @@
 #include <QCloseEvent>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -28,13 +29,17 @@ PresentationView::PresentationView(QWidget* parent)
     : QWidget(parent, Qt::Window)
     , m_title(new QLabel(this))
     , m_hint(new QLabel(this))
-    , m_view(new BreakdownView(this))
 {
     setObjectName(QStringLiteral("presentation"));
     setAttribute(Qt::WA_DeleteOnClose, false);
     QFont large = font();
     large.setPointSizeF(large.pointSizeF() * kFontScale);
     setFont(large);
+    // Created after the font is set: the charts take their fonts when built (ChartStyle::apply).
+    m_view = new BreakdownView(this);
+    // Large type needs a wider chart (its legend) than the tab's 420 px: about half the screen.
+    if (auto* splitter = m_view->findChild<QSplitter*>())
+        splitter->setSizes({5, 6});
     QFont titleFont = large;
     titleFont.setPointSizeF(large.pointSizeF() * 1.3);
     titleFont.setBold(true);
