@@ -124,6 +124,16 @@ private slots:
         QCOMPARE(finished.first().first().value<SweepBundle>().scenario.train.seqLen, std::uint64_t{1024});
     }
 
+    void cancelledResultIsDropped()
+    {
+        FitMapWorker worker;
+        QSignalSpy finished(&worker, &FitMapWorker::finished);
+        worker.start(teachingScenario().value(), 32);
+        worker.cancel();
+        QVERIFY(worker.waitForResult());
+        QCOMPARE(finished.count(), 0);
+    }
+
     void sweepViewShowsProgressThenTheResult()
     {
         SweepView view;

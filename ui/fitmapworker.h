@@ -32,6 +32,8 @@ public:
     // Starts computing `scenario`; a job still running for an older scenario
     // is cancelled and its result dropped.
     void start(const headroom::Scenario& scenario, std::size_t mapSize = 64);
+    // Drops the running job's result (the scenario changed while its tab was hidden).
+    void cancel() { ++*m_generation; }
     bool busy() const { return m_running > 0; }
     // Blocks, processing events, until the latest job delivered (tests,
     // screenshots). False after `timeoutMs`.

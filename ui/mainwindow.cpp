@@ -286,6 +286,7 @@ void MainWindow::replan()
     m_timelineStale = true;
     m_ladderStale = true;
     m_sweepStale = true;
+    m_sweep->cancelPending();  // a result for the old scenario is never shown
     m_makeItFitStale = true;
     updateVisibleView();
 }

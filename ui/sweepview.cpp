@@ -164,6 +164,12 @@ void SweepView::drawFitMap()
 
 bool SweepView::busy() const { return m_worker->busy(); }
 
+void SweepView::cancelPending()
+{
+    m_worker->cancel();
+    m_progress->setVisible(false);
+}
+
 bool SweepView::waitForResult(int timeoutMs) { return m_worker->waitForResult(timeoutMs); }
 
 void SweepView::placeProgress()

@@ -30,6 +30,9 @@ public:
     // Blocks (processing events) until the latest computation is shown.
     bool waitForResult(int timeoutMs = 60000);
     bool busy() const;
+    // The scenario changed and will be set again when the tab is shown: the
+    // running computation's result is not wanted.
+    void cancelPending();
     void refresh();
     const SweepResult& result(SweepAxis axis) const;
     const FitMap& fitMap() const { return m_fitMap; }
