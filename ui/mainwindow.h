@@ -13,6 +13,9 @@
 #include <optional>
 
 class BreakdownView;
+class CompareView;
+class MakeItFitView;
+class PresentationView;
 class LadderView;
 class LanguageManager;
 class QActionGroup;
@@ -31,7 +34,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class View { Breakdown, Timeline, Ladder, Sweep, Validate };
+    enum class View { Breakdown, Timeline, Ladder, Sweep, Validate, MakeItFit, Compare };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -52,7 +55,7 @@ public:
     QString currentFile() const { return m_path; }
 
     void showView(View view);
-    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "validate"
+    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare"
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }
@@ -64,6 +67,18 @@ public:
     LadderView* ladderView() const { return m_ladder; }
     SweepView* sweepView() const { return m_sweep; }
     ValidateView* validateView() const { return m_validate; }
+
+    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    MakeItFitView* makeItFitView() const { return m_makeItFit; }
+    CompareView* compareView() const { return m_compare; }
+    // Pins the current scenario: empty on success, else the translated reason.
+    QString pinScenario();
+    // Pins the scenario and three steps of its ladder (screenshots, demos).
+    void pinExamples();
+    void startPresentation();
+    PresentationView* presentation() const { return m_presentation; }
+    // Waits for work running off the UI thread (the sweep's), for screenshots and tests.
+    bool waitForBackgroundWork(int timeoutMs = 60000);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -86,6 +101,11 @@ private:
     void updateTitle();
     void readSettings();
     void writeSettings() const;
+    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    void createPlanningViews();
+    void createPlanningActions(QMenu* viewMenu);
+    void retranslatePlanning();
+    void refreshPlanningViews();  // unit changed
 
     ScenarioPanel* m_panel;
     VerdictBar* m_verdict;
@@ -102,8 +122,16 @@ private:
     QString m_path;
     std::optional<headroom::Plan> m_plan;
     headroom::Scenario m_planned;      // the scenario m_plan was made for
+    bool m_timelineStale = true;       // replotted when its tab is shown
     bool m_ladderStale = true;         // rebuilt when its tab is shown
     bool m_sweepStale = true;
+    // Make it fit, Compare and presentation mode.
+    MakeItFitView* m_makeItFit = nullptr;
+    CompareView* m_compare = nullptr;
+    PresentationView* m_presentation = nullptr;
+    bool m_makeItFitStale = true;
+    QAction* m_pinAction = nullptr;
+    QAction* m_presentAction = nullptr;
 
     // Menus and actions whose texts are re-translated.
     QMenu* m_fileMenu = nullptr;

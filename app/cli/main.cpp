@@ -14,6 +14,7 @@ const char* kUsage = R"(usage: headroom-cli COMMAND [options]
 Commands:
   plan     predict GPU memory for one training (or inference) step
   fit      largest micro-batch and longest sequence that fit; --models: largest model per technique
+  suggest  make it fit: the cheapest changes (by estimated speed cost) that fit the GPU
   ladder   the same scenario with techniques applied one after another (--steps a,b,c)
   models   the preset catalog
   gpus     the GPU catalog
@@ -64,6 +65,7 @@ int main(int argc, char** argv)
         if (command == "bench") return runBench(args);
         if (command == "export") return runExport(args);
         if (command == "validate") return runValidate(args);
+        if (command == "suggest") return runSuggest(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see --help)\n";
         return 2;
     } catch (const std::exception& e) {
