@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cuda/contextimpl.cuh"
+#include "cuda/tables.h"
+
+#include <vector>
 
 namespace headroom::cuda {
 
@@ -11,6 +14,10 @@ Context::Impl::~Impl()
         (void)cublasDestroy(cublas);
     if (workspace)
         (void)cudaFree(workspace);
+    if (tables)
+        (void)cudaFree(tables);
+    if (scratch)
+        (void)cudaFree(scratch);
     if (stream)
         (void)cudaStreamDestroy(stream);
 }
@@ -48,6 +55,11 @@ Result<std::unique_ptr<Context>> Context::create(int device, std::uint64_t works
     // appears later (cublasSetWorkspace; both run on the one stream).
     HR_CUBLAS(cublasSetStream(impl->cublas, impl->stream));
     HR_CUBLAS(cublasSetWorkspace(impl->cublas, impl->workspace, workspaceBytes));
+    std::vector<float> tables(kTableFloats);
+    fillQuantTables(tables.data());
+    HR_CUDA(cudaMalloc(&impl->tables, kTableFloats * sizeof(float)));
+    HR_CUDA(cudaMemcpy(impl->tables, tables.data(), kTableFloats * sizeof(float), cudaMemcpyHostToDevice));
+    HR_CUDA(cudaMalloc(&impl->scratch, Impl::kScratchDoubles * sizeof(double)));
     return std::unique_ptr<Context>(new Context(std::move(impl)));
 }
 

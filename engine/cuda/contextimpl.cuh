@@ -15,6 +15,9 @@ struct Context::Impl {
     void* workspace = nullptr;
     std::uint64_t workspaceBytes = 0;
     std::uint64_t handleBytes = 0;
+    float* tables = nullptr;   // tables.h: dynamic maps and NF4 codes
+    double* scratch = nullptr; // kScratchDoubles, for reductions inside one call
+    static constexpr std::size_t kScratchDoubles = 64;
     ~Impl();
 };
 
