@@ -14,5 +14,7 @@ int runGpus(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 // export --format NAME [scenario options] [--output FILE] (exportcommand.cpp)
 int runExport(const std::vector<std::string>& args);
+// devices [--json] [--measure-context]: CUDA devices, or exit 3 (devicescommand.cpp)
+int runDevices(const std::vector<std::string>& args);
 
 } // namespace headroom::cli

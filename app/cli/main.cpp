@@ -18,6 +18,7 @@ Commands:
   models   the preset catalog
   gpus     the GPU catalog
   bench    planner speed on an 80-layer model
+  devices  CUDA devices of this build's engine (--json, --measure-context); exit 3 if none
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]
 
 Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
@@ -60,6 +61,7 @@ int main(int argc, char** argv)
         if (command == "gpus") return runGpus(args);
         if (command == "bench") return runBench(args);
         if (command == "export") return runExport(args);
+        if (command == "devices") return runDevices(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see --help)\n";
         return 2;
     } catch (const std::exception& e) {
