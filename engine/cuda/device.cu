@@ -295,7 +295,13 @@ Status DeviceBuffer::upload(const void* host, std::size_t bytes)
 {
     if (bytes > m_bytes)
         return detail::invalid("upload larger than the buffer");
+    // A pageable host-to-device cudaMemcpy may return before its DMA is done
+    // and does not wait for other streams (CUDA Runtime API, "API
+    // synchronization behavior"); the kernels run on a context's non-blocking
+    // stream. So: wait for readers of the old contents, copy, wait again.
+    HR_CUDA(cudaDeviceSynchronize());
     HR_CUDA(cudaMemcpy(m_data, host, bytes, cudaMemcpyHostToDevice));
+    HR_CUDA(cudaDeviceSynchronize());
     return {};
 }
 
@@ -310,7 +316,9 @@ Status DeviceBuffer::download(void* host, std::size_t bytes) const
 
 Status DeviceBuffer::zero()
 {
+    HR_CUDA(cudaDeviceSynchronize());
     HR_CUDA(cudaMemset(m_data, 0, m_bytes));
+    HR_CUDA(cudaDeviceSynchronize());
     return {};
 }
 

@@ -103,8 +103,10 @@ private:
     std::uint64_t m_limit = 0;
 };
 
-// A device array owned by value (cudaMalloc/cudaFree), with synchronous copies:
-// for tests, tables and scratch the step program does not account.
+// A device array owned by value (cudaMalloc/cudaFree), with copies and
+// zeroing that synchronise the whole device before and after (so they are
+// ordered with kernels on any stream): for tests, tables and scratch the step
+// program does not account, not for anything on a hot path.
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
