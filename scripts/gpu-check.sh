@@ -48,6 +48,7 @@ fi
 echo "== build"
 start=$(date +%s)
 cmake --build "$build" -j "$jobs" --target headroom-cli cuda_host_test gpu_kernels gpu_attention gpu_optim \
+  gpu_llama_block bench_gpu \
   2>&1 | tee "$log/build.txt"
 build_seconds=$(( $(date +%s) - start ))
 
@@ -63,6 +64,12 @@ set +e
 ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$log/ctest.txt"
 ctest_status=${PIPESTATUS[0]}
 set -e
+
+echo "== speed (bench_gpu: Llama 3.2 1B shapes, bf16)"
+set +e
+"$build/tests/gpu/bench_gpu" >"$log/bench.json" 2>"$log/bench.err"
+set -e
+cat "$log/bench.json" "$log/bench.err"
 
 torch_status=skipped
 if [[ ${TORCH_REFERENCE:-0} == 1 ]]; then
@@ -105,6 +112,10 @@ result = {
     "ctest_exit_status": int(ctest_status), "tests": tests,
     "torch_reference": torch_status if torch_status == "skipped" else int(torch_status),
 }
+try:
+    result["bench"] = json.loads(read("bench.json"))
+except json.JSONDecodeError:
+    result["bench"] = {"error": read("bench.err").strip()}
 torch_json = os.path.join(log, "torch.json")
 if os.path.exists(torch_json):
     result["torch"] = json.load(open(torch_json))
@@ -129,6 +140,16 @@ with open(base + ".md", "w") as md:
     for name, status in sorted(tests.items()):
         md.write(f"| {name} | {status} |\n")
     md.write(f"\n`ctest -L gpu` exit status {ctest_status}.\n")
+    bench = result.get("bench", {})
+    if "linear" in bench:
+        md.write(f"\nbf16 GEMM, square 8192: {bench['square_8192_tflops']:.1f} TFLOP/s. "
+                 "Llama 3.2 1B linear layers, 2048 tokens (fraction of that):\n\n"
+                 "| layer | forward TFLOP/s | backward TFLOP/s |\n|---|---|---|\n")
+        for l in bench["linear"]:
+            md.write(f"| {l['name']} | {l['forward_tflops']:.1f} ({l['forward_of_peak']:.0%}) | "
+                     f"{l['backward_tflops']:.1f} ({l['backward_of_peak']:.0%}) |\n")
+        a = bench.get("attention_b1_t2048_h32_kv8_hd64_ms", {})
+        md.write(f"\nAttention of one layer (B 1, T 2048, 32/8 heads of 64), ms: {a}\n")
     if "torch" in result:
         md.write("\nPyTorch reference: see the JSON file (per scenario: max allocated, max reserved, "
                  "device used, and the planner's prediction).\n")
