@@ -179,20 +179,25 @@ void testAdamW8bit(gpu_test::Suite& s)
         cpu::adamw8bitStep(t.param, t.grad, cpuState, step, c);
         s.ok(cu::adamw8bitStep(*s.context, t.dParam.as<float>(), t.dGrad.as<float>(), gpuState, n, step, g),
              "adamw8bit");
+        if (step == 1) {
+            // From identical (zero) states, the GPU's fp32 update and the
+            // CPU's double one can only round a value sitting on a code
+            // boundary to the neighbouring code. (Later steps start from
+            // states that may already differ by a code, so only the
+            // parameters and absmax are compared after them.)
+            const auto gm = s.downloadRaw<std::uint8_t>(dMc, n), gv = s.downloadRaw<std::uint8_t>(dVc, n);
+            std::size_t far = 0, differ = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                differ += (gm[i] != mCodes[i]) + (gv[i] != vCodes[i]);
+                far += (std::abs(int(gm[i]) - int(mCodes[i])) > 1) + (std::abs(int(gv[i]) - int(vCodes[i])) > 1);
+            }
+            s.expect(far == 0, "adamw8bit step 1 codes within one of the CPU's (" + std::to_string(differ) + " of " +
+                                   std::to_string(2 * n) + " differ by one)");
+        }
     }
     s.close("adamw8bit param", s.download(t.dParam, n, DType::f32), t.param, tolerance(DType::f32, 50));
     s.close("adamw8bit exp_avg absmax", s.download(dMa, blocks, DType::f32), mAbs, 1e-2);
     s.close("adamw8bit exp_avg_sq absmax", s.download(dVa, blocks, DType::f32), vAbs, 1e-2);
-    // The GPU's fp32 update and the CPU's double one may round a value that
-    // sits on a code boundary to neighbouring codes; nothing further apart.
-    const auto gm = s.downloadRaw<std::uint8_t>(dMc, n), gv = s.downloadRaw<std::uint8_t>(dVc, n);
-    std::size_t far = 0, differ = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-        differ += (gm[i] != mCodes[i]) + (gv[i] != vCodes[i]);
-        far += (std::abs(int(gm[i]) - int(mCodes[i])) > 1) + (std::abs(int(gv[i]) - int(vCodes[i])) > 1);
-    }
-    s.expect(far == 0, "adamw8bit codes within one step of the CPU's (" + std::to_string(differ) + " of " +
-                           std::to_string(2 * n) + " differ by one)");
 }
 
 void testDequant(gpu_test::Suite& s)
