@@ -44,8 +44,10 @@ struct Suite {
         rng.seed(seed);
         auto devices = headroom::cuda::listDevices();
         if (!devices.ok()) {
-            std::printf("SKIP %s: %s\n", suiteName, devices.status().message().c_str());
-            return kSkip;
+            // No driver or no device: skipped. Any other failure of the query is a failure.
+            const bool noDevice = devices.status().code() == headroom::cuda::StatusCode::noDevice;
+            std::printf("%s %s: %s\n", noDevice ? "SKIP" : "FAIL", suiteName, devices.status().message().c_str());
+            return noDevice ? kSkip : 1;
         }
         auto created = headroom::cuda::Context::create(0);
         if (!created.ok()) {
