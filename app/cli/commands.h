@@ -19,5 +19,7 @@ int runExport(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 // suggest [scenario options] [--json]: cheapest changes that make it fit (suggestcommand.cpp)
 int runSuggest(const std::vector<std::string>& args);
+// devices [--json] [--measure-context]: CUDA devices, or exit 3 (devicescommand.cpp)
+int runDevices(const std::vector<std::string>& args);
 
 } // namespace headroom::cli

@@ -22,6 +22,7 @@ Commands:
   validate run the training step on a backend (cpu) and compare measured memory with the plan
            [--backend cpu|cuda] [--steps N] [--json] [--progress] [--trace FILE] [--timeout-s N]
            [--inject-fault crash|hang|oom]
+  devices  CUDA devices of this build's engine (--json, --measure-context); exit 3 if none
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]
 
 Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
@@ -66,6 +67,7 @@ int main(int argc, char** argv)
         if (command == "export") return runExport(args);
         if (command == "validate") return runValidate(args);
         if (command == "suggest") return runSuggest(args);
+        if (command == "devices") return runDevices(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see --help)\n";
         return 2;
     } catch (const std::exception& e) {

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# The GPU machine's check (no Qt there): configure the engine, the CLI and
+# the Qt-free GPU tests, build them, run `ctest -L gpu`, ask
+# `headroom-cli devices --json --measure-context`, optionally run the PyTorch
+# reference (tools/reference/torch_peaks.py), and write what happened to
+# docs/validation/gpu-<device>-<date>.md and .json.
+#
+# Environment:
+#   BUILD_DIR                    build directory (default build-gpu)
+#   HEADROOM_CUDA_ARCHITECTURES  default: native when nvidia-smi sees a GPU
+#   JOBS                         parallel build jobs (default: nproc)
+#   TORCH_REFERENCE=1            also run the PyTorch reference and --compare
+#   PYTHON                       interpreter with torch/transformers/peft (default python3)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-gpu}
+jobs=${JOBS:-$(nproc)}
+python=${PYTHON:-python3}
+out_dir=$root/docs/validation
+mkdir -p "$out_dir"
+
+arch=${HEADROOM_CUDA_ARCHITECTURES:-}
+if [[ -z $arch ]]; then
+  if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+    arch=native
+  else
+    arch="75-real;80-real;86-real;89-real;90-real;100-real;120"
+  fi
+fi
+nvcc_args=()
+if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  nvcc_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+fi
+
+log=$(mktemp -d)
+trap 'rm -rf "$log"' EXIT
+
+echo "== configure ($build, CUDA architectures: $arch)"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHEADROOM_WITH_GUI=OFF -DHEADROOM_WITH_TESTS=ON \
+  -DHEADROOM_WARNINGS_AS_ERRORS=ON -DHEADROOM_CUDA_ARCHITECTURES="$arch" "${nvcc_args[@]}" | tee "$log/configure.txt"
+if ! grep -q "HEADROOM_HAVE_CUDA" "$build/CMakeCache.txt" 2>/dev/null && ! grep -q "CUDA engine" "$log/configure.txt"; then
+  echo "gpu-check: CMake found no CUDA toolkit; nothing to check" >&2
+  exit 3
+fi
+
+echo "== build"
+start=$(date +%s)
+cmake --build "$build" -j "$jobs" --target headroom-cli cuda_host_test gpu_kernels gpu_attention gpu_optim \
+  gpu_llama_block bench_gpu \
+  2>&1 | tee "$log/build.txt"
+build_seconds=$(( $(date +%s) - start ))
+
+echo "== devices"
+set +e
+"$build/app/headroom-cli" devices --json --measure-context >"$log/devices.json" 2>"$log/devices.err"
+devices_status=$?
+set -e
+cat "$log/devices.json"
+
+echo "== ctest -L gpu"
+set +e
+ctest --test-dir "$build" -L gpu --output-on-failure 2>&1 | tee "$log/ctest.txt"
+ctest_status=${PIPESTATUS[0]}
+set -e
+
+echo "== speed (bench_gpu: Llama 3.2 1B shapes, bf16)"
+set +e
+"$build/tests/gpu/bench_gpu" >"$log/bench.json" 2>"$log/bench.err"
+set -e
+cat "$log/bench.json" "$log/bench.err"
+
+torch_status=skipped
+if [[ ${TORCH_REFERENCE:-0} == 1 ]]; then
+  echo "== PyTorch reference"
+  set +e
+  "$python" "$root/tools/reference/torch_peaks.py" --preset quick --steps 3 \
+    --headroom-cli "$build/app/headroom-cli" --compare --out "$log/torch.json" 2>&1 | tee "$log/torch.txt"
+  torch_status=${PIPESTATUS[0]}
+  set -e
+fi
+
+# The report: one JSON and one Markdown file named after the device and the date.
+"$python" - "$log" "$out_dir" "$build_seconds" "$devices_status" "$ctest_status" "$torch_status" "$arch" <<'PY'
+import datetime, json, os, re, subprocess, sys
+log, out_dir, build_seconds, devices_status, ctest_status, torch_status, arch = sys.argv[1:8]
+def read(name):
+    path = os.path.join(log, name)
+    return open(path, encoding="utf-8", errors="replace").read() if os.path.exists(path) else ""
+try:
+    devices = json.loads(read("devices.json") or "{}")
+except json.JSONDecodeError:
+    devices = {"status": "unparsable", "raw": read("devices.json")}
+names = [d.get("name", "?") for d in devices.get("devices", [])]
+device = names[0] if names else "no-device"
+slug = re.sub(r"[^a-z0-9]+", "-", device.lower()).strip("-")
+date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+tests = {}
+for line in read("ctest.txt").splitlines():
+    m = re.search(r"Test\s+#\d+:\s+(\S+)\s+\.+\**\s*(Passed|Failed|\*\*\*Skipped|Skipped|Not Run|\*\*\*Failed|\*\*\*Timeout|Exception)", line)
+    if m:
+        tests[m.group(1)] = m.group(2).strip("*")
+try:
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=False).stdout.strip()
+except OSError:
+    commit = ""
+result = {
+    "schema": "headroom.gpu-check/1", "date": date, "commit": commit, "device": device,
+    "cuda_architectures": arch, "build_seconds": int(build_seconds),
+    "devices_exit_status": int(devices_status), "devices": devices,
+    "ctest_exit_status": int(ctest_status), "tests": tests,
+    "torch_reference": torch_status if torch_status == "skipped" else int(torch_status),
+}
+try:
+    result["bench"] = json.loads(read("bench.json"))
+except json.JSONDecodeError:
+    result["bench"] = {"error": read("bench.err").strip()}
+torch_json = os.path.join(log, "torch.json")
+if os.path.exists(torch_json):
+    result["torch"] = json.load(open(torch_json))
+base = os.path.join(out_dir, f"gpu-{slug}-{date}")
+json.dump(result, open(base + ".json", "w"), indent=2)
+with open(base + ".md", "w") as md:
+    md.write(f"# GPU check: {device}, {date}\n\n")
+    md.write(f"Written by `scripts/gpu-check.sh` at commit `{commit[:12]}`; CUDA architectures `{arch}`; "
+             f"build of the CUDA targets {build_seconds} s.\n\n")
+    if devices.get("status") == "ok":
+        md.write(f"Driver {devices.get('driver')}, runtime {devices.get('runtime')}.\n\n")
+        for d in devices.get("devices", []):
+            md.write(f"- {d['index']}: {d['name']} (sm {d['compute_capability']}), "
+                     f"{d['total_bytes'] / 2**30:.2f} GiB total, {d['free_bytes'] / 2**30:.2f} GiB free\n")
+        ctx = devices.get("context", {})
+        if "context_bytes" in ctx:
+            md.write(f"\nCUDA context (NVML used memory before/after initialisation): "
+                     f"{ctx['context_bytes'] / 2**20:.1f} MiB\n")
+    else:
+        md.write(f"No device: {devices.get('message', '')} {devices.get('detail', '')}\n")
+    md.write("\n| test | result |\n|---|---|\n")
+    for name, status in sorted(tests.items()):
+        md.write(f"| {name} | {status} |\n")
+    md.write(f"\n`ctest -L gpu` exit status {ctest_status}.\n")
+    bench = result.get("bench", {})
+    if "linear" in bench:
+        md.write(f"\nbf16 GEMM, square 8192: {bench['square_8192_tflops']:.1f} TFLOP/s. "
+                 "Llama 3.2 1B linear layers, 2048 tokens (fraction of that):\n\n"
+                 "| layer | forward TFLOP/s | backward TFLOP/s |\n|---|---|---|\n")
+        for l in bench["linear"]:
+            md.write(f"| {l['name']} | {l['forward_tflops']:.1f} ({l['forward_of_peak']:.0%}) | "
+                     f"{l['backward_tflops']:.1f} ({l['backward_of_peak']:.0%}) |\n")
+        a = bench.get("attention_b1_t2048_h32_kv8_hd64_ms", {})
+        md.write(f"\nAttention of one layer (B 1, T 2048, 32/8 heads of 64), ms: {a}\n")
+    if "torch" in result:
+        md.write("\nPyTorch reference: see the JSON file (per scenario: max allocated, max reserved, "
+                 "device used, and the planner's prediction).\n")
+print("wrote", base + ".md", "and", base + ".json")
+PY
+exit "$ctest_status"

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Eager (cuBLASLt + softmax kernels) and fused O(T) attention, forward and
+// backward, against runtime/cpu/attention.h and runtime/cpu/flashattention.h
+// (in double) on random q, k, v: multi-head, grouped-query and multi-query
+// shapes, head dimensions that are and are not multiples of 32, up to 256
+// (the 16-key tile path), and sequence lengths that do not fill the last tile.
+#include "gpu_test.h"
+
+#include "cuda/attention.h"
+
+#include "runtime/cpu/attention.h"
+#include "runtime/cpu/flashattention.h"
+
+namespace cu = headroom::cuda;
+namespace cpu = headroom::cpu;
+using gpu_test::DType;
+using gpu_test::label;
+using gpu_test::tolerance;
+
+namespace {
+
+std::vector<double> wide(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+std::vector<float> narrow(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+struct Shape {
+    std::size_t B, T, NH, NKV, HD;
+};
+
+std::string describe(const Shape& s)
+{
+    char text[96];
+    std::snprintf(text, sizeof text, "B%zu T%zu NH%zu NKV%zu HD%zu", s.B, s.T, s.NH, s.NKV, s.HD);
+    return text;
+}
+
+void testShape(gpu_test::Suite& s, const Shape& shape, DType dt)
+{
+    const cu::AttentionDims dims{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
+    const cpu::AttentionShape cpuShape{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
+    const double scale = cpu::defaultAttentionScale(shape.HD);
+    const std::size_t nq = shape.B * shape.T * shape.NH * shape.HD, nkv = shape.B * shape.T * shape.NKV * shape.HD;
+    const std::size_t natt = shape.B * shape.NH * shape.T * shape.T, nstat = shape.B * shape.NH * shape.T;
+    const std::size_t bytes = cu::dtypeSize(dt);
+    const auto q = s.randomIn(nq, dt, -2.0f, 2.0f), k = s.randomIn(nkv, dt, -2.0f, 2.0f), v = s.randomIn(nkv, dt);
+    const auto dout = s.randomIn(nq, dt), dq0 = s.randomIn(nq, dt), dk0 = s.randomIn(nkv, dt),
+               dv0 = s.randomIn(nkv, dt);
+    const auto qd = wide(q), kd = wide(k), vd = wide(v), doutd = wide(dout);
+    auto dQ = s.upload(q, dt), dK = s.upload(k, dt), dV = s.upload(v, dt), dDout = s.upload(dout, dt);
+    const std::string name = describe(shape);
+
+    // CPU references.
+    std::vector<double> out(nq), att(natt), lse(nstat), outFlash(nq);
+    std::vector<double> dq = wide(dq0), dk = wide(dk0), dv = wide(dv0);
+    cpu::attentionForward<double>(out.data(), att.data(), qd.data(), kd.data(), vd.data(), cpuShape, scale);
+    cpu::attentionBackward<double>(dq.data(), dk.data(), dv.data(), doutd.data(), att.data(), qd.data(), kd.data(),
+                                   vd.data(), cpuShape, scale);
+    cpu::flashAttentionForward<double>(outFlash.data(), lse.data(), qd.data(), kd.data(), vd.data(), cpuShape, scale);
+
+    const float fscale = static_cast<float>(scale);
+    { // eager
+        auto dOut = s.zeros(nq * bytes), dAtt = s.zeros(natt * bytes), dDatt = s.zeros(natt * bytes);
+        auto dDq = s.upload(dq0, dt), dDk = s.upload(dk0, dt), dDv = s.upload(dv0, dt);
+        s.ok(cu::eagerAttentionForward(*s.context, dt, dOut.data(), dAtt.data(), dQ.data(), dK.data(), dV.data(),
+                                       dims, fscale),
+             "eager forward " + name);
+        s.ok(cu::eagerAttentionBackward(*s.context, dt, dDq.data(), dDk.data(), dDv.data(), dDatt.data(),
+                                        dDout.data(), dAtt.data(), dQ.data(), dK.data(), dV.data(), dims, fscale),
+             "eager backward " + name);
+        s.close(label("eager out " + name, dt), s.download(dOut, nq, dt), narrow(out), tolerance(dt, 2));
+        s.close(label("eager probabilities " + name, dt), s.download(dAtt, natt, dt), narrow(att), tolerance(dt, 2));
+        s.close(label("eager dq " + name, dt), s.download(dDq, nq, dt), narrow(dq), tolerance(dt, 4));
+        s.close(label("eager dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), tolerance(dt, 4));
+        s.close(label("eager dv " + name, dt), s.download(dDv, nkv, dt), narrow(dv), tolerance(dt, 4));
+    }
+    { // fused
+        auto dOut = s.zeros(nq * bytes), dLse = s.zeros(nstat * 4), dDelta = s.zeros(nstat * 4);
+        auto dDq = s.upload(dq0, dt), dDk = s.upload(dk0, dt), dDv = s.upload(dv0, dt);
+        s.ok(cu::flashAttentionForward(*s.context, dt, dOut.data(), dLse.as<float>(), dQ.data(), dK.data(),
+                                       dV.data(), dims, fscale),
+             "flash forward " + name);
+        s.ok(cu::flashAttentionBackward(*s.context, dt, dDq.data(), dDk.data(), dDv.data(), dDelta.as<float>(),
+                                        dDout.data(), dOut.data(), dLse.as<float>(), dQ.data(), dK.data(), dV.data(),
+                                        dims, fscale),
+             "flash backward " + name);
+        s.close(label("flash out " + name, dt), s.download(dOut, nq, dt), narrow(outFlash), tolerance(dt, 2));
+        s.close(label("flash lse " + name, dt), s.download(dLse, nstat, DType::f32), narrow(lse),
+                tolerance(DType::f32, 5));
+        s.close(label("flash dq " + name, dt), s.download(dDq, nq, dt), narrow(dq), tolerance(dt, 4));
+        s.close(label("flash dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), tolerance(dt, 4));
+        s.close(label("flash dv " + name, dt), s.download(dDv, nkv, dt), narrow(dv), tolerance(dt, 4));
+    }
+}
+
+} // namespace
+
+int main()
+{
+    gpu_test::Suite suite;
+    if (const int code = suite.start("gpu_attention"))
+        return code;
+    const Shape shapes[] = {
+        {2, 37, 4, 4, 32},  // MHA, T not a multiple of the tiles
+        {1, 130, 8, 2, 64}, // GQA (Llama 3 groups of 4), several key tiles
+        {2, 19, 4, 1, 80},  // MQA, HD not a multiple of 32 (Phi-2)
+        {1, 45, 2, 1, 160}, // 16-key tiles
+        {1, 33, 2, 2, 256}, // the largest head dimension (Gemma)
+        {1, 1, 2, 1, 64},   // one token
+    };
+    for (const Shape& shape : shapes)
+        for (DType dt : gpu_test::allTypes())
+            testShape(suite, shape, dt);
+    // Bad shapes are results, not crashes.
+    const cu::AttentionDims bad{1, 4, 3, 2, 64};
+    suite.expect(!cu::flashAttentionForward(*suite.context, DType::f32, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                            bad, 1.0f)
+                      .ok(),
+                 "flash: NKV not dividing NH is refused");
+    const cu::AttentionDims wide{1, 4, 2, 2, 288};
+    suite.expect(!cu::flashAttentionForward(*suite.context, DType::f32, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                            wide, 1.0f)
+                      .ok(),
+                 "flash: HD above 256 is refused");
+    return suite.finish();
+}
