@@ -22,9 +22,9 @@ int fail(const QString& message)
     return 2;
 }
 
-// A screenshot is batch use: it prints its own one line on failure and
-// nothing else, so Qt's platform notes (XDG_RUNTIME_DIR, offscreen plugin
-// limits) are dropped; critical messages still pass.
+// A screenshot, --help and --version are batch use: they print their own
+// output and nothing else, so Qt's platform notes (XDG_RUNTIME_DIR, offscreen
+// plugin limits) are dropped; critical messages still pass.
 void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
 {
     if (type == QtCriticalMsg || type == QtFatalMsg)
@@ -52,7 +52,7 @@ int main(int argc, char** argv)
     // platform before QApplication connects to one, unless the caller chose one.
     const bool screenshot = hasOption(argc, argv, {"--screenshot"});
     const bool printOnly = hasOption(argc, argv, {"--help", "-h", "-?", "--help-all", "--version", "-v"});
-    if (screenshot)
+    if (screenshot || printOnly)
         qInstallMessageHandler(quietMessages);
     if ((screenshot || printOnly) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
