@@ -462,6 +462,7 @@ private slots:
         // Only presence and sign: timings vary by machine.
         QVERIFY(j.contains("plan_median_us") && j.at("plan_median_us").is_number());
         QVERIFY(j.at("plan_median_us").get<double>() > 0);
+        QVERIFY(j.contains("plan_cpu_median_us") && j.at("plan_cpu_median_us").get<double>() > 0);
     }
 
     void badInput_data()

@@ -832,6 +832,14 @@
         <source>&lt;h3&gt;Headroom %1&lt;/h3&gt;&lt;p&gt;Will this training run fit on my GPU, and what should I change so that it does?&lt;/p&gt;&lt;p&gt;Every number comes from one tensor table: each tensor a step creates, with its size, its lifetime and the source of its formula.&lt;/p&gt;&lt;p&gt;GPL-3.0-or-later. Charts by QCustomPlot (GPL-3.0).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Headroom %1&lt;/h3&gt;&lt;p&gt;이 학습이 내 GPU에 올라갈까? 안 된다면 무엇을 바꿔야 할까?&lt;/p&gt;&lt;p&gt;모든 숫자는 하나의 텐서 표에서 나옵니다: 한 스텝이 만드는 모든 텐서와 그 크기, 수명, 공식의 출처.&lt;/p&gt;&lt;p&gt;GPL-3.0-or-later. 차트: QCustomPlot (GPL-3.0).&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Validate</source>
+        <translation>검증</translation>
+    </message>
+    <message>
+        <source>Run the step for real in a separate process and compare measured with planned</source>
+        <translation>별도 프로세스에서 스텝을 실제로 실행해 측정값을 계획값과 비교합니다</translation>
+    </message>
 </context>
 <context>
     <name>MemoryUnits</name>
@@ -1233,10 +1241,6 @@
 <context>
     <name>Screenshot</name>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder or sweep</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep 중 하나를 쓰세요</translation>
-    </message>
-    <message>
         <source>unknown language &quot;%1&quot;: use %2</source>
         <translation>알 수 없는 언어 &quot;%1&quot;: %2 중 하나를 쓰세요</translation>
     </message>
@@ -1247,6 +1251,10 @@
     <message>
         <source>cannot write %1</source>
         <translation>%1을(를) 쓸 수 없습니다</translation>
+    </message>
+    <message>
+        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep or validate</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate 중 하나를 쓰세요</translation>
     </message>
 </context>
 <context>
@@ -1378,6 +1386,310 @@
     </message>
 </context>
 <context>
+    <name>ValidateView</name>
+    <message>
+        <source>setting up</source>
+        <translation>준비 중</translation>
+    </message>
+    <message>
+        <source>warm-up</source>
+        <translation>워밍업</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>순전파</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>손실</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>역전파</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>옵티마이저 스텝</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>완료</translation>
+    </message>
+    <message>
+        <source>&amp;Engine:</source>
+        <translation>엔진(&amp;E):</translation>
+    </message>
+    <message>
+        <source>Automatic (CUDA when available)</source>
+        <translation>자동 (가능하면 CUDA)</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA GPU</source>
+        <translation>CUDA GPU</translation>
+    </message>
+    <message>
+        <source>Which engine runs the step. The CPU engine measures the same tensors on the processor.</source>
+        <translation>스텝을 실행할 엔진입니다. CPU 엔진은 같은 텐서를 프로세서에서 측정합니다.</translation>
+    </message>
+    <message>
+        <source>&amp;Timeout:</source>
+        <translation>제한 시간(&amp;T):</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <extracomment>suffix of the timeout box: seconds</extracomment>
+        <translation>초</translation>
+    </message>
+    <message>
+        <source>A run that has not finished by then is stopped.</source>
+        <translation>그때까지 끝나지 않은 실행은 중지됩니다.</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>실행(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Run one step of this scenario for real and measure its memory</source>
+        <translation>이 시나리오의 스텝 하나를 실제로 실행하고 메모리를 측정합니다</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>취소(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Planned</source>
+        <translation>계획</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>측정</translation>
+    </message>
+    <message>
+        <source>CUDA: %1</source>
+        <translation>CUDA: %1</translation>
+    </message>
+    <message>
+        <source>No CUDA device / no CUDA engine in this build: the CPU engine runs the step instead.</source>
+        <translation>CUDA 장치가 없거나 이 빌드에 CUDA 엔진이 없습니다: 대신 CPU 엔진이 스텝을 실행합니다.</translation>
+    </message>
+    <message>
+        <source>Cannot start a validation run: the scenario could not be written to a temporary file.</source>
+        <translation>검증 실행을 시작할 수 없습니다: 시나리오를 임시 파일에 쓸 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>시작하는 중…</translation>
+    </message>
+    <message>
+        <source>Running one step in a separate process; the app stays usable and Cancel stops it.</source>
+        <translation>별도 프로세스에서 스텝 하나를 실행하는 중입니다. 앱은 계속 쓸 수 있고, 취소를 누르면 멈춥니다.</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <extracomment>progress bar: step 2 of 3</extracomment>
+        <translation>스텝 %1/%2</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>취소됨</translation>
+    </message>
+    <message>
+        <source>No result</source>
+        <translation>결과 없음</translation>
+    </message>
+    <message>
+        <source>Choose the CPU engine to run the step on the processor instead.</source>
+        <translation>대신 프로세서에서 실행하려면 CPU 엔진을 고르세요.</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>Stopped: out of memory</source>
+        <translation>중지됨: 메모리 부족</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>완료</translation>
+    </message>
+    <message>
+        <source>Measured: the step ran out of memory (%1). The planned peak is beside what was measured before it stopped.</source>
+        <extracomment>%1 is the run&apos;s own words, e.g. &quot;out of memory at 71.3 GiB in backward of layer 12&quot;</extracomment>
+        <translation>측정 결과: 스텝이 메모리 부족으로 멈췄습니다 (%1). 계획된 피크 옆에 멈추기 전까지 측정한 값을 보여 줍니다.</translation>
+    </message>
+    <message>
+        <source>no details</source>
+        <translation>자세한 내용 없음</translation>
+    </message>
+    <message>
+        <source>Measured: the step ran to the end. Planned and measured memory below.</source>
+        <translation>측정 결과: 스텝이 끝까지 실행되었습니다. 계획 메모리와 측정 메모리는 아래와 같습니다.</translation>
+    </message>
+    <message>
+        <source>No measurement yet: press Run</source>
+        <translation>아직 측정값이 없습니다: 실행을 누르세요</translation>
+    </message>
+    <message>
+        <source>The measured timeline appears here after a run</source>
+        <translation>실행하면 측정된 타임라인이 여기에 나타납니다</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>차이</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>오차</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>측정 안 됨</translation>
+    </message>
+    <message>
+        <source>At the peak, per category · labels: measured against planned</source>
+        <translation>피크 시점의 범주별 메모리 · 라벨: 계획 대비 측정 오차</translation>
+    </message>
+    <message>
+        <source>The run reported no categories</source>
+        <translation>실행 결과에 범주가 없습니다</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>피크</translation>
+    </message>
+    <message>
+        <source>Memory in use at each event of the step: measured over planned</source>
+        <translation>스텝의 이벤트마다 사용 중인 메모리: 계획 위에 측정값</translation>
+    </message>
+    <message>
+        <source>The run reported no events</source>
+        <translation>실행 결과에 이벤트가 없습니다</translation>
+    </message>
+    <message>
+        <source>Engine: %1 on %2</source>
+        <extracomment>%1 is the engine (cpu, cuda), %2 the device as the run names it</extracomment>
+        <translation>엔진: %1 · 장치: %2</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>알 수 없음</translation>
+    </message>
+    <message>
+        <source>an unnamed device</source>
+        <translation>이름 없는 장치</translation>
+    </message>
+    <message>
+        <source>Peak at %1 (planned) and %2 (measured)</source>
+        <translation>피크 위치: %1 (계획), %2 (측정)</translation>
+    </message>
+    <message>
+        <source>Step time: %1 s</source>
+        <translation>스텝 시간: %1초</translation>
+    </message>
+    <message>
+        <source>Tokens/s: %1</source>
+        <translation>초당 토큰: %1</translation>
+    </message>
+    <message>
+        <source>Extrapolated: the full model did not fit, so fewer layers were run and the per-layer measurement was scaled up.</source>
+        <translation>외삽값: 전체 모델이 들어가지 않아 더 적은 레이어로 실행하고, 레이어당 측정값을 전체로 늘렸습니다.</translation>
+    </message>
+    <message>
+        <source>The inputs have changed since this run; press Run to measure them.</source>
+        <translation>이 실행 뒤에 입력이 바뀌었습니다. 바뀐 입력을 측정하려면 실행을 누르세요.</translation>
+    </message>
+    <message>
+        <source>✕ out of memory: %1</source>
+        <translation>✕ 메모리 부족: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationJson</name>
+    <message>
+        <source>the run printed no result</source>
+        <translation>실행이 결과를 출력하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>the result is not valid JSON (%1 at offset %2)</source>
+        <extracomment>%1 is the JSON parser&apos;s English description, %2 a character offset</extracomment>
+        <translation>결과가 올바른 JSON이 아닙니다 (오프셋 %2에서 %1)</translation>
+    </message>
+    <message>
+        <source>the result is not a JSON object</source>
+        <translation>결과가 JSON 객체가 아닙니다</translation>
+    </message>
+    <message>
+        <source>unexpected schema &quot;%1&quot; (expected %2)</source>
+        <translation>예상하지 못한 스키마 &quot;%1&quot; (%2이어야 합니다)</translation>
+    </message>
+    <message>
+        <source>unknown status &quot;%1&quot;</source>
+        <translation>알 수 없는 상태 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>missing or invalid %1</source>
+        <extracomment>%1 is a JSON field name such as planned.peak_bytes</extracomment>
+        <translation>%1이(가) 없거나 올바르지 않습니다</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationRunner</name>
+    <message>
+        <source>this build has no CUDA engine</source>
+        <translation>이 빌드에는 CUDA 엔진이 없습니다</translation>
+    </message>
+    <message>
+        <source>no CUDA device was found</source>
+        <translation>CUDA 장치를 찾지 못했습니다</translation>
+    </message>
+    <message>
+        <source>Its last output:</source>
+        <extracomment>followed by the last lines the validation command wrote</extracomment>
+        <translation>마지막 출력:</translation>
+    </message>
+    <message>
+        <source>Cannot start the validation command %1: %2. Validation needs headroom-cli next to the app.</source>
+        <translation>검증 명령 %1을(를) 시작할 수 없습니다: %2. 검증하려면 앱과 같은 폴더에 headroom-cli가 있어야 합니다.</translation>
+    </message>
+    <message>
+        <source>Validation cancelled: the run was stopped.</source>
+        <translation>검증을 취소했습니다: 실행을 중지했습니다.</translation>
+    </message>
+    <message>
+        <source>The validation run was stopped after %1 s without finishing. The app is unaffected; a longer timeout may help if the run was still making progress.</source>
+        <translation>검증 실행이 %1초 동안 끝나지 않아 중지했습니다. 앱은 영향을 받지 않았습니다. 실행이 계속 진행 중이었다면 제한 시간을 늘려 보세요.</translation>
+    </message>
+    <message>
+        <source>The validation run crashed (signal %1). The app is unaffected.</source>
+        <translation>검증 실행이 비정상 종료되었습니다 (시그널 %1). 앱은 영향을 받지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>Validation is not available here: %1.</source>
+        <translation>여기서는 검증할 수 없습니다: %1.</translation>
+    </message>
+    <message>
+        <source>The validation command refused the scenario: %1</source>
+        <translation>검증 명령이 시나리오를 거부했습니다: %1</translation>
+    </message>
+    <message>
+        <source>The validation run crashed (exit status %1). The app is unaffected.</source>
+        <translation>검증 실행이 비정상 종료되었습니다 (종료 상태 %1). 앱은 영향을 받지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>The validation run finished, but its result could not be read: %1.</source>
+        <translation>검증 실행은 끝났지만 결과를 읽을 수 없습니다: %1.</translation>
+    </message>
+    <message>
+        <source>The validation run reported an error: %1</source>
+        <translation>검증 실행이 오류를 보고했습니다: %1</translation>
+    </message>
+</context>
+<context>
     <name>VerdictBar</name>
     <message>
         <source>No plan</source>
@@ -1464,10 +1776,6 @@
         <translation>시나리오 파일(.headroom.json)을 엽니다.</translation>
     </message>
     <message>
-        <source>View to show: breakdown, timeline, ladder or sweep.</source>
-        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep.</translation>
-    </message>
-    <message>
         <source>Language: en or ko.</source>
         <translation>언어: en 또는 ko.</translation>
     </message>
@@ -1480,12 +1788,20 @@
         <translation>시나리오 파일은 하나만 주세요</translation>
     </message>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder or sweep</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep 중 하나를 쓰세요</translation>
-    </message>
-    <message>
         <source>unknown language &quot;%1&quot;: use en or ko</source>
         <translation>알 수 없는 언어 &quot;%1&quot;: en 또는 ko를 쓰세요</translation>
+    </message>
+    <message>
+        <source>View to show: breakdown, timeline, ladder, sweep or validate.</source>
+        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep, validate.</translation>
+    </message>
+    <message>
+        <source>With --screenshot: show a saved `headroom-cli validate --json` result in the Validate view.</source>
+        <translation>--screenshot과 함께: 저장된 `headroom-cli validate --json` 결과를 검증 보기에 표시합니다.</translation>
+    </message>
+    <message>
+        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep or validate</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate 중 하나를 쓰세요</translation>
     </message>
 </context>
 </TS>

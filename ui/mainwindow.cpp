@@ -15,6 +15,7 @@
 #include "scenariopanel.h"
 #include "sweepview.h"
 #include "timelineview.h"
+#include "validateview.h"
 #include "verdictbar.h"
 
 #include <QAction>
@@ -49,6 +50,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_timeline(new TimelineView)
     , m_ladder(new LadderView)
     , m_sweep(new SweepView)
+    , m_validate(new ValidateView)
     , m_recent(new RecentFiles(this))
     , m_languages(new LanguageManager(this))
     , m_replanTimer(new QTimer(this))
@@ -65,6 +67,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_timeline, QString());
     m_tabs->addTab(m_ladder, QString());
     m_tabs->addTab(m_sweep, QString());
+    m_tabs->addTab(m_validate, QString());
     m_tabs->setDocumentMode(true);
 
     auto* right = new QWidget;
@@ -201,6 +204,9 @@ void MainWindow::retranslate()
     m_tabs->setTabToolTip(static_cast<int>(View::Timeline), tr("Memory through one step, event by event"));
     m_tabs->setTabToolTip(static_cast<int>(View::Ladder), tr("Techniques applied one after another, with the saving of each"));
     m_tabs->setTabToolTip(static_cast<int>(View::Sweep), tr("Memory against micro-batch and sequence length"));
+    // Validate tab (issue 5).
+    m_tabs->setTabText(static_cast<int>(View::Validate), tr("Validate"));
+    m_tabs->setTabToolTip(static_cast<int>(View::Validate), tr("Run the step for real in a separate process and compare measured with planned"));
     updateTitle();
 }
 
@@ -236,6 +242,7 @@ void MainWindow::setUnit(MemoryUnit unit)
     m_timeline->refresh();
     m_ladder->refresh();
     m_sweep->refresh();
+    m_validate->refresh();
 }
 
 void MainWindow::setScenario(const Scenario& scenario)
@@ -279,6 +286,8 @@ void MainWindow::replan()
     }
     m_ladderStale = true;
     m_sweepStale = true;
+    // Validate tab: a Run measures the scenario as it is now, valid or not (the child says what is wrong).
+    m_validate->setScenario(m_planned);
     updateVisibleView();
 }
 
@@ -308,6 +317,8 @@ std::optional<MainWindow::View> MainWindow::viewFromName(const QString& name)
         return View::Ladder;
     if (key == QLatin1String("sweep"))
         return View::Sweep;
+    if (key == QLatin1String("validate"))
+        return View::Validate;
     return std::nullopt;
 }
 
@@ -318,6 +329,7 @@ QCustomPlot* MainWindow::currentChart() const
     case View::Timeline: return m_timeline;
     case View::Ladder: return m_ladder->chart();
     case View::Sweep: return m_sweep;
+    case View::Validate: return m_validate->barsChart();
     }
     return m_breakdown->chart();
 }

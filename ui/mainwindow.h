@@ -24,13 +24,14 @@ class RecentFiles;
 class ScenarioPanel;
 class SweepView;
 class TimelineView;
+class ValidateView;
 class VerdictBar;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class View { Breakdown, Timeline, Ladder, Sweep };
+    enum class View { Breakdown, Timeline, Ladder, Sweep, Validate };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -51,7 +52,7 @@ public:
     QString currentFile() const { return m_path; }
 
     void showView(View view);
-    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep"
+    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "validate"
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }
@@ -62,6 +63,7 @@ public:
     TimelineView* timelineView() const { return m_timeline; }
     LadderView* ladderView() const { return m_ladder; }
     SweepView* sweepView() const { return m_sweep; }
+    ValidateView* validateView() const { return m_validate; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -92,6 +94,7 @@ private:
     TimelineView* m_timeline;
     LadderView* m_ladder;
     SweepView* m_sweep;
+    ValidateView* m_validate;  // runs the step in a child process (issue 5)
     RecentFiles* m_recent;
     LanguageManager* m_languages;
     QTimer* m_replanTimer;

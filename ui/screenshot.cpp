@@ -5,6 +5,7 @@
 #include "io/scenariofile.h"
 #include "languagemanager.h"
 #include "mainwindow.h"
+#include "validateview.h"
 
 #include <QApplication>
 #include <QPixmap>
@@ -13,7 +14,7 @@ QString Screenshot::take(const ScreenshotRequest& request)
 {
     const auto view = MainWindow::viewFromName(request.view);
     if (!view)
-        return tr("unknown view \"%1\": use breakdown, timeline, ladder or sweep").arg(request.view);
+        return tr("unknown view \"%1\": use breakdown, timeline, ladder, sweep or validate").arg(request.view);
     if (!LanguageManager::languages().contains(request.language))
         return tr("unknown language \"%1\": use %2").arg(request.language, LanguageManager::languages().join(QStringLiteral(", ")));
 
@@ -26,6 +27,11 @@ QString Screenshot::take(const ScreenshotRequest& request)
         if (!scenario)
             return tr("cannot read %1: %2").arg(request.scenarioPath, ErrorText::message(scenario.error()));
         window.setScenario(scenario.value());
+    }
+    if (!request.validationResult.isEmpty()) {
+        const QString error = window.validateView()->loadReportFile(request.validationResult);
+        if (!error.isEmpty())
+            return error;
     }
     window.showView(*view);
     // The saved geometry may be maximized; a screenshot has its own fixed size.

@@ -123,14 +123,14 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
 {
     if (auto e = validate(sc))
         return *e;
-    auto gpu = findGpu(sc.hardware.gpu);
+    const GpuSpec* gpu = lookupGpu(sc.hardware.gpu);
     if (!gpu)
-        return gpu.error();
+        return findGpu(sc.hardware.gpu).error();
 
     Plan plan;
     const RuntimeProfile& profile = runtimeProfile(sc.profile);
     const ModelSpec& m = sc.model;
-    detail::BuildContext ctx(sc, m, table, profile, gpu.value());
+    detail::BuildContext ctx(sc, m, table, profile, *gpu);
     ctx.notes = &plan.notes;
     ctx.mode = sc.mode;
     ctx.shards = sc.hardware.count;
@@ -160,6 +160,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
         ctx.dropoutActive = m.dropout > 0;
         if (!ctx.fullFinetune) {
             ctx.loraTargets = resolveLoraTargets(m, table, tc.peft.targets);
+            ctx.cacheLoraTargets();
             bool any = false;
             for (const ParamTensor& t : table.layer)
                 any = any || ctx.isLoraTarget(t);
@@ -218,7 +219,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
     auto swept = sweepPlan(plan, sc.mode, profile, 0);
     if (!swept)
         return swept.error();
-    plan.gpu = gpu.value();
+    plan.gpu = *gpu;
     plan.capacityBytes = gpu->usableBytes();
     plan.fits = plan.deviceUsedBytes <= plan.capacityBytes;
     plan.marginBytes = static_cast<std::int64_t>(plan.capacityBytes) - static_cast<std::int64_t>(plan.deviceUsedBytes);
