@@ -29,6 +29,15 @@ QString LanguageManager::systemLanguage()
     return QLocale::system().language() == QLocale::Korean ? QStringLiteral("ko") : QStringLiteral("en");
 }
 
+QStringList LanguageManager::translationDirectories()
+{
+    // The installed copies (share/headroom/translations beside bin/, see
+    // packaging/CMakeLists.txt) come first, so a translator can try a new .qm
+    // without rebuilding; the copies compiled into the app always work.
+    return {QCoreApplication::applicationDirPath() + QLatin1String("/../share/headroom/translations"),
+            QStringLiteral(":/i18n")};
+}
+
 void LanguageManager::removeTranslators()
 {
     for (QTranslator** translator : {&m_app, &m_qt}) {
@@ -51,7 +60,13 @@ bool LanguageManager::setLanguage(const QString& code)
     } else {
         const QLocale locale(QLocale::Korean, QLocale::SouthKorea);
         auto app = std::make_unique<QTranslator>();
-        if (!app->load(locale, QStringLiteral("headroom"), QStringLiteral("_"), QStringLiteral(":/i18n")))
+        bool loaded = false;
+        for (const QString& directory : translationDirectories()) {
+            loaded = app->load(locale, QStringLiteral("headroom"), QStringLiteral("_"), directory);
+            if (loaded)
+                break;
+        }
+        if (!loaded)
             return false;
         QLocale::setDefault(locale);
         removeTranslators();

@@ -7,9 +7,11 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTextStream>
 
-#include <cstring>
+#include <initializer_list>
+#include <string_view>
 
 namespace {
 
@@ -20,20 +22,24 @@ int fail(const QString& message)
     return 2;
 }
 
-// A screenshot is batch use: it prints its own one line on failure and
-// nothing else, so Qt's platform notes (XDG_RUNTIME_DIR, offscreen plugin
-// limits) are dropped; critical messages still pass.
+// A screenshot, --help and --version are batch use: they print their own
+// output and nothing else, so Qt's platform notes (XDG_RUNTIME_DIR, offscreen
+// plugin limits) are dropped; critical messages still pass.
 void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& message)
 {
     if (type == QtCriticalMsg || type == QtFatalMsg)
         QTextStream(stderr) << message << Qt::endl;
 }
 
-bool wantsScreenshot(int argc, char** argv)
+// True when an argument is one of names, alone or with "=value".
+bool hasOption(int argc, char** argv, std::initializer_list<std::string_view> names)
 {
-    for (int i = 1; i < argc; ++i)
-        if (std::strcmp(argv[i], "--screenshot") == 0 || std::strncmp(argv[i], "--screenshot=", 13) == 0)
-            return true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg(argv[i]);
+        for (std::string_view name : names)
+            if (arg == name || (arg.starts_with(name) && arg.size() > name.size() && arg[name.size()] == '='))
+                return true;
+    }
     return false;
 }
 
@@ -41,18 +47,26 @@ bool wantsScreenshot(int argc, char** argv)
 
 int main(int argc, char** argv)
 {
-    // A screenshot needs no display: choose the offscreen platform before
-    // QApplication connects to one, unless the caller chose a platform.
-    if (wantsScreenshot(argc, argv)) {
+    // A screenshot needs no display, nor do --help and --version, which print
+    // and exit (a package check runs them on a server): choose the offscreen
+    // platform before QApplication connects to one, unless the caller chose one.
+    const bool screenshot = hasOption(argc, argv, {"--screenshot"});
+    const bool printOnly = hasOption(argc, argv, {"--help", "-h", "-?", "--help-all", "--version", "-v"});
+    if (screenshot || printOnly)
         qInstallMessageHandler(quietMessages);
-        if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-            qputenv("QT_QPA_PLATFORM", "offscreen");
-    }
+    if ((screenshot || printOnly) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("Headroom"));
     QApplication::setApplicationName(QStringLiteral("headroom"));
     QApplication::setApplicationDisplayName(QStringLiteral("Headroom"));
     QApplication::setApplicationVersion(QStringLiteral(HEADROOM_VERSION));
+    // The installed desktop entry is <id>.desktop (packaging/CMakeLists.txt).
+    QGuiApplication::setDesktopFileName(QStringLiteral(HEADROOM_APP_ID));
+    QIcon icon;
+    icon.addFile(QStringLiteral(":/icons/48x48/headroom.png"));
+    icon.addFile(QStringLiteral(":/icons/256x256/headroom.png"));
+    QApplication::setWindowIcon(icon);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QCoreApplication::translate("main", "GPU memory planner for transformer training"));
