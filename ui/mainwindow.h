@@ -13,6 +13,7 @@
 #include <optional>
 
 class BreakdownView;
+class ExportActions;
 class LadderView;
 class LanguageManager;
 class QActionGroup;
@@ -23,6 +24,7 @@ class QTimer;
 class RecentFiles;
 class ScenarioPanel;
 class SweepView;
+class Theme;
 class TimelineView;
 class VerdictBar;
 
@@ -55,6 +57,8 @@ public:
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }
+    ExportActions* exports() const { return m_exports; }
+    Theme* theme() const { return m_theme; }
 
     ScenarioPanel* panel() const { return m_panel; }
     VerdictBar* verdict() const { return m_verdict; }
@@ -69,6 +73,7 @@ protected:
 
 private:
     void createMenus();
+    void installExportsAndTheme();
     void retranslate();
     void scheduleReplan();
     void replan();
@@ -118,4 +123,8 @@ private:
     QAction* m_aboutAction = nullptr;
     QActionGroup* m_languageGroup = nullptr;
     QActionGroup* m_unitGroup = nullptr;
+
+    // Export As, Export Report, the Edit menu (ui/exportactions) and View → Theme (ui/theme).
+    ExportActions* m_exports = nullptr;
+    Theme* m_theme = nullptr;
 };
