@@ -175,6 +175,12 @@ private slots:
         window.languages()->setLanguage(QStringLiteral("en"));
         QVERIFY(pdf.startsWith("%PDF-"));
         QVERIFY2(pdf.contains("CJK"), "the Korean report names no CJK font");
+        // HEADROOM_REPORT_SAMPLES=dir keeps both reports for a look (pdftoppm).
+        if (const QString samples = qEnvironmentVariable("HEADROOM_REPORT_SAMPLES"); !samples.isEmpty()) {
+            QFile ko(samples + QStringLiteral("/report-ko.pdf"));
+            QVERIFY(ko.open(QIODevice::WriteOnly) && ko.write(pdf) == pdf.size());
+            QCOMPARE(ReportWriter::write(scenario, makePlan(scenario).value(), samples + QStringLiteral("/report-en.pdf")), QString());
+        }
         QVERIFY(pdfPages(pdf) > 1);
     }
 

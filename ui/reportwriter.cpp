@@ -19,9 +19,11 @@
 #include <QBuffer>
 #include <QDateTime>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLocale>
 #include <QPageLayout>
 #include <QPdfWriter>
+#include <QScreen>
 #include <QTextDocument>
 #include <QUrl>
 
@@ -30,12 +32,12 @@ using namespace headroom;
 namespace {
 
 // Print resolution: 300 dpi, the usual for office printers. The charts are
-// laid out at a screen size (kChartSize, as in the window) and drawn at
-// kChartScale times that, about 300 dpi across a 17 cm wide image.
+// laid out at a window-like size (kChartSize, so their fonts keep their
+// proportions) and drawn at kChartScale times that: about 2050 pixels
+// across the 174 mm text width, i.e. about 300 dpi on paper.
 constexpr int kResolution = 300;
-const QSize kChartSize(1000, 520);
-constexpr double kChartScale = 2.0;
-constexpr int kImageWidth = 640;  // document units of the image across the text width
+const QSize kChartSize(820, 440);
+constexpr double kChartScale = 2.5;
 
 QString escaped(const QString& text) { return text.toHtmlEscaped(); }
 
@@ -260,6 +262,9 @@ QFont reportFont()
 void ReportWriter::build(QTextDocument& document, const Scenario& scenario, const Plan& plan)
 {
     document.setDefaultFont(reportFont());
+    // The charts span the text width (the page's, or 640 units for a document without pages).
+    const qreal pageWidth = document.pageSize().width() > 0 ? document.pageSize().width() : 640 + 2 * document.documentMargin();
+    const int imageWidth = static_cast<int>(pageWidth - 2 * document.documentMargin());
     document.setDefaultStyleSheet(QStringLiteral(
         "h1 { font-size: 20pt; margin-bottom: 2pt; } h2 { font-size: 14pt; margin-top: 14pt; } "
         "h3 { font-size: 11pt; margin-top: 10pt; } .date { color: #555555; } .verdict { font-size: 14pt; font-weight: bold; } "
@@ -279,12 +284,12 @@ void ReportWriter::build(QTextDocument& document, const Scenario& scenario, cons
     html += verdictSection(plan);
     html += QStringLiteral("<h2 style=\"page-break-before: always\">%1</h2><p><img src=\"%2\" width=\"%3\"></p>")
                 .arg(escaped(tr("Breakdown at the peak")), breakdownUrl.toString())
-                .arg(kImageWidth);
+                .arg(imageWidth);
     html += breakdownTable(plan);
-    html += QStringLiteral("<h2>%1</h2><p>%2</p><p><img src=\"%3\" width=\"%4\"></p>")
+    html += QStringLiteral("<h2 style=\"page-break-before: always\">%1</h2><p>%2</p><p><img src=\"%3\" width=\"%4\"></p>")
                 .arg(escaped(tr("Memory through one step")),
                      escaped(tr("Memory by category at each event of the step; the dashed line is the peak.")), timelineUrl.toString())
-                .arg(kImageWidth);
+                .arg(imageWidth);
     html += formulasSection(plan);
     html += recommendationsSection(scenario, plan);
     document.setHtml(html);
@@ -301,7 +306,13 @@ QByteArray ReportWriter::render(const Scenario& scenario, const Plan& plan)
         writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait, QMarginsF(18, 16, 18, 16), QPageLayout::Millimeter));
         writer.setTitle(tr("Headroom memory plan"));
         writer.setCreator(QStringLiteral("Headroom %1").arg(QStringLiteral(HEADROOM_VERSION)));
+        // Laid out in screen units on the page's text area (QTextDocument's
+        // default dpi, the screen's logical dpi), which print() scales to the
+        // writer; without a page size it would add its own 2 cm margins.
         QTextDocument document;
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        const qreal dpi = screen ? screen->logicalDotsPerInchX() : 96.0;
+        document.setPageSize(writer.pageLayout().paintRect(QPageLayout::Inch).size() * dpi);
         build(document, scenario, plan);
         document.print(&writer);
     }
