@@ -11,6 +11,7 @@
 #include "languagemanager.h"
 #include "mainwindow.h"
 #include "plan/defaultscenario.h"
+#include "plan/fitsearch.h"
 #include "plan/planner.h"
 #include "reportwriter.h"
 #include "timelineview.h"
@@ -280,11 +281,15 @@ private slots:
             QVERIFY2(!ErrorText::knownDetail(error.detail).isEmpty(), error.detail.c_str());
             QVERIFY2(hasHangul(ErrorText::knownDetail(error.detail)), error.detail.c_str());
         }
+        // Every fit-search technique has its own translated name.
+        for (const Technique& technique : standardTechniques())
+            QVERIFY2(hasHangul(ErrorText::technique(technique.id, "ENGINE")), technique.id.c_str());
         // The numbers travel: "between 1 and 1000000000; it is 0".
         QVERIFY(ErrorText::knownDetail(errors[1].detail).contains(QLatin1String("1000000000")));
         // Unknown text is shown as the engine wrote it.
         QCOMPARE(ErrorText::note("something new"), QStringLiteral("something new"));
         QVERIFY(ErrorText::knownDetail("something new").isEmpty());
+        QCOMPARE(ErrorText::technique("something-new", "engine label"), QStringLiteral("engine label"));
         window.languages()->setLanguage(QStringLiteral("en"));
         QVERIFY(ErrorText::note(notes[0]).startsWith(QLatin1String("Tesla T4")) ||
                 ErrorText::note(notes[0]).contains(QLatin1String("T4")));

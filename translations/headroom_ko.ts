@@ -645,6 +645,38 @@
         <source>The GaLore rank</source>
         <translation>GaLore 랭크</translation>
     </message>
+    <message>
+        <source>full fine-tune, fp32, AdamW</source>
+        <translation>전체 파인튜닝, fp32, AdamW</translation>
+    </message>
+    <message>
+        <source>full fine-tune, bf16 mixed, AdamW</source>
+        <translation>전체 파인튜닝, bf16 혼합, AdamW</translation>
+    </message>
+    <message>
+        <source>bf16 mixed + checkpointing + FlashAttention</source>
+        <translation>bf16 혼합 + 체크포인팅 + FlashAttention</translation>
+    </message>
+    <message>
+        <source>pure bf16 + 8-bit AdamW + checkpointing + FlashAttention</source>
+        <translation>순수 bf16 + 8비트 AdamW + 체크포인팅 + FlashAttention</translation>
+    </message>
+    <message>
+        <source>LoRA r16 (bf16 base) + checkpointing + FlashAttention</source>
+        <translation>LoRA r16 (bf16 베이스) + 체크포인팅 + FlashAttention</translation>
+    </message>
+    <message>
+        <source>QLoRA NF4-DQ r16 + checkpointing + FlashAttention + paged 8-bit AdamW</source>
+        <translation>QLoRA NF4-DQ r16 + 체크포인팅 + FlashAttention + 페이지드 8비트 AdamW</translation>
+    </message>
+    <message>
+        <source>inference, bf16 weights</source>
+        <translation>추론, bf16 가중치</translation>
+    </message>
+    <message>
+        <source>inference, NF4 weights</source>
+        <translation>추론, NF4 가중치</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

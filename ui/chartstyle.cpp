@@ -35,7 +35,9 @@ void ChartStyle::applyToAxisRect(QCustomPlot* plot, QCPAxisRect* rect)
 void ChartStyle::setRenderingHints(QCustomPlot* plot)
 {
     plot->setOpenGl(false);
-    plot->setPlottingHints(QCP::phCacheLabels | QCP::phImmediateRefresh);
+    plot->setPlottingHints(QCP::phCacheLabels);
+    // The paint buffer at the screen's ratio (QCustomPlot reads it once, at construction).
+    plot->setBufferDevicePixelRatio(plot->devicePixelRatioF());
     plot->setAntialiasedElements(QCP::aeAll);
     plot->setNotAntialiasedElements(QCP::aeAxes | QCP::aeGrid);
 }

@@ -150,6 +150,25 @@ QString ErrorText::fieldName(const QString& key)
     return key;
 }
 
+QString ErrorText::technique(const std::string& id, const std::string& engineLabel)
+{
+    // The ids and labels of engine/plan/fitsearch.cpp standardTechniques().
+    static const std::vector<std::pair<const char*, const char*>> labels = {
+        {"fp32-adamw", QT_TR_NOOP("full fine-tune, fp32, AdamW")},
+        {"bf16-mixed-adamw", QT_TR_NOOP("full fine-tune, bf16 mixed, AdamW")},
+        {"bf16-mixed-ckpt-flash", QT_TR_NOOP("bf16 mixed + checkpointing + FlashAttention")},
+        {"bf16-8bit-ckpt-flash", QT_TR_NOOP("pure bf16 + 8-bit AdamW + checkpointing + FlashAttention")},
+        {"lora-ckpt-flash", QT_TR_NOOP("LoRA r16 (bf16 base) + checkpointing + FlashAttention")},
+        {"qlora-ckpt-flash", QT_TR_NOOP("QLoRA NF4-DQ r16 + checkpointing + FlashAttention + paged 8-bit AdamW")},
+        {"inference-bf16", QT_TR_NOOP("inference, bf16 weights")},
+        {"inference-nf4", QT_TR_NOOP("inference, NF4 weights")},
+    };
+    for (const auto& [known, label] : labels)
+        if (id == known)
+            return tr(label);
+    return QString::fromStdString(engineLabel);
+}
+
 QString ErrorText::knownDetail(const std::string& detail) { return lookUp(detailPhrases(), detail); }
 
 QString ErrorText::note(const std::string& note)

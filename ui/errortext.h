@@ -25,6 +25,9 @@ public:
     // An error detail in the UI language, or an empty string when the
     // table does not know its phrasing.
     static QString knownDetail(const std::string& detail);
+    // A fit-search technique (engine/plan/fitsearch.h standardTechniques())
+    // by its id; the engine's label for an id the table does not know.
+    static QString technique(const std::string& id, const std::string& engineLabel);
     // "train.micro_batch" -> "Micro-batch": the scenario field as the panel labels it.
     static QString fieldName(const QString& key);
 };

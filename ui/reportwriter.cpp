@@ -233,7 +233,7 @@ QString recommendationsSection(const Scenario& scenario, const Plan& plan)
                      escaped(ReportWriter::tr("Largest by size"))},
                     true);
         for (const ModelFitRow& fit : models.value())
-            rows << row({escaped(QString::fromStdString(fit.technique.label)),
+            rows << row({escaped(ErrorText::technique(fit.technique.id, fit.technique.label)),
                          fit.largestPresetId.empty() ? QStringLiteral("—")
                                                      : escaped(QStringLiteral("%1 (%2)").arg(QString::fromStdString(fit.largestPresetId),
                                                                                           DisplayNames::parameterCount(static_cast<double>(fit.largestPresetParameters)))),
