@@ -258,6 +258,22 @@ private slots:
             QCOMPARE(plan.value().notes.size(), std::size_t(1));
             notes.push_back(plan.value().notes.front());
         }
+        // The notes the model-state rows add: paged 8-bit AdamW (the teaching
+        // scenario), ZeRO-3 with CPU offload, ZeRO-2 with CPU offload.
+        Scenario zero3Offload = fullFinetune();
+        zero3Offload.hardware.count = 2;
+        zero3Offload.hardware.sharding = Sharding::Zero3;
+        zero3Offload.hardware.cpuOffload = true;
+        Scenario zero2Offload = zero3Offload;
+        zero2Offload.hardware.sharding = Sharding::Zero2;
+        std::size_t before = notes.size();
+        for (const Scenario& s : {teachingScenario().value(), zero3Offload, zero2Offload}) {
+            auto plan = makePlan(s);
+            QVERIFY(static_cast<bool>(plan));
+            QVERIFY(!plan.value().notes.empty());
+            notes.insert(notes.end(), plan.value().notes.begin(), plan.value().notes.end());
+        }
+        QVERIFY(notes.size() >= before + 3);
         std::vector<Error> errors;
         Scenario qloraNoBase = teachingScenario().value();
         qloraNoBase.train.weightQuant = WeightQuant::None;

@@ -677,6 +677,18 @@
         <source>inference, NF4 weights</source>
         <translation>추론, NF4 가중치</translation>
     </message>
+    <message>
+        <source>Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch&apos;s allocator counters but on the GPU while resident.</source>
+        <translation>페이지드 8비트 AdamW: 옵티마이저 상태는 CUDA 관리 메모리에 있어 PyTorch 할당자 카운터에는 잡히지 않지만, 상주하는 동안에는 GPU를 차지합니다.</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.</source>
+        <translation>CPU 오프로드를 쓰는 ZeRO-3: 파라미터는 CPU에 있고, 모아 온 레이어만 GPU를 차지합니다.</translation>
+    </message>
+    <message>
+        <source>CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.</source>
+        <translation>CPU 오프로드: 옵티마이저 상태와 fp32 마스터 가중치는 CPU 메모리에 둡니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

@@ -13,7 +13,7 @@ namespace {
 // One phrasing the engine produces: a pattern over its English text and the
 // translated sentence built from the captured numbers and names. The
 // patterns quote the engine's strings (engine/plan/planner.cpp validate()
-// and makePlan(), engine/io/exportersdist.cpp); test_ui_exports checks that
+// and makePlan(), engine/plan/modelstaterows.cpp, engine/io/exportersdist.cpp); test_ui_exports checks that
 // what the engine emits today is matched.
 struct Phrase {
     QRegularExpression pattern;
@@ -36,6 +36,18 @@ const std::vector<Phrase>& notePhrases()
         {anchored(R"((.+) has no fp8 tensor cores \(needs compute capability 8\.9 or newer\)\.)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("%1 has no fp8 tensor cores (they need compute capability 8.9 or newer).").arg(m.captured(1));
+         }},
+        {anchored(R"(Paged 8-bit AdamW: optimizer state lives in CUDA managed memory, outside torch's allocator counters but on the device while resident\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch's allocator counters but on the GPU while resident.");
+         }},
+        {anchored(R"(ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.");
+         }},
+        {anchored(R"(CPU offload: optimizer state and fp32 master weights are held in CPU memory\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.");
          }},
         {anchored(R"(Sequence length exceeds the model's max_position_embeddings \((\d+)\)\.)"),
          [](const QRegularExpressionMatch& m) {
