@@ -400,6 +400,66 @@ private slots:
         QCOMPARE(fitsOf(planJson(words("--seq-len") << s1)), 0);
     }
 
+    void suggest()
+    {
+        // The teaching scenario fits: nothing to suggest.
+        const CliResult fits = runCli(words("suggest --json"));
+        QVERIFY2(fits.exitCode == 0, fits.describe().constData());
+        const json f = parseJson(fits.out);
+        QVERIFY(f.is_object() && f.at("already_fits").get<bool>());
+        QVERIFY(f.at("suggestions").empty());
+
+        // Without checkpointing, with eager attention and micro-batch 8 it does not fit.
+        const QStringList base = words("--checkpointing none --attention eager --micro-batch 8 --grad-accum 2");
+        const CliResult r = runCli(words("suggest --json") + base);
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const json j = parseJson(r.out);
+        QVERIFY(j.is_object() && !j.at("already_fits").get<bool>());
+        QCOMPARE(fitsOf(planJson(base)), 0);
+        const json& list = j.at("suggestions");
+        QVERIFY(!list.empty());
+        double previousCost = -1e9;
+        std::string previousKind = "speed";
+        int replayed = 0;
+        for (const json& s : list) {
+            QVERIFY(s.at("margin_bytes").get<std::int64_t>() >= 0);
+            const std::string kind = s.at("kind").get<std::string>();
+            const double cost = s.at("speed_cost").get<double>();
+            if (kind == previousKind)
+                QVERIFY2(cost >= previousCost, s.dump().c_str());  // cheapest first within a kind
+            previousKind = kind;
+            previousCost = cost;
+            // Replay the suggestion with plan's own flags where every change has one: it fits,
+            // at the device used the suggestion states.
+            QStringList flags = base;
+            bool replayable = true;
+            for (const json& c : s.at("changes")) {
+                const std::string id = c.at("id").get<std::string>();
+                const QString value = QString::number(c.at("value").get<std::uint64_t>());
+                if (id == "flash")
+                    flags << words("--attention flash");
+                else if (id == "checkpointing")
+                    flags << words("--checkpointing full");
+                else if (id == "chunked-ce")
+                    flags << words("--chunked-ce");
+                else if (id == "activation-offload")
+                    flags << words("--activation-offload");
+                else if (id == "micro-batch")  // 8 x 2 kept: accumulation 16 / value
+                    flags << words("--micro-batch") << value << words("--grad-accum")
+                          << QString::number(16 / c.at("value").get<std::uint64_t>());
+                else
+                    replayable = false;
+            }
+            if (!replayable)
+                continue;
+            const json plan = planJson(flags);
+            QCOMPARE(fitsOf(plan), 1);
+            QCOMPARE(unsignedAt(plan, "device_used_bytes"), unsignedAt(s, "device_used_bytes"));
+            ++replayed;
+        }
+        QVERIFY(replayed > 0);
+    }
+
     void ladder()
     {
         const CliResult r = runCli(words("ladder --json"));
@@ -462,6 +522,7 @@ private slots:
         // Only presence and sign: timings vary by machine.
         QVERIFY(j.contains("plan_median_us") && j.at("plan_median_us").is_number());
         QVERIFY(j.at("plan_median_us").get<double>() > 0);
+        QVERIFY(j.contains("plan_cpu_median_us") && j.at("plan_cpu_median_us").get<double>() > 0);
     }
 
     void badInput_data()

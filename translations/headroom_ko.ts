@@ -76,6 +76,153 @@
     </message>
 </context>
 <context>
+    <name>CompareView</name>
+    <message>
+        <source>yes</source>
+        <translation>예</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>아니요</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>모델</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>모드</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>샤딩</translation>
+    </message>
+    <message>
+        <source>CPU offload</source>
+        <translation>CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>정밀도</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>가중치</translation>
+    </message>
+    <message>
+        <source>Fine-tuning</source>
+        <translation>파인튜닝</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>옵티마이저</translation>
+    </message>
+    <message>
+        <source>Micro-batch × sequence</source>
+        <translation>마이크로배치 × 시퀀스</translation>
+    </message>
+    <message>
+        <source>Accumulation</source>
+        <translation>그래디언트 누적</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>체크포인팅</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>어텐션</translation>
+    </message>
+    <message>
+        <source>Chunked cross-entropy</source>
+        <translation>청크 단위 교차 엔트로피</translation>
+    </message>
+    <message>
+        <source>Activation offload</source>
+        <translation>활성값 오프로드</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 캐시</translation>
+    </message>
+    <message>
+        <source>New tokens</source>
+        <translation>생성 토큰</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>프로파일</translation>
+    </message>
+    <message>
+        <source>inference</source>
+        <translation>추론</translation>
+    </message>
+    <message>
+        <source>full %1</source>
+        <translation>전체 %1</translation>
+    </message>
+    <message>
+        <source>Four scenarios is the limit: unpin one first.</source>
+        <translation>시나리오는 네 개까지입니다: 먼저 하나를 고정 해제하세요.</translation>
+    </message>
+    <message>
+        <source>Cannot pin: %1</source>
+        <translation>고정할 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>capacity %1</source>
+        <translation>용량 %1</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>들어감</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>메모리 부족</translation>
+    </message>
+    <message>
+        <source>No scenario pinned yet.</source>
+        <translation>아직 고정한 시나리오가 없습니다.</translation>
+    </message>
+    <message>
+        <source>Double-click a name to rename it. Rows below the verdict list only the settings that differ.</source>
+        <translation>이름을 더블클릭하면 바꿀 수 있습니다. 판정 아래 행에는 서로 다른 설정만 나옵니다.</translation>
+    </message>
+    <message>
+        <source>Unpin</source>
+        <translation>고정 해제</translation>
+    </message>
+    <message>
+        <source>Remove the selected scenario from the comparison</source>
+        <translation>선택한 시나리오를 비교에서 뺍니다</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>이름</translation>
+    </message>
+    <message>
+        <source>Device used</source>
+        <translation>디바이스 사용량</translation>
+    </message>
+    <message>
+        <source>Margin</source>
+        <translation>여유</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>판정</translation>
+    </message>
+    <message>
+        <source>Pin scenarios to compare them here (View ▸ Pin Scenario for Comparison, Ctrl+P).</source>
+        <translation>시나리오를 고정하면 여기서 비교합니다 (보기 ▸ 비교용으로 시나리오 고정, Ctrl+P).</translation>
+    </message>
+</context>
+<context>
     <name>DeviceStack</name>
     <message>
         <source>Allocator cache</source>
@@ -564,6 +711,18 @@
         <translation>%1에는 fp8 텐서 코어가 없습니다 (compute capability 8.9 이상이 필요합니다).</translation>
     </message>
     <message>
+        <source>Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch&apos;s allocator counters but on the GPU while resident.</source>
+        <translation>페이지드 8비트 AdamW: 옵티마이저 상태는 CUDA 관리 메모리에 있어 PyTorch 할당자 카운터에는 잡히지 않지만, 상주하는 동안에는 GPU를 차지합니다.</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.</source>
+        <translation>CPU 오프로드를 쓰는 ZeRO-3: 파라미터는 CPU에 있고, 모아 온 레이어만 GPU를 차지합니다.</translation>
+    </message>
+    <message>
+        <source>CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.</source>
+        <translation>CPU 오프로드: 옵티마이저 상태와 fp32 마스터 가중치는 CPU 메모리에 둡니다.</translation>
+    </message>
+    <message>
         <source>The sequence length exceeds the model&apos;s maximum position embeddings (%1).</source>
         <translation>시퀀스 길이가 모델의 최대 위치 임베딩 수(%1)를 넘습니다.</translation>
     </message>
@@ -676,18 +835,6 @@
     <message>
         <source>inference, NF4 weights</source>
         <translation>추론, NF4 가중치</translation>
-    </message>
-    <message>
-        <source>Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch&apos;s allocator counters but on the GPU while resident.</source>
-        <translation>페이지드 8비트 AdamW: 옵티마이저 상태는 CUDA 관리 메모리에 있어 PyTorch 할당자 카운터에는 잡히지 않지만, 상주하는 동안에는 GPU를 차지합니다.</translation>
-    </message>
-    <message>
-        <source>ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.</source>
-        <translation>CPU 오프로드를 쓰는 ZeRO-3: 파라미터는 CPU에 있고, 모아 온 레이어만 GPU를 차지합니다.</translation>
-    </message>
-    <message>
-        <source>CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.</source>
-        <translation>CPU 오프로드: 옵티마이저 상태와 fp32 마스터 가중치는 CPU 메모리에 둡니다.</translation>
     </message>
 </context>
 <context>
@@ -1153,6 +1300,297 @@
         <source>&lt;h3&gt;Headroom %1&lt;/h3&gt;&lt;p&gt;Will this training run fit on my GPU, and what should I change so that it does?&lt;/p&gt;&lt;p&gt;Every number comes from one tensor table: each tensor a step creates, with its size, its lifetime and the source of its formula.&lt;/p&gt;&lt;p&gt;GPL-3.0-or-later. Charts by QCustomPlot (GPL-3.0).&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Headroom %1&lt;/h3&gt;&lt;p&gt;이 학습이 내 GPU에 올라갈까? 안 된다면 무엇을 바꿔야 할까?&lt;/p&gt;&lt;p&gt;모든 숫자는 하나의 텐서 표에서 나옵니다: 한 스텝이 만드는 모든 텐서와 그 크기, 수명, 공식의 출처.&lt;/p&gt;&lt;p&gt;GPL-3.0-or-later. 차트: QCustomPlot (GPL-3.0).&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Validate</source>
+        <translation>검증</translation>
+    </message>
+    <message>
+        <source>Run the step for real in a separate process and compare measured with planned</source>
+        <translation>별도 프로세스에서 스텝을 실제로 실행해 측정값을 계획값과 비교합니다</translation>
+    </message>
+    <message>
+        <source>Pinned: %1</source>
+        <translation>고정함: %1</translation>
+    </message>
+    <message>
+        <source>Make it fit</source>
+        <translation>들어가게 하기</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>비교</translation>
+    </message>
+    <message>
+        <source>The cheapest changes, by their cost in speed, that make the scenario fit the GPU</source>
+        <translation>시나리오가 GPU에 들어가게 하는 변경 중 속도 비용이 가장 적은 것</translation>
+    </message>
+    <message>
+        <source>Up to four pinned scenarios side by side</source>
+        <translation>고정한 시나리오 최대 네 개를 나란히</translation>
+    </message>
+    <message>
+        <source>&amp;Pin Scenario for Comparison</source>
+        <translation>비교용으로 시나리오 고정(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Add the current scenario to the Compare tab (up to four)</source>
+        <translation>현재 시나리오를 비교 탭에 추가합니다 (최대 네 개)</translation>
+    </message>
+    <message>
+        <source>&amp;Presentation Mode</source>
+        <translation>발표 모드(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Full screen, large type, chart and explanation only; arrow keys step through the ladder, Esc leaves</source>
+        <translation>전체 화면, 큰 글자, 차트와 설명만 표시합니다. 화살표 키로 기법 사다리를 넘기고 Esc로 나갑니다</translation>
+    </message>
+    <message>
+        <source>Nothing to pin: the scenario does not plan.</source>
+        <translation>고정할 것이 없습니다: 시나리오를 계획할 수 없습니다.</translation>
+    </message>
+</context>
+<context>
+    <name>MakeItFitView</name>
+    <message>
+        <source>Change</source>
+        <translation>변경</translation>
+    </message>
+    <message>
+        <source>Device used</source>
+        <translation>디바이스 사용량</translation>
+    </message>
+    <message>
+        <source>Margin</source>
+        <translation>여유</translation>
+    </message>
+    <message>
+        <source>Step time (est.)</source>
+        <translation>스텝 시간 (추정)</translation>
+    </message>
+    <message>
+        <source>Undo apply</source>
+        <translation>적용 취소</translation>
+    </message>
+    <message>
+        <source>Return the panel to the configuration before the last applied change</source>
+        <translation>마지막으로 적용한 변경 전의 설정으로 패널을 되돌립니다</translation>
+    </message>
+    <message>
+        <source>Step-time costs are estimates from published measurements (hover a change for its reason); memory comes from the planner. Changes marked &quot;method&quot; train differently, &quot;task&quot; changes what is trained.</source>
+        <translation>스텝 시간 비용은 발표된 측정에 근거한 추정이고(변경 위에 마우스를 올리면 이유가 보입니다), 메모리는 플래너가 계산합니다. &quot;방법&quot; 표시는 학습 방식이 달라지고, &quot;과제&quot; 표시는 학습하는 내용이 달라집니다.</translation>
+    </message>
+    <message>
+        <source>No scenario yet.</source>
+        <translation>아직 시나리오가 없습니다.</translation>
+    </message>
+    <message>
+        <source>It already fits, with %1 to spare: nothing to change.</source>
+        <translation>이미 들어갑니다(%1 여유): 바꿀 것이 없습니다.</translation>
+    </message>
+    <message>
+        <source>Out of memory by %1, and no combination of up to three changes makes it fit: a larger GPU, more GPUs or a smaller model.</source>
+        <translation>%1만큼 메모리가 부족하고, 변경 세 개까지의 어떤 조합으로도 들어가지 않습니다: 더 큰 GPU, 더 많은 GPU 또는 더 작은 모델이 필요합니다.</translation>
+    </message>
+    <message>
+        <source>Out of memory by %1. The cheapest changes that make it fit, by estimated step time:</source>
+        <translation>%1만큼 메모리가 부족합니다. 들어가게 하는 변경을 추정 스텝 시간이 적은 순서로 보여 줍니다:</translation>
+    </message>
+    <message>
+        <source>method</source>
+        <translation>방법</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>과제</translation>
+    </message>
+    <message>
+        <source>about the same</source>
+        <translation>거의 같음</translation>
+    </message>
+    <message>
+        <source>%1 % slower</source>
+        <translation>%1 % 느림</translation>
+    </message>
+    <message>
+        <source>%1 % faster</source>
+        <translation>%1 % 빠름</translation>
+    </message>
+    <message>
+        <source>Apply</source>
+        <translation>적용</translation>
+    </message>
+    <message>
+        <source>Load this configuration into the panel</source>
+        <translation>이 설정을 패널에 불러옵니다</translation>
+    </message>
+    <message>
+        <source>flash attention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing (every layer)</source>
+        <translation>그래디언트 체크포인팅 (모든 레이어)</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing (one layer in %1)</source>
+        <translation>그래디언트 체크포인팅 (레이어 %1개 중 하나)</translation>
+    </message>
+    <message>
+        <source>chunked cross-entropy</source>
+        <translation>청크 단위 교차 엔트로피</translation>
+    </message>
+    <message>
+        <source>bf16 mixed precision instead of fp32</source>
+        <translation>fp32 대신 bf16 혼합 정밀도</translation>
+    </message>
+    <message>
+        <source>fp16 mixed precision instead of fp32</source>
+        <translation>fp32 대신 fp16 혼합 정밀도</translation>
+    </message>
+    <message>
+        <source>pure bf16 weights and optimizer</source>
+        <translation>순수 bf16 가중치와 옵티마이저</translation>
+    </message>
+    <message>
+        <source>8-bit AdamW</source>
+        <translation>8비트 AdamW</translation>
+    </message>
+    <message>
+        <source>paged 8-bit AdamW</source>
+        <translation>페이지드 8비트 AdamW</translation>
+    </message>
+    <message>
+        <source>LoRA (r16, all linear layers)</source>
+        <translation>LoRA (r16, 모든 선형 레이어)</translation>
+    </message>
+    <message>
+        <source>QLoRA (NF4 base, r16, all linear layers)</source>
+        <translation>QLoRA (NF4 베이스, r16, 모든 선형 레이어)</translation>
+    </message>
+    <message>
+        <source>micro-batch %1 with more accumulation</source>
+        <translation>마이크로배치 %1, 누적 늘림</translation>
+    </message>
+    <message>
+        <source>ZeRO-2 sharding</source>
+        <translation>ZeRO-2 샤딩</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 / FSDP full sharding</source>
+        <translation>ZeRO-3 / FSDP 전체 샤딩</translation>
+    </message>
+    <message>
+        <source>CPU offload of the optimizer</source>
+        <translation>옵티마이저 CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>activation offload to CPU</source>
+        <translation>활성값 CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>sequence length %1</source>
+        <translation>시퀀스 길이 %1</translation>
+    </message>
+    <message>
+        <source>fp8 KV cache</source>
+        <translation>fp8 KV 캐시</translation>
+    </message>
+    <message>
+        <source>int8 weights (LLM.int8)</source>
+        <translation>int8 가중치 (LLM.int8)</translation>
+    </message>
+    <message>
+        <source>NF4 weights</source>
+        <translation>NF4 가중치</translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>배치 %1</translation>
+    </message>
+    <message>
+        <source>prompt length %1</source>
+        <translation>프롬프트 길이 %1</translation>
+    </message>
+    <message>
+        <source>Computes attention in tiles without storing the score matrix; faster as well (Dao et al. 2022).</source>
+        <translation>점수 행렬을 저장하지 않고 타일 단위로 어텐션을 계산합니다. 속도도 더 빠릅니다 (Dao 외 2022).</translation>
+    </message>
+    <message>
+        <source>Keeps only each layer&apos;s input and recomputes the rest in backward: about one extra forward pass, +33% step time.</source>
+        <translation>레이어마다 입력만 남기고 나머지는 역전파에서 재계산합니다: 순전파가 한 번 더 들어 스텝 시간이 약 33% 늘어납니다.</translation>
+    </message>
+    <message>
+        <source>Recomputes some layers in backward: part of the saving of full checkpointing for part of its cost.</source>
+        <translation>일부 레이어만 역전파에서 재계산합니다: 전체 체크포인팅 절감의 일부를 비용의 일부로 얻습니다.</translation>
+    </message>
+    <message>
+        <source>Upcasts and differentiates the logits chunk by chunk instead of all at once; the loss is a small part of the step.</source>
+        <translation>로짓을 한꺼번에가 아니라 청크별로 업캐스트하고 미분합니다. 손실 계산은 스텝의 작은 부분입니다.</translation>
+    </message>
+    <message>
+        <source>Activations in 16 bits (half of fp32) and tensor-core matmuls: much faster.</source>
+        <translation>활성값을 16비트(fp32의 절반)로 두고 텐서 코어로 행렬곱을 합니다: 훨씬 빠릅니다.</translation>
+    </message>
+    <message>
+        <source>No fp32 master weights: parameters, gradients and optimizer states in bf16. Small updates can round away.</source>
+        <translation>fp32 마스터 가중치 없이 파라미터, 그래디언트, 옵티마이저 상태를 bf16으로 둡니다. 작은 업데이트는 반올림되어 사라질 수 있습니다.</translation>
+    </message>
+    <message>
+        <source>Optimizer moments stored in 8 bits with block-wise scales instead of 32 bits.</source>
+        <translation>옵티마이저 모멘트를 32비트 대신 블록별 스케일과 함께 8비트로 저장합니다.</translation>
+    </message>
+    <message>
+        <source>8-bit moments in unified memory that pages to the CPU under pressure instead of failing.</source>
+        <translation>8비트 모멘트를 통합 메모리에 두어, 메모리가 모자라면 실패하는 대신 CPU로 페이징합니다.</translation>
+    </message>
+    <message>
+        <source>Trains small adapters over frozen weights: no gradients or optimizer states for the base weights.</source>
+        <translation>고정된 가중치 위에서 작은 어댑터만 학습합니다: 베이스 가중치의 그래디언트와 옵티마이저 상태가 없습니다.</translation>
+    </message>
+    <message>
+        <source>LoRA over a 4-bit base: the frozen weights take about a quarter of bf16; dequantizing them slows every matmul.</source>
+        <translation>4비트 베이스 위의 LoRA: 고정 가중치가 bf16의 약 4분의 1이 되지만, 역양자화 때문에 모든 행렬곱이 느려집니다.</translation>
+    </message>
+    <message>
+        <source>Fewer sequences at once, more accumulation steps: the same effective batch with smaller activations; smaller matmuls use the GPU less well.</source>
+        <translation>한 번에 처리하는 시퀀스를 줄이고 누적 스텝을 늘립니다: 유효 배치는 같고 활성값은 작아지지만, 작은 행렬곱은 GPU를 덜 효율적으로 씁니다.</translation>
+    </message>
+    <message>
+        <source>Each GPU keeps its share of the gradients and optimizer states; the same communication as data parallelism.</source>
+        <translation>GPU마다 그래디언트와 옵티마이저 상태의 자기 몫만 둡니다. 통신량은 데이터 병렬과 같습니다.</translation>
+    </message>
+    <message>
+        <source>Parameters sharded too and gathered layer by layer: 1.5× the communication of data parallelism.</source>
+        <translation>파라미터까지 나누고 레이어마다 모읍니다: 통신량이 데이터 병렬의 1.5배입니다.</translation>
+    </message>
+    <message>
+        <source>Optimizer states (and the step) on the CPU: gradients and parameters cross PCIe every step.</source>
+        <translation>옵티마이저 상태(와 스텝)를 CPU에 둡니다: 매 스텝 그래디언트와 파라미터가 PCIe를 오갑니다.</translation>
+    </message>
+    <message>
+        <source>Saved activations wait in CPU memory until backward: PCIe transfers every step.</source>
+        <translation>저장된 활성값이 역전파까지 CPU 메모리에서 기다립니다: 매 스텝 PCIe 전송이 생깁니다.</translation>
+    </message>
+    <message>
+        <source>Shorter sequences change what the model learns (or reads): a last resort.</source>
+        <translation>시퀀스를 줄이면 모델이 배우는(또는 읽는) 내용이 달라집니다: 최후의 수단입니다.</translation>
+    </message>
+    <message>
+        <source>Keys and values cached in 8 bits: half of bf16, converted inside the attention kernel.</source>
+        <translation>키와 값을 8비트로 캐시합니다: bf16의 절반이며 어텐션 커널 안에서 변환합니다.</translation>
+    </message>
+    <message>
+        <source>Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.</source>
+        <translation>가중치는 8비트, 이상치는 16비트로 둡니다: bf16의 절반이지만 행렬곱이 느려집니다.</translation>
+    </message>
+    <message>
+        <source>Weights in 4 bits: about a quarter of bf16; dequantized in every matmul.</source>
+        <translation>가중치를 4비트로 둡니다: bf16의 약 4분의 1이며 행렬곱마다 역양자화합니다.</translation>
+    </message>
+    <message>
+        <source>Fewer sequences at once: a smaller KV cache and activations, fewer sequences per second.</source>
+        <translation>한 번에 처리하는 시퀀스를 줄입니다: KV 캐시와 활성값은 작아지고 초당 처리 시퀀스도 줄어듭니다.</translation>
+    </message>
 </context>
 <context>
     <name>MemoryUnits</name>
@@ -1318,6 +1756,29 @@
     <message>
         <source>Which linear layers get adapters: more targets, more trainable parameters</source>
         <translation>어댑터를 붙일 선형 레이어: 대상이 많을수록 학습 파라미터가 늘어납니다</translation>
+    </message>
+</context>
+<context>
+    <name>PresentationView</name>
+    <message>
+        <source>← → step through the technique ladder · Esc leaves presentation mode</source>
+        <translation>← → 기법 사다리 넘기기 · Esc 발표 모드 나가기</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>들어감</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>메모리 부족</translation>
+    </message>
+    <message>
+        <source>Your scenario: %1, %2</source>
+        <translation>내 시나리오: %1, %2</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2: %3 — %4, %5</source>
+        <translation>%2단계 중 %1단계: %3 — %4, %5</translation>
     </message>
 </context>
 <context>
@@ -1845,10 +2306,6 @@
 <context>
     <name>Screenshot</name>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder or sweep</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep 중 하나를 쓰세요</translation>
-    </message>
-    <message>
         <source>unknown language &quot;%1&quot;: use %2</source>
         <translation>알 수 없는 언어 &quot;%1&quot;: %2 중 하나를 쓰세요</translation>
     </message>
@@ -1859,6 +2316,10 @@
     <message>
         <source>cannot write %1</source>
         <translation>%1을(를) 쓸 수 없습니다</translation>
+    </message>
+    <message>
+        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit or compare</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare 중 하나를 쓰세요</translation>
     </message>
 </context>
 <context>
@@ -1942,6 +2403,22 @@
     <message>
         <source>out of memory</source>
         <translation>메모리 부족</translation>
+    </message>
+    <message>
+        <source>Fit map: micro-batch</source>
+        <translation>적합 지도: 마이크로배치</translation>
+    </message>
+    <message>
+        <source>Computing…</source>
+        <translation>계산 중…</translation>
+    </message>
+    <message>
+        <source>Computing sweeps and fit map… %p%</source>
+        <translation>스윕과 적합 지도 계산 중… %p%</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 × %2 tokens&lt;/b&gt;&lt;br&gt;Device used %3 (%4)</source>
+        <translation>&lt;b&gt;%1 × 토큰 %2개&lt;/b&gt;&lt;br&gt;디바이스 사용량 %3 (%4)</translation>
     </message>
 </context>
 <context>
@@ -2049,6 +2526,310 @@
     </message>
 </context>
 <context>
+    <name>ValidateView</name>
+    <message>
+        <source>setting up</source>
+        <translation>준비 중</translation>
+    </message>
+    <message>
+        <source>warm-up</source>
+        <translation>워밍업</translation>
+    </message>
+    <message>
+        <source>forward</source>
+        <translation>순전파</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>손실</translation>
+    </message>
+    <message>
+        <source>backward</source>
+        <translation>역전파</translation>
+    </message>
+    <message>
+        <source>optimizer step</source>
+        <translation>옵티마이저 스텝</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>완료</translation>
+    </message>
+    <message>
+        <source>&amp;Engine:</source>
+        <translation>엔진(&amp;E):</translation>
+    </message>
+    <message>
+        <source>Automatic (CUDA when available)</source>
+        <translation>자동 (가능하면 CUDA)</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA GPU</source>
+        <translation>CUDA GPU</translation>
+    </message>
+    <message>
+        <source>Which engine runs the step. The CPU engine measures the same tensors on the processor.</source>
+        <translation>스텝을 실행할 엔진입니다. CPU 엔진은 같은 텐서를 프로세서에서 측정합니다.</translation>
+    </message>
+    <message>
+        <source>&amp;Timeout:</source>
+        <translation>제한 시간(&amp;T):</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <extracomment>suffix of the timeout box: seconds</extracomment>
+        <translation>초</translation>
+    </message>
+    <message>
+        <source>A run that has not finished by then is stopped.</source>
+        <translation>그때까지 끝나지 않은 실행은 중지됩니다.</translation>
+    </message>
+    <message>
+        <source>&amp;Run</source>
+        <translation>실행(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Run one step of this scenario for real and measure its memory</source>
+        <translation>이 시나리오의 스텝 하나를 실제로 실행하고 메모리를 측정합니다</translation>
+    </message>
+    <message>
+        <source>&amp;Cancel</source>
+        <translation>취소(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Planned</source>
+        <translation>계획</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>측정</translation>
+    </message>
+    <message>
+        <source>CUDA: %1</source>
+        <translation>CUDA: %1</translation>
+    </message>
+    <message>
+        <source>No CUDA device / no CUDA engine in this build: the CPU engine runs the step instead.</source>
+        <translation>CUDA 장치가 없거나 이 빌드에 CUDA 엔진이 없습니다: 대신 CPU 엔진이 스텝을 실행합니다.</translation>
+    </message>
+    <message>
+        <source>Cannot start a validation run: the scenario could not be written to a temporary file.</source>
+        <translation>검증 실행을 시작할 수 없습니다: 시나리오를 임시 파일에 쓸 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>시작하는 중…</translation>
+    </message>
+    <message>
+        <source>Running one step in a separate process; the app stays usable and Cancel stops it.</source>
+        <translation>별도 프로세스에서 스텝 하나를 실행하는 중입니다. 앱은 계속 쓸 수 있고, 취소를 누르면 멈춥니다.</translation>
+    </message>
+    <message>
+        <source>step %1 of %2</source>
+        <extracomment>progress bar: step 2 of 3</extracomment>
+        <translation>스텝 %1/%2</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>취소됨</translation>
+    </message>
+    <message>
+        <source>No result</source>
+        <translation>결과 없음</translation>
+    </message>
+    <message>
+        <source>Choose the CPU engine to run the step on the processor instead.</source>
+        <translation>대신 프로세서에서 실행하려면 CPU 엔진을 고르세요.</translation>
+    </message>
+    <message>
+        <source>cannot read %1: %2</source>
+        <translation>%1을(를) 읽을 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>Stopped: out of memory</source>
+        <translation>중지됨: 메모리 부족</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>완료</translation>
+    </message>
+    <message>
+        <source>Measured: the step ran out of memory (%1). The planned peak is beside what was measured before it stopped.</source>
+        <extracomment>%1 is the run&apos;s own words, e.g. &quot;out of memory at 71.3 GiB in backward of layer 12&quot;</extracomment>
+        <translation>측정 결과: 스텝이 메모리 부족으로 멈췄습니다 (%1). 계획된 피크 옆에 멈추기 전까지 측정한 값을 보여 줍니다.</translation>
+    </message>
+    <message>
+        <source>no details</source>
+        <translation>자세한 내용 없음</translation>
+    </message>
+    <message>
+        <source>Measured: the step ran to the end. Planned and measured memory below.</source>
+        <translation>측정 결과: 스텝이 끝까지 실행되었습니다. 계획 메모리와 측정 메모리는 아래와 같습니다.</translation>
+    </message>
+    <message>
+        <source>No measurement yet: press Run</source>
+        <translation>아직 측정값이 없습니다: 실행을 누르세요</translation>
+    </message>
+    <message>
+        <source>The measured timeline appears here after a run</source>
+        <translation>실행하면 측정된 타임라인이 여기에 나타납니다</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>차이</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>오차</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>측정 안 됨</translation>
+    </message>
+    <message>
+        <source>At the peak, per category · labels: measured against planned</source>
+        <translation>피크 시점의 범주별 메모리 · 라벨: 계획 대비 측정 오차</translation>
+    </message>
+    <message>
+        <source>The run reported no categories</source>
+        <translation>실행 결과에 범주가 없습니다</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>피크</translation>
+    </message>
+    <message>
+        <source>Memory in use at each event of the step: measured over planned</source>
+        <translation>스텝의 이벤트마다 사용 중인 메모리: 계획 위에 측정값</translation>
+    </message>
+    <message>
+        <source>The run reported no events</source>
+        <translation>실행 결과에 이벤트가 없습니다</translation>
+    </message>
+    <message>
+        <source>Engine: %1 on %2</source>
+        <extracomment>%1 is the engine (cpu, cuda), %2 the device as the run names it</extracomment>
+        <translation>엔진: %1 · 장치: %2</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>알 수 없음</translation>
+    </message>
+    <message>
+        <source>an unnamed device</source>
+        <translation>이름 없는 장치</translation>
+    </message>
+    <message>
+        <source>Peak at %1 (planned) and %2 (measured)</source>
+        <translation>피크 위치: %1 (계획), %2 (측정)</translation>
+    </message>
+    <message>
+        <source>Step time: %1 s</source>
+        <translation>스텝 시간: %1초</translation>
+    </message>
+    <message>
+        <source>Tokens/s: %1</source>
+        <translation>초당 토큰: %1</translation>
+    </message>
+    <message>
+        <source>Extrapolated: the full model did not fit, so fewer layers were run and the per-layer measurement was scaled up.</source>
+        <translation>외삽값: 전체 모델이 들어가지 않아 더 적은 레이어로 실행하고, 레이어당 측정값을 전체로 늘렸습니다.</translation>
+    </message>
+    <message>
+        <source>The inputs have changed since this run; press Run to measure them.</source>
+        <translation>이 실행 뒤에 입력이 바뀌었습니다. 바뀐 입력을 측정하려면 실행을 누르세요.</translation>
+    </message>
+    <message>
+        <source>✕ out of memory: %1</source>
+        <translation>✕ 메모리 부족: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationJson</name>
+    <message>
+        <source>the run printed no result</source>
+        <translation>실행이 결과를 출력하지 않았습니다</translation>
+    </message>
+    <message>
+        <source>the result is not valid JSON (%1 at offset %2)</source>
+        <extracomment>%1 is the JSON parser&apos;s English description, %2 a character offset</extracomment>
+        <translation>결과가 올바른 JSON이 아닙니다 (오프셋 %2에서 %1)</translation>
+    </message>
+    <message>
+        <source>the result is not a JSON object</source>
+        <translation>결과가 JSON 객체가 아닙니다</translation>
+    </message>
+    <message>
+        <source>unexpected schema &quot;%1&quot; (expected %2)</source>
+        <translation>예상하지 못한 스키마 &quot;%1&quot; (%2이어야 합니다)</translation>
+    </message>
+    <message>
+        <source>unknown status &quot;%1&quot;</source>
+        <translation>알 수 없는 상태 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>missing or invalid %1</source>
+        <extracomment>%1 is a JSON field name such as planned.peak_bytes</extracomment>
+        <translation>%1이(가) 없거나 올바르지 않습니다</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationRunner</name>
+    <message>
+        <source>this build has no CUDA engine</source>
+        <translation>이 빌드에는 CUDA 엔진이 없습니다</translation>
+    </message>
+    <message>
+        <source>no CUDA device was found</source>
+        <translation>CUDA 장치를 찾지 못했습니다</translation>
+    </message>
+    <message>
+        <source>Its last output:</source>
+        <extracomment>followed by the last lines the validation command wrote</extracomment>
+        <translation>마지막 출력:</translation>
+    </message>
+    <message>
+        <source>Cannot start the validation command %1: %2. Validation needs headroom-cli next to the app.</source>
+        <translation>검증 명령 %1을(를) 시작할 수 없습니다: %2. 검증하려면 앱과 같은 폴더에 headroom-cli가 있어야 합니다.</translation>
+    </message>
+    <message>
+        <source>Validation cancelled: the run was stopped.</source>
+        <translation>검증을 취소했습니다: 실행을 중지했습니다.</translation>
+    </message>
+    <message>
+        <source>The validation run was stopped after %1 s without finishing. The app is unaffected; a longer timeout may help if the run was still making progress.</source>
+        <translation>검증 실행이 %1초 동안 끝나지 않아 중지했습니다. 앱은 영향을 받지 않았습니다. 실행이 계속 진행 중이었다면 제한 시간을 늘려 보세요.</translation>
+    </message>
+    <message>
+        <source>The validation run crashed (signal %1). The app is unaffected.</source>
+        <translation>검증 실행이 비정상 종료되었습니다 (시그널 %1). 앱은 영향을 받지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>Validation is not available here: %1.</source>
+        <translation>여기서는 검증할 수 없습니다: %1.</translation>
+    </message>
+    <message>
+        <source>The validation command refused the scenario: %1</source>
+        <translation>검증 명령이 시나리오를 거부했습니다: %1</translation>
+    </message>
+    <message>
+        <source>The validation run crashed (exit status %1). The app is unaffected.</source>
+        <translation>검증 실행이 비정상 종료되었습니다 (종료 상태 %1). 앱은 영향을 받지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>The validation run finished, but its result could not be read: %1.</source>
+        <translation>검증 실행은 끝났지만 결과를 읽을 수 없습니다: %1.</translation>
+    </message>
+    <message>
+        <source>The validation run reported an error: %1</source>
+        <translation>검증 실행이 오류를 보고했습니다: %1</translation>
+    </message>
+</context>
+<context>
     <name>VerdictBar</name>
     <message>
         <source>No plan</source>
@@ -2135,10 +2916,6 @@
         <translation>시나리오 파일(.headroom.json)을 엽니다.</translation>
     </message>
     <message>
-        <source>View to show: breakdown, timeline, ladder or sweep.</source>
-        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep.</translation>
-    </message>
-    <message>
         <source>Language: en or ko.</source>
         <translation>언어: en 또는 ko.</translation>
     </message>
@@ -2151,12 +2928,20 @@
         <translation>시나리오 파일은 하나만 주세요</translation>
     </message>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder or sweep</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep 중 하나를 쓰세요</translation>
-    </message>
-    <message>
         <source>unknown language &quot;%1&quot;: use en or ko</source>
         <translation>알 수 없는 언어 &quot;%1&quot;: en 또는 ko를 쓰세요</translation>
+    </message>
+    <message>
+        <source>View to show: breakdown, timeline, ladder, sweep, validate, fit or compare.</source>
+        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep, validate, fit, compare.</translation>
+    </message>
+    <message>
+        <source>With --screenshot: show a saved `headroom-cli validate --json` result in the Validate view.</source>
+        <translation>--screenshot과 함께: 저장된 `headroom-cli validate --json` 결과를 검증 보기에 표시합니다.</translation>
+    </message>
+    <message>
+        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit or compare</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare 중 하나를 쓰세요</translation>
     </message>
     <message>
         <source>Theme for this session: system, light or dark.</source>

@@ -4,11 +4,13 @@
 #include "breakdownchart.h"
 #include "breakdownview.h"
 #include "chartexport.h"
+#include "compareview.h"
 #include "errortext.h"
 #include "exportactions.h"
 #include "io/scenariofile.h"
 #include "ladderchart.h"
 #include "ladderview.h"
+#include "makeitfitview.h"
 #include "languagemanager.h"
 #include "plan/defaultscenario.h"
 #include "plan/planner.h"
@@ -17,6 +19,7 @@
 #include "sweepview.h"
 #include "theme.h"
 #include "timelineview.h"
+#include "validateview.h"
 #include "verdictbar.h"
 
 #include <QAction>
@@ -51,6 +54,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_timeline(new TimelineView)
     , m_ladder(new LadderView)
     , m_sweep(new SweepView)
+    , m_validate(new ValidateView)
     , m_recent(new RecentFiles(this))
     , m_languages(new LanguageManager(this))
     , m_replanTimer(new QTimer(this))
@@ -67,6 +71,8 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_timeline, QString());
     m_tabs->addTab(m_ladder, QString());
     m_tabs->addTab(m_sweep, QString());
+    m_tabs->addTab(m_validate, QString());
+    createPlanningViews();  // Make it fit and Compare tabs
     m_tabs->setDocumentMode(true);
 
     auto* right = new QWidget;
@@ -158,6 +164,7 @@ void MainWindow::createMenus()
         for (QAction* action : m_languageGroup->actions())
             action->setChecked(action->data().toString() == code);
     });
+    createPlanningActions(m_viewMenu);  // Pin, presentation mode
     m_unitMenu = m_viewMenu->addMenu(QString());
     m_unitGroup = new QActionGroup(this);
     for (MemoryUnit unit : {MemoryUnit::GiB, MemoryUnit::GB}) {
@@ -222,6 +229,10 @@ void MainWindow::retranslate()
     m_tabs->setTabToolTip(static_cast<int>(View::Timeline), tr("Memory through one step, event by event"));
     m_tabs->setTabToolTip(static_cast<int>(View::Ladder), tr("Techniques applied one after another, with the saving of each"));
     m_tabs->setTabToolTip(static_cast<int>(View::Sweep), tr("Memory against micro-batch and sequence length"));
+    // Validate tab (issue 5).
+    m_tabs->setTabText(static_cast<int>(View::Validate), tr("Validate"));
+    m_tabs->setTabToolTip(static_cast<int>(View::Validate), tr("Run the step for real in a separate process and compare measured with planned"));
+    retranslatePlanning();
     updateTitle();
 }
 
@@ -257,6 +268,8 @@ void MainWindow::setUnit(MemoryUnit unit)
     m_timeline->refresh();
     m_ladder->refresh();
     m_sweep->refresh();
+    m_validate->refresh();
+    refreshPlanningViews();
 }
 
 void MainWindow::setScenario(const Scenario& scenario)
@@ -288,7 +301,6 @@ void MainWindow::replan()
         m_panel->showProblem(QString());
         m_verdict->setPlan(m_planned, *m_plan);
         m_breakdown->setPlan(*m_plan);
-        m_timeline->setPlan(*m_plan);
     } else {
         // Never silently ignored: the reason is shown by the inputs and in place of the verdict.
         m_plan.reset();
@@ -296,16 +308,29 @@ void MainWindow::replan()
         m_panel->showProblem(message);
         m_verdict->setProblem(message);
         m_breakdown->clearPlan();
-        m_timeline->clearPlan();
     }
+    // The timeline (~100 graphs for an 80-layer model) replots only when it
+    // is shown: replotting it hidden doubled the edit-to-replot latency (bench_ui).
+    m_timelineStale = true;
     m_ladderStale = true;
     m_sweepStale = true;
+    // Validate tab: a Run measures the scenario as it is now, valid or not (the child says what is wrong).
+    m_validate->setScenario(m_planned);
+    m_sweep->cancelPending();  // a result for the old scenario is never shown
+    m_makeItFitStale = true;
     updateVisibleView();
 }
 
 void MainWindow::updateVisibleView()
 {
     QWidget* current = m_tabs->currentWidget();
+    if (current == m_timeline && m_timelineStale) {
+        if (m_plan)
+            m_timeline->setPlan(*m_plan);
+        else
+            m_timeline->clearPlan();
+        m_timelineStale = false;
+    }
     if (current == m_ladder && m_ladderStale) {
         m_ladder->setScenario(m_planned);
         m_ladderStale = false;
@@ -313,6 +338,10 @@ void MainWindow::updateVisibleView()
     if (current == m_sweep && m_sweepStale) {
         m_sweep->setScenario(m_planned);
         m_sweepStale = false;
+    }
+    if (current == m_makeItFit && m_makeItFitStale) {
+        m_makeItFit->setScenario(m_planned);
+        m_makeItFitStale = false;
     }
 }
 
@@ -329,6 +358,12 @@ std::optional<MainWindow::View> MainWindow::viewFromName(const QString& name)
         return View::Ladder;
     if (key == QLatin1String("sweep"))
         return View::Sweep;
+    if (key == QLatin1String("validate"))
+        return View::Validate;
+    if (key == QLatin1String("fit") || key == QLatin1String("makeitfit"))
+        return View::MakeItFit;
+    if (key == QLatin1String("compare"))
+        return View::Compare;
     return std::nullopt;
 }
 
@@ -339,6 +374,9 @@ QCustomPlot* MainWindow::currentChart() const
     case View::Timeline: return m_timeline;
     case View::Ladder: return m_ladder->chart();
     case View::Sweep: return m_sweep;
+    case View::Validate: return m_validate->barsChart();
+    case View::MakeItFit: return m_breakdown->chart();
+    case View::Compare: return m_compare->chart();
     }
     return m_breakdown->chart();
 }

@@ -13,7 +13,10 @@
 #include <optional>
 
 class BreakdownView;
+class CompareView;
 class ExportActions;
+class MakeItFitView;
+class PresentationView;
 class LadderView;
 class LanguageManager;
 class QActionGroup;
@@ -26,13 +29,14 @@ class ScenarioPanel;
 class SweepView;
 class Theme;
 class TimelineView;
+class ValidateView;
 class VerdictBar;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class View { Breakdown, Timeline, Ladder, Sweep };
+    enum class View { Breakdown, Timeline, Ladder, Sweep, Validate, MakeItFit, Compare };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -53,7 +57,7 @@ public:
     QString currentFile() const { return m_path; }
 
     void showView(View view);
-    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep"
+    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare"
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }
@@ -66,6 +70,19 @@ public:
     TimelineView* timelineView() const { return m_timeline; }
     LadderView* ladderView() const { return m_ladder; }
     SweepView* sweepView() const { return m_sweep; }
+    ValidateView* validateView() const { return m_validate; }
+
+    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    MakeItFitView* makeItFitView() const { return m_makeItFit; }
+    CompareView* compareView() const { return m_compare; }
+    // Pins the current scenario: empty on success, else the translated reason.
+    QString pinScenario();
+    // Pins the scenario and three steps of its ladder (screenshots, demos).
+    void pinExamples();
+    void startPresentation();
+    PresentationView* presentation() const { return m_presentation; }
+    // Waits for work running off the UI thread (the sweep's), for screenshots and tests.
+    bool waitForBackgroundWork(int timeoutMs = 60000);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -89,6 +106,11 @@ private:
     void updateTitle();
     void readSettings();
     void writeSettings() const;
+    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    void createPlanningViews();
+    void createPlanningActions(QMenu* viewMenu);
+    void retranslatePlanning();
+    void refreshPlanningViews();  // unit changed
 
     ScenarioPanel* m_panel;
     VerdictBar* m_verdict;
@@ -97,6 +119,7 @@ private:
     TimelineView* m_timeline;
     LadderView* m_ladder;
     SweepView* m_sweep;
+    ValidateView* m_validate;  // runs the step in a child process (issue 5)
     RecentFiles* m_recent;
     LanguageManager* m_languages;
     QTimer* m_replanTimer;
@@ -104,8 +127,16 @@ private:
     QString m_path;
     std::optional<headroom::Plan> m_plan;
     headroom::Scenario m_planned;      // the scenario m_plan was made for
+    bool m_timelineStale = true;       // replotted when its tab is shown
     bool m_ladderStale = true;         // rebuilt when its tab is shown
     bool m_sweepStale = true;
+    // Make it fit, Compare and presentation mode.
+    MakeItFitView* m_makeItFit = nullptr;
+    CompareView* m_compare = nullptr;
+    PresentationView* m_presentation = nullptr;
+    bool m_makeItFitStale = true;
+    QAction* m_pinAction = nullptr;
+    QAction* m_presentAction = nullptr;
 
     // Menus and actions whose texts are re-translated.
     QMenu* m_fileMenu = nullptr;

@@ -5,6 +5,7 @@
 #include "io/scenariofile.h"
 #include "languagemanager.h"
 #include "mainwindow.h"
+#include "validateview.h"
 
 #include <QApplication>
 #include <QPixmap>
@@ -13,7 +14,7 @@ QString Screenshot::take(const ScreenshotRequest& request)
 {
     const auto view = MainWindow::viewFromName(request.view);
     if (!view)
-        return tr("unknown view \"%1\": use breakdown, timeline, ladder or sweep").arg(request.view);
+        return tr("unknown view \"%1\": use breakdown, timeline, ladder, sweep, validate, fit or compare").arg(request.view);
     if (!LanguageManager::languages().contains(request.language))
         return tr("unknown language \"%1\": use %2").arg(request.language, LanguageManager::languages().join(QStringLiteral(", ")));
 
@@ -27,6 +28,13 @@ QString Screenshot::take(const ScreenshotRequest& request)
             return tr("cannot read %1: %2").arg(request.scenarioPath, ErrorText::message(scenario.error()));
         window.setScenario(scenario.value());
     }
+    if (!request.validationResult.isEmpty()) {
+        const QString error = window.validateView()->loadReportFile(request.validationResult);
+        if (!error.isEmpty())
+            return error;
+    }
+    if (*view == MainWindow::View::Compare)
+        window.pinExamples();  // an empty comparison shows nothing
     window.showView(*view);
     // The saved geometry may be maximized; a screenshot has its own fixed size.
     window.setWindowState(Qt::WindowNoState);
@@ -34,6 +42,9 @@ QString Screenshot::take(const ScreenshotRequest& request)
     window.show();
     // Language changes and layouts arrive as posted events: let them all land.
     for (int i = 0; i < 5; ++i)
+        QApplication::processEvents();
+    window.waitForBackgroundWork();
+    for (int i = 0; i < 3; ++i)
         QApplication::processEvents();
     const QPixmap pixmap = window.grab();
     if (pixmap.isNull() || !pixmap.save(request.output, "PNG"))

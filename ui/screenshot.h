@@ -12,6 +12,7 @@ struct ScreenshotRequest {
     QString output;        // .png path
     QString scenarioPath;  // empty: the teaching scenario
     QString view = QStringLiteral("breakdown");
+    QString validationResult;  // a saved `headroom-cli validate --json` result shown in the Validate view
     QString language = QStringLiteral("en");
     QSize size{1440, 900};
 };

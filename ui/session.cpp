@@ -26,7 +26,8 @@ const QString kCleanExitKey = QStringLiteral("session/cleanExit");  // ISO 8601,
 
 // The views by the names --view takes; views added later are simply not remembered.
 const QStringList kViewNames = {QStringLiteral("breakdown"), QStringLiteral("timeline"), QStringLiteral("ladder"),
-                                QStringLiteral("sweep")};
+                                QStringLiteral("sweep"), QStringLiteral("validate"), QStringLiteral("fit"),
+                                QStringLiteral("compare")};
 
 QString currentViewName(const MainWindow* window)
 {

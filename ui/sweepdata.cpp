@@ -76,3 +76,63 @@ SweepResult computeSweep(const Scenario& scenario, SweepAxis axis)
     }
     return result;
 }
+
+namespace {
+
+// `size` values (fewer when `top` is small) at a step that is a multiple of
+// `granule`, reaching `top`; top 0: size values at step `defaultStep`.
+std::vector<std::uint64_t> mapAxis(std::size_t size, std::uint64_t top, std::uint64_t granule, std::uint64_t defaultStep)
+{
+    std::uint64_t step = defaultStep;
+    std::size_t count = size;
+    if (top > 0) {
+        const std::uint64_t perCell = (top + size - 1) / size;
+        step = std::max<std::uint64_t>(granule, (perCell + granule - 1) / granule * granule);
+        count = static_cast<std::size_t>(std::min<std::uint64_t>(size, (top + step - 1) / step));
+    }
+    std::vector<std::uint64_t> values;
+    for (std::size_t i = 1; i <= count; ++i)
+        values.push_back(i * step);
+    return values;
+}
+
+} // namespace
+
+FitMap computeFitMap(const Scenario& scenario, std::size_t size, std::uint64_t batchTop, std::uint64_t sequenceTop,
+                     const FitMapProgress& progress)
+{
+    // Sequence steps of 256 tokens (64 when fitted to a range): the
+    // granularity people choose lengths at, our choice.
+    constexpr std::uint64_t kSequenceStep = 256;
+    constexpr std::uint64_t kSequenceGranule = 64;
+    FitMap map;
+    Scenario s = scenario;
+    map.currentBatch = knob(s, SweepAxis::MicroBatch);
+    map.currentSequence = knob(s, SweepAxis::SequenceLength);
+    const ParameterTable table = buildParameterTable(s.model);
+    if (auto own = makePlan(s, table); !own) {
+        map.error = own.error();
+        return map;
+    }
+    map.batches = mapAxis(size, batchTop, 1, 1);
+    map.sequences = mapAxis(size, sequenceTop, kSequenceGranule, kSequenceStep);
+    const std::size_t columns = map.batches.size(), rows = map.sequences.size();
+    map.fits.assign(columns * rows, 0);
+    map.deviceUsedBytes.assign(columns * rows, 0);
+    for (std::size_t row = 0; row < rows; ++row) {
+        knob(s, SweepAxis::SequenceLength) = map.sequences[row];
+        for (std::size_t col = 0; col < columns; ++col) {
+            knob(s, SweepAxis::MicroBatch) = map.batches[col];
+            auto plan = makePlan(s, table);
+            if (!plan)
+                continue;  // too large to plan (overflow): does not fit
+            map.fits[row * columns + col] = plan->fits ? 1 : 0;
+            map.deviceUsedBytes[row * columns + col] = plan->deviceUsedBytes;
+        }
+        if (progress && !progress(row + 1, rows)) {
+            map.cancelled = true;
+            return map;
+        }
+    }
+    return map;
+}

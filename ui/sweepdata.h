@@ -2,12 +2,14 @@
 #pragma once
 // Memory against one knob (micro-batch, or sequence length) with everything
 // else fixed: a series of plans of one parameter table, and the engine's fit
-// search for the largest value that fits. Qt-free values, so the sweep
-// could run off the UI thread; at ~10 µs a plan it does not need to.
+// search for the largest value that fits; and the fit map, micro-batch ×
+// sequence length. Qt-free values computed by the engine's pure functions,
+// so they run off the UI thread (fitmapworker.h).
 #include "core/result.h"
 #include "plan/fitsearch.h"
 #include "plan/plan.h"
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -31,3 +33,27 @@ struct SweepResult {
 };
 
 SweepResult computeSweep(const headroom::Scenario& scenario, SweepAxis axis);
+
+// Which (micro-batch, sequence length) pairs fit: a grid of plans, one
+// parameter table. Inference: batch × prompt tokens.
+struct FitMap {
+    std::vector<std::uint64_t> batches;    // increasing
+    std::vector<std::uint64_t> sequences;  // increasing
+    std::vector<std::uint8_t> fits;        // [s * batches.size() + b]: 1 fits, 0 does not (or too large to plan)
+    std::vector<headroom::Bytes> deviceUsedBytes;  // same layout; 0 where it does not plan
+    std::uint64_t currentBatch = 0, currentSequence = 0;
+    std::optional<headroom::Error> error;  // set when the scenario itself does not plan
+    bool cancelled = false;
+
+    bool fitsAt(std::size_t b, std::size_t s) const { return fits[s * batches.size() + b] != 0; }
+};
+
+// Called after each row of the map with (rows done, rows); returning false cancels.
+using FitMapProgress = std::function<bool(std::size_t, std::size_t)>;
+
+// Up to size × size cells: micro-batches step, 2·step, ... up to `batchTop`
+// and sequence lengths likewise up to `sequenceTop` (steps of 64 tokens),
+// at most `size` values each. A top of 0 means size values at steps of 1 and
+// 256 tokens (64 × 64: micro-batch 1..64, 256..16k tokens).
+FitMap computeFitMap(const headroom::Scenario& scenario, std::size_t size = 64, std::uint64_t batchTop = 0,
+                     std::uint64_t sequenceTop = 0, const FitMapProgress& progress = {});

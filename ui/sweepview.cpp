@@ -5,10 +5,12 @@
 #include "chartstyle.h"
 #include "displaynames.h"
 #include "errortext.h"
+#include "fitmapworker.h"
 #include "memoryunits.h"
 #include "palette.h"
 
 #include <QLocale>
+#include <QProgressBar>
 #include <QToolTip>
 
 using namespace headroom;
@@ -54,6 +56,8 @@ Qt::Alignment sideWithRoom(const QCPRange& range, double x, bool preferLeft)
 
 SweepView::SweepView(QWidget* parent)
     : QCustomPlot(parent)
+    , m_worker(new FitMapWorker(this))
+    , m_progress(new QProgressBar(this))
 {
     ChartStyle::apply(this);
     setMinimumSize(480, 280);
@@ -69,10 +73,14 @@ SweepView::SweepView(QWidget* parent)
     rects->addElement(0, 0, left);
     auto* right = new QCPAxisRect(this);
     rects->addElement(0, 1, right);
-    // Both rects share their top and bottom edges whatever their tick labels.
+    m_mapRect = new QCPAxisRect(this);
+    rects->addElement(0, 2, m_mapRect);
+    rects->setColumnStretchFactors({1.0, 1.0, 0.8});
+    // The rects share their top and bottom edges whatever their tick labels.
     auto* margins = new QCPMarginGroup(this);
     left->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     right->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    m_mapRect->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
     legend->setVisible(true);
     legend->setFillOrder(QCPLegend::foColumnsFirst);
     legend->setWrap(0);  // one row: the entries spread over the width
@@ -82,6 +90,98 @@ SweepView::SweepView(QWidget* parent)
     setUpPanel(m_panels[1], right, false);
     m_panels[0].result.axis = SweepAxis::MicroBatch;
     m_panels[1].result.axis = SweepAxis::SequenceLength;
+    setUpFitMap(m_mapRect);
+
+    m_progress->setVisible(false);
+    m_progress->setTextVisible(true);
+    connect(m_worker, &FitMapWorker::progress, this, [this](int done, int total) {
+        m_progress->setRange(0, total);
+        m_progress->setValue(done);
+    });
+    connect(m_worker, &FitMapWorker::finished, this, [this](const SweepBundle& bundle) {
+        m_panels[0].result = bundle.batch;
+        m_panels[1].result = bundle.sequence;
+        m_fitMap = bundle.fitMap;
+        m_progress->setVisible(m_worker->busy());
+        refresh();
+    });
+}
+
+void SweepView::setUpFitMap(QCPAxisRect* rect)
+{
+    ChartStyle::applyToAxisRect(this, rect);
+    rect->setMinimumMargins(QMargins(8, 8, 12, 8));
+    m_map = new QCPColorMap(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    m_map->removeFromLegend();
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);
+    // Two colors: 0 does not fit, 1 fits (the verdict colors, lightened to sit behind the marker).
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0, Palette::outOfMemory().lighter(150));
+    gradient.setColorStopAt(1, Palette::fits().lighter(130));
+    gradient.setLevelCount(2);
+    m_map->setGradient(gradient);
+    m_map->setDataRange(QCPRange(0, 1));
+    m_mapCurrent = addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+    m_mapCurrent->setLineStyle(QCPGraph::lsNone);
+    m_mapCurrent->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCrossCircle, palette().color(QPalette::WindowText),
+                                                  Qt::white, 12));
+    m_mapCurrent->removeFromLegend();
+    m_mapMessage = new QCPItemText(this);
+    m_mapMessage->setClipAxisRect(rect);
+    m_mapMessage->position->setAxisRect(rect);
+    m_mapMessage->position->setType(QCPItemPosition::ptAxisRectRatio);
+    m_mapMessage->position->setCoords(0.5, 0.45);
+    m_mapMessage->setLayer(QStringLiteral("overlay"));
+}
+
+void SweepView::drawFitMap()
+{
+    QCPAxis* x = m_mapRect->axis(QCPAxis::atBottom);
+    QCPAxis* y = m_mapRect->axis(QCPAxis::atLeft);
+    x->setLabel(tr("Fit map: micro-batch"));
+    y->setLabel(m_panels[1].result.mode == Mode::Train ? tr("Sequence length (tokens)") : tr("Prompt length (tokens)"));
+    const FitMap& map = m_fitMap;
+    const bool ok = !map.error && !map.batches.empty() && !map.sequences.empty();
+    m_mapMessage->setVisible(!ok || busy());
+    m_mapMessage->setText(busy() ? tr("Computing…") : map.error ? ErrorText::summary(map.error->code) : tr("Nothing to sweep"));
+    m_map->setVisible(ok);
+    m_mapCurrent->data()->clear();
+    if (!ok)
+        return;
+    const auto nx = static_cast<int>(map.batches.size());
+    const auto ny = static_cast<int>(map.sequences.size());
+    m_map->data()->setSize(nx, ny);
+    m_map->data()->setRange(QCPRange(static_cast<double>(map.batches.front()), static_cast<double>(map.batches.back())),
+                            QCPRange(static_cast<double>(map.sequences.front()), static_cast<double>(map.sequences.back())));
+    for (int b = 0; b < nx; ++b)
+        for (int s = 0; s < ny; ++s)
+            m_map->data()->setCell(b, s, map.fitsAt(static_cast<std::size_t>(b), static_cast<std::size_t>(s)) ? 1.0 : 0.0);
+    m_map->rescaleAxes();
+    m_mapCurrent->addData(static_cast<double>(map.currentBatch), static_cast<double>(map.currentSequence));
+}
+
+bool SweepView::busy() const { return m_worker->busy(); }
+
+void SweepView::cancelPending()
+{
+    m_worker->cancel();
+    m_progress->setVisible(false);
+}
+
+bool SweepView::waitForResult(int timeoutMs) { return m_worker->waitForResult(timeoutMs); }
+
+void SweepView::placeProgress()
+{
+    const int width = std::min(260, this->width() / 3);
+    m_progress->setGeometry(this->width() - width - 12, 6, width, m_progress->sizeHint().height());
+}
+
+void SweepView::resizeEvent(QResizeEvent* event)
+{
+    QCustomPlot::resizeEvent(event);
+    placeProgress();
 }
 
 SweepView::~SweepView() = default;
@@ -131,9 +231,12 @@ void SweepView::setUpPanel(Panel& panel, QCPAxisRect* rect, bool withLegend)
 
 void SweepView::setScenario(const Scenario& scenario)
 {
-    m_panels[0].result = computeSweep(scenario, SweepAxis::MicroBatch);
-    m_panels[1].result = computeSweep(scenario, SweepAxis::SequenceLength);
-    refresh();
+    m_worker->start(scenario);
+    m_progress->setRange(0, 0);  // busy until the first report
+    m_progress->setFormat(tr("Computing sweeps and fit map… %p%"));
+    placeProgress();
+    m_progress->setVisible(true);
+    m_progress->raise();
 }
 
 const SweepResult& SweepView::result(SweepAxis axis) const
@@ -168,6 +271,7 @@ void SweepView::refresh()
     m_panels[0].deviceUsed->addToLegend();
     for (Panel& panel : m_panels)
         drawPanel(panel);
+    drawFitMap();
     replot();
 }
 
@@ -259,6 +363,27 @@ void SweepView::mouseMoveEvent(QMouseEvent* event)
                                .arg(axisTitle(panel.result), QLocale().toString(static_cast<qulonglong>(nearest->value)),
                                     MemoryUnits::format(static_cast<double>(nearest->deviceUsedBytes)),
                                     nearest->fits ? tr("fits") : tr("out of memory")),
+                           this);
+        return;
+    }
+    if (m_mapRect->rect().contains(event->position().toPoint()) && !m_fitMap.batches.empty()) {
+        // The map cell under the cursor: its micro-batch, sequence length and verdict.
+        const double bx = m_mapRect->axis(QCPAxis::atBottom)->pixelToCoord(event->position().x());
+        const double sy = m_mapRect->axis(QCPAxis::atLeft)->pixelToCoord(event->position().y());
+        const auto clampIndex = [](double v, std::size_t n) {
+            return static_cast<std::size_t>(std::clamp(std::llround(v), 0LL, static_cast<long long>(n) - 1));
+        };
+        const std::size_t b = clampIndex(bx - static_cast<double>(m_fitMap.batches.front()), m_fitMap.batches.size());
+        const double step = m_fitMap.sequences.size() > 1
+                                ? static_cast<double>(m_fitMap.sequences[1] - m_fitMap.sequences[0]) : 1.0;
+        const std::size_t s = clampIndex((sy - static_cast<double>(m_fitMap.sequences.front())) / step, m_fitMap.sequences.size());
+        const std::size_t cell = s * m_fitMap.batches.size() + b;
+        QToolTip::showText(event->globalPosition().toPoint(),
+                           tr("<b>%1 × %2 tokens</b><br>Device used %3 (%4)")
+                               .arg(QLocale().toString(static_cast<qulonglong>(m_fitMap.batches[b])),
+                                    QLocale().toString(static_cast<qulonglong>(m_fitMap.sequences[s])),
+                                    MemoryUnits::format(static_cast<double>(m_fitMap.deviceUsedBytes[cell])),
+                                    m_fitMap.fits[cell] ? tr("fits") : tr("out of memory")),
                            this);
         return;
     }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Sweep tab: memory against micro-batch (left) and against sequence
-// length (right), everything else as configured. Stacked areas per category
+// length (middle), everything else as configured. Stacked areas per category
 // at each value's peak, device used as a line, the capacity, the current
-// value and the largest value that fits (the engine's fit search).
+// value and the largest value that fits (the engine's fit search); on the
+// right the fit map, micro-batch × sequence length. All computed off the UI
+// thread (FitMapWorker) with a progress bar; a result arrives only for the
+// latest scenario.
 #include "sweepdata.h"
 
 #include <qcustomplot.h>
@@ -12,6 +15,8 @@
 #include <memory>
 
 class CapacityLine;
+class FitMapWorker;
+class QProgressBar;
 
 class SweepView : public QCustomPlot {
     Q_OBJECT
@@ -20,13 +25,24 @@ public:
     explicit SweepView(QWidget* parent = nullptr);
     ~SweepView() override;
 
+    // Starts the background computation; the chart updates when it ends.
     void setScenario(const headroom::Scenario& scenario);
+    // Blocks (processing events) until the latest computation is shown.
+    bool waitForResult(int timeoutMs = 60000);
+    bool busy() const;
+    // The scenario changed and will be set again when the tab is shown: the
+    // running computation's result is not wanted.
+    void cancelPending();
     void refresh();
     const SweepResult& result(SweepAxis axis) const;
+    const FitMap& fitMap() const { return m_fitMap; }
+    FitMapWorker* worker() const { return m_worker; }
+    QProgressBar* progressBar() const { return m_progress; }
 
 protected:
     void changeEvent(QEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     struct Panel {
@@ -45,6 +61,16 @@ private:
     void setUpPanel(Panel& panel, QCPAxisRect* rect, bool withLegend);
     void drawPanel(Panel& panel);
     QString axisTitle(const SweepResult& result) const;
+    void setUpFitMap(QCPAxisRect* rect);
+    void drawFitMap();
+    void placeProgress();
 
     std::array<Panel, 2> m_panels;
+    FitMap m_fitMap;
+    QCPAxisRect* m_mapRect = nullptr;
+    QCPColorMap* m_map = nullptr;
+    QCPGraph* m_mapCurrent = nullptr;
+    QCPItemText* m_mapMessage = nullptr;
+    FitMapWorker* m_worker;
+    QProgressBar* m_progress;
 };

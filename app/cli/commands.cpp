@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -225,20 +226,39 @@ int runGpus(const std::vector<std::string>& args)
 
 namespace {
 
-template <class F>
-double medianMicroseconds(int repeats, int inner, F&& body)
+double threadCpuMicroseconds()
 {
-    std::vector<double> samples;
-    samples.reserve(static_cast<std::size_t>(repeats));
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
+
+struct Timing {
+    double wallUs = 0;  // median wall-clock time per call
+    double cpuUs = 0;   // median CPU time of this thread per call: unaffected by
+                        // time spent descheduled when other processes share the cores
+};
+
+// Median over `repeats` samples of `inner` calls each.
+template <class F>
+Timing medianMicroseconds(int repeats, int inner, F&& body)
+{
+    std::vector<double> wall, cpu;
+    wall.reserve(static_cast<std::size_t>(repeats));
+    cpu.reserve(static_cast<std::size_t>(repeats));
     for (int r = 0; r < repeats; ++r) {
         const auto start = std::chrono::steady_clock::now();
+        const double cpuStart = threadCpuMicroseconds();
         for (int k = 0; k < inner; ++k)
             body();
+        const double cpuStop = threadCpuMicroseconds();
         const auto stop = std::chrono::steady_clock::now();
-        samples.push_back(std::chrono::duration<double, std::micro>(stop - start).count() / inner);
+        wall.push_back(std::chrono::duration<double, std::micro>(stop - start).count() / inner);
+        cpu.push_back((cpuStop - cpuStart) / inner);
     }
-    std::sort(samples.begin(), samples.end());
-    return samples[samples.size() / 2];
+    std::sort(wall.begin(), wall.end());
+    std::sort(cpu.begin(), cpu.end());
+    return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
 
 } // namespace
@@ -270,43 +290,48 @@ int runBench(const std::vector<std::string>& args)
         s.hardware.gpu = gpuCatalog().front().id;
     volatile Bytes sink = 0;
     // A full plan: parameter table, tensor rows, sweep over every event.
-    const double planUs = medianMicroseconds(31, 200, [&] {
+    const Timing planUs = medianMicroseconds(31, 200, [&] {
         auto plan = makePlan(s);
         sink = sink + plan->peakBytes;
     });
     const ParameterTable table = buildParameterTable(s.model);
-    const double planWithTableUs = medianMicroseconds(31, 200, [&] {
+    const Timing planWithTableUs = medianMicroseconds(31, 200, [&] {
         auto plan = makePlan(s, table);
         sink = sink + plan->peakBytes;
     });
     std::uint64_t evaluated = 0;
-    const double fitUs = medianMicroseconds(11, 5, [&] {
+    const Timing fitUs = medianMicroseconds(11, 5, [&] {
         auto batch = largestMicroBatch(s);
         evaluated = batch->plansEvaluated;
         sink = sink + batch->value;
     });
-    const double seqUs = medianMicroseconds(11, 5, [&] {
+    const Timing seqUs = medianMicroseconds(11, 5, [&] {
         auto seq = longestSequence(s);
         sink = sink + seq->value;
     });
     if (o->has("json")) {
         printJson({{"model", id},
                    {"layers", s.model.layers},
-                   {"plan_median_us", planUs},
-                   {"plans_per_second", 1e6 / planUs},
-                   {"plan_reusing_table_median_us", planWithTableUs},
-                   {"fit_micro_batch_median_us", fitUs},
+                   {"plan_median_us", planUs.wallUs},
+                   {"plan_cpu_median_us", planUs.cpuUs},
+                   {"plans_per_second", 1e6 / planUs.wallUs},
+                   {"plan_reusing_table_median_us", planWithTableUs.wallUs},
+                   {"plan_reusing_table_cpu_median_us", planWithTableUs.cpuUs},
+                   {"fit_micro_batch_median_us", fitUs.wallUs},
+                   {"fit_micro_batch_cpu_median_us", fitUs.cpuUs},
                    {"fit_micro_batch_plans", evaluated},
-                   {"fit_sequence_median_us", seqUs}});
+                   {"fit_sequence_median_us", seqUs.wallUs},
+                   {"fit_sequence_cpu_median_us", seqUs.cpuUs}});
         return 0;
     }
-    std::printf("headroom-cli bench: %s (%llu layers), one thread\n", id.c_str(),
-                static_cast<unsigned long long>(s.model.layers));
-    std::printf("  full plan                 median %8.2f us  (%.0f plans/s)\n", planUs, 1e6 / planUs);
-    std::printf("  plan, table reused        median %8.2f us\n", planWithTableUs);
-    std::printf("  fit: largest micro-batch  median %8.2f us  (%llu plans)\n", fitUs,
+    std::printf("headroom-cli bench: %s (%llu layers), one thread; medians, wall clock and thread CPU time\n",
+                id.c_str(), static_cast<unsigned long long>(s.model.layers));
+    std::printf("  full plan                 %8.2f us wall  %8.2f us cpu  (%.0f plans/s)\n", planUs.wallUs, planUs.cpuUs,
+                1e6 / planUs.wallUs);
+    std::printf("  plan, table reused        %8.2f us wall  %8.2f us cpu\n", planWithTableUs.wallUs, planWithTableUs.cpuUs);
+    std::printf("  fit: largest micro-batch  %8.2f us wall  %8.2f us cpu  (%llu plans)\n", fitUs.wallUs, fitUs.cpuUs,
                 static_cast<unsigned long long>(evaluated));
-    std::printf("  fit: longest sequence     median %8.2f us\n", seqUs);
+    std::printf("  fit: longest sequence     %8.2f us wall  %8.2f us cpu\n", seqUs.wallUs, seqUs.cpuUs);
     return 0;
 }
 

@@ -14,5 +14,10 @@ int runGpus(const std::vector<std::string>& args);
 int runBench(const std::vector<std::string>& args);
 // export --format NAME [scenario options] [--output FILE] (exportcommand.cpp)
 int runExport(const std::vector<std::string>& args);
+// validate [--backend cpu|cuda] [scenario options] [--steps N] [--json] [--progress] [--trace FILE]
+//          [--timeout-s N] [--inject-fault crash|hang|oom] (validatecommand.cpp; VALIDATE-PROTOCOL.md)
+int runValidate(const std::vector<std::string>& args);
+// suggest [scenario options] [--json]: cheapest changes that make it fit (suggestcommand.cpp)
+int runSuggest(const std::vector<std::string>& args);
 
 } // namespace headroom::cli

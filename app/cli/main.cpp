@@ -14,10 +14,14 @@ const char* kUsage = R"(usage: headroom-cli COMMAND [options]
 Commands:
   plan     predict GPU memory for one training (or inference) step
   fit      largest micro-batch and longest sequence that fit; --models: largest model per technique
+  suggest  make it fit: the cheapest changes (by estimated speed cost) that fit the GPU
   ladder   the same scenario with techniques applied one after another (--steps a,b,c)
   models   the preset catalog
   gpus     the GPU catalog
   bench    planner speed on an 80-layer model
+  validate run the training step on a backend (cpu) and compare measured memory with the plan
+           [--backend cpu|cuda] [--steps N] [--json] [--progress] [--trace FILE] [--timeout-s N]
+           [--inject-fault crash|hang|oom]
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]
 
 Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
@@ -60,6 +64,8 @@ int main(int argc, char** argv)
         if (command == "gpus") return runGpus(args);
         if (command == "bench") return runBench(args);
         if (command == "export") return runExport(args);
+        if (command == "validate") return runValidate(args);
+        if (command == "suggest") return runSuggest(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see --help)\n";
         return 2;
     } catch (const std::exception& e) {

@@ -67,14 +67,18 @@ int main(int argc, char** argv)
                                             QCoreApplication::translate("main", "Open a scenario file (.headroom.json)."),
                                             QStringLiteral("file"));
     const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        QCoreApplication::translate("main", "View to show: breakdown, timeline, ladder or sweep."),
+                                        QCoreApplication::translate("main", "View to show: breakdown, timeline, ladder, sweep, validate, fit or compare."),
                                         QStringLiteral("name"), QStringLiteral("breakdown"));
     const QCommandLineOption langOption(QStringLiteral("lang"), QCoreApplication::translate("main", "Language: en or ko."),
                                         QStringLiteral("code"));
     const QCommandLineOption themeOption(QStringLiteral("theme"),
                                          QCoreApplication::translate("main", "Theme for this session: system, light or dark."),
                                          QStringLiteral("name"));
-    parser.addOptions({screenshotOption, scenarioOption, viewOption, langOption, themeOption});
+    const QCommandLineOption validationResultOption(
+        QStringLiteral("validation-result"),
+        QCoreApplication::translate("main", "With --screenshot: show a saved `headroom-cli validate --json` result in the Validate view."),
+        QStringLiteral("file"));
+    parser.addOptions({screenshotOption, scenarioOption, viewOption, langOption, themeOption, validationResultOption});
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QCoreApplication::translate("main", "A scenario file to open (same as --scenario)."),
                                  QStringLiteral("[scenario]"));
@@ -104,6 +108,7 @@ int main(int argc, char** argv)
         request.output = parser.value(screenshotOption);
         request.scenarioPath = scenarioPath;
         request.view = view;
+        request.validationResult = parser.value(validationResultOption);
         if (!language.isEmpty())
             request.language = language;
         const QString error = Screenshot::take(request);
@@ -112,7 +117,7 @@ int main(int argc, char** argv)
 
     const auto shownView = MainWindow::viewFromName(view);
     if (!shownView)
-        return fail(QCoreApplication::translate("main", "unknown view \"%1\": use breakdown, timeline, ladder or sweep").arg(view));
+        return fail(QCoreApplication::translate("main", "unknown view \"%1\": use breakdown, timeline, ladder, sweep, validate, fit or compare").arg(view));
     if (!language.isEmpty() && !LanguageManager::languages().contains(language))
         return fail(QCoreApplication::translate("main", "unknown language \"%1\": use en or ko").arg(language));
 

@@ -23,6 +23,9 @@ struct SavedItem {
 
 class SavedSet {
 public:
+    // A layer saves a few dozen tensors: one allocation instead of a
+    // reallocation at every doubling (plans are made thousands at a time).
+    SavedSet() { m_items.reserve(40); }
     // The key of the saved tensor that is the layer's input itself (not a
     // copy): a checkpointed layer holds it as its boundary and recomputes
     // from it, so it is not recomputed a second time.

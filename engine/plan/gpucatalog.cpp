@@ -102,16 +102,23 @@ const std::vector<GpuSpec>& gpuCatalog()
     return catalog;
 }
 
-Result<GpuSpec> findGpu(std::string_view id)
+const GpuSpec* lookupGpu(std::string_view id)
 {
     // Exact ids first: the planner looks the GPU up on every plan.
     for (const auto& gpu : gpuCatalog())
         if (gpu.id == id)
-            return gpu;
+            return &gpu;
     const std::string wanted = lowerAscii(id);
     for (const auto& gpu : gpuCatalog())
         if (lowerAscii(gpu.id) == wanted)
-            return gpu;
+            return &gpu;
+    return nullptr;
+}
+
+Result<GpuSpec> findGpu(std::string_view id)
+{
+    if (const GpuSpec* gpu = lookupGpu(id))
+        return *gpu;
     std::string known;
     for (const auto& gpu : gpuCatalog())
         known += (known.empty() ? "" : ", ") + gpu.id;

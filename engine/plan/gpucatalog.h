@@ -32,5 +32,7 @@ struct GpuSpec {
 const std::vector<GpuSpec>& gpuCatalog();
 // Exact id, case-insensitive. Error UnknownGpu names the id.
 Result<GpuSpec> findGpu(std::string_view id);
+// The same lookup without copying: nullptr when unknown (the planner's hot path).
+const GpuSpec* lookupGpu(std::string_view id);
 
 } // namespace headroom

@@ -14,7 +14,22 @@ bool BuildContext::isLoraTarget(const ParamTensor& t) const
 {
     if (!t.isLinearWeight || t.kind == ModuleKind::LmHead || t.kind == ModuleKind::Router)
         return false;
+    const ParamTensor* first = table.layer.data();
+    if (loraTargetMaskValid && &t >= first && &t < first + table.layer.size())
+        return (loraTargetMask >> (&t - first)) & 1U;
     return std::find(loraTargets.begin(), loraTargets.end(), t.module) != loraTargets.end();
+}
+
+void BuildContext::cacheLoraTargets()
+{
+    loraTargetMaskValid = false;
+    loraTargetMask = 0;
+    if (table.layer.size() > 64)
+        return;
+    for (std::size_t i = 0; i < table.layer.size(); ++i)
+        if (isLoraTarget(table.layer[i]))
+            loraTargetMask |= std::uint64_t{1} << i;
+    loraTargetMaskValid = true;
 }
 
 Bytes quantizedWeightBytes(WeightQuant q, Bytes rows, Bytes cols)

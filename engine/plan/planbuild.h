@@ -39,6 +39,11 @@ struct BuildContext {
     std::vector<std::string>* notes = nullptr;
 
     bool isLoraTarget(const ParamTensor& t) const;
+    // Remembers isLoraTarget() for each tensor of table.layer, which the row
+    // builders ask about many times per plan (a string search each time).
+    void cacheLoraTargets();
+    std::uint64_t loraTargetMask = 0;     // bit i: table.layer[i] is a LoRA target
+    bool loraTargetMaskValid = false;
     bool linearTrainable(const ParamTensor& t) const { return fullFinetune && t.isLinearWeight; }
     void note(std::string text) const { if (notes) notes->push_back(std::move(text)); }
 };
@@ -48,6 +53,9 @@ struct BuildContext {
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // Saved activations per layer, checkpointing, backward temporaries, head and loss.
 void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// The headroom profile's own program (headroomrows.cpp), when
+// headroomProgramGap() is empty: every row of a training step.
+void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // Inference: weights, KV cache, prefill temporaries, decode.
 void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 

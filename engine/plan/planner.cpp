@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/planner.h"
 
+#include "plan/headroomrows.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
@@ -123,14 +124,14 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
 {
     if (auto e = validate(sc))
         return *e;
-    auto gpu = findGpu(sc.hardware.gpu);
+    const GpuSpec* gpu = lookupGpu(sc.hardware.gpu);
     if (!gpu)
-        return gpu.error();
+        return findGpu(sc.hardware.gpu).error();
 
     Plan plan;
     const RuntimeProfile& profile = runtimeProfile(sc.profile);
     const ModelSpec& m = sc.model;
-    detail::BuildContext ctx(sc, m, table, profile, gpu.value());
+    detail::BuildContext ctx(sc, m, table, profile, *gpu);
     ctx.notes = &plan.notes;
     ctx.mode = sc.mode;
     ctx.shards = sc.hardware.count;
@@ -160,6 +161,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
         ctx.dropoutActive = m.dropout > 0;
         if (!ctx.fullFinetune) {
             ctx.loraTargets = resolveLoraTargets(m, table, tc.peft.targets);
+            ctx.cacheLoraTargets();
             bool any = false;
             for (const ParamTensor& t : table.layer)
                 any = any || ctx.isLoraTarget(t);
@@ -198,11 +200,19 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
     plan.activeParameters = table.activeElements(m.expertsPerToken, m.experts);
 
     plan.tensors.reserve(64);
-    detail::addModelStateRows(ctx, plan.tensors);
-    if (sc.mode == Mode::Train)
-        detail::addActivationRows(ctx, plan.tensors);
-    else
-        detail::addInferenceRows(ctx, plan.tensors);
+    const std::string headroomGap = sc.profile == Profile::Headroom ? headroomProgramGap(sc) : std::string("-");
+    if (headroomGap.empty()) {
+        detail::addHeadroomRows(ctx, plan.tensors);
+    } else {
+        if (sc.profile == Profile::Headroom)
+            plan.notes.push_back("Headroom's engine does not run this scenario yet (" + headroomGap +
+                                 "): the rows follow the PyTorch model with the headroom allocator's settings.");
+        detail::addModelStateRows(ctx, plan.tensors);
+        if (sc.mode == Mode::Train)
+            detail::addActivationRows(ctx, plan.tensors);
+        else
+            detail::addInferenceRows(ctx, plan.tensors);
+    }
 
     if (sc.mode == Mode::Train) {
         if (ctx.fullFinetune) {
@@ -218,7 +228,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
     auto swept = sweepPlan(plan, sc.mode, profile, 0);
     if (!swept)
         return swept.error();
-    plan.gpu = gpu.value();
+    plan.gpu = *gpu;
     plan.capacityBytes = gpu->usableBytes();
     plan.fits = plan.deviceUsedBytes <= plan.capacityBytes;
     plan.marginBytes = static_cast<std::int64_t>(plan.capacityBytes) - static_cast<std::int64_t>(plan.deviceUsedBytes);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <iterator>
 
 namespace headroom {
@@ -82,6 +83,14 @@ struct Delta {
     }
 };
 
+// Lane-wise sum in place. Separate arrays (never the same Delta), which lets
+// the compiler add two lanes per SIMD instruction.
+inline void addLanes(Delta& __restrict to, const Delta& __restrict from)
+{
+    for (std::size_t c = 0; c < Delta::kLanes; ++c)
+        to.lane[c] += from.lane[c];
+}
+
 } // namespace
 
 Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Bytes)
@@ -102,91 +111,121 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Byt
     // after the freeing one. Per category, plus the managed bytes and the
     // allocator-rounded bytes.
     // Scratch reused across plans on this thread: a fit search makes dozens.
+    // Range updates for rows repeated on every layer go to `ranged`, a
+    // difference array of the difference array, so a row costs O(1) whatever
+    // the depth; rows on every k-th layer go to `strided`, a difference array
+    // with step k.
+    const std::size_t slots = E + 2 + (plan.checkpointEvery > 1 ? plan.checkpointEvery : 0);
     thread_local std::vector<Delta> diff, ranged, strided;
-    diff.assign(E + 2, Delta{});
-    // Range updates for rows repeated on every layer: a difference array of
-    // the difference array, so a row costs O(1) whatever the depth.
-    ranged.assign(E + 2, Delta{});
-    strided.assign(plan.checkpointEvery > 1 ? E + 2 + plan.checkpointEvery : 0, Delta{});
-    auto isLayerPhase = [](Phase p) { return p == Phase::LayerFwd || p == Phase::LayerBwd; };
-    auto addAt = [&](const TensorRow& row, Phase p, std::int64_t layer, Bytes count, Bytes rounded, bool free) {
-        const Bytes b = row.bytes * count, m = row.managed ? b : 0, r = row.managed ? 0 : rounded * count;
-        const std::size_t at = eventIndex(mode, p, layer, L) + (free ? 1 : 0);
-        diff[at].add(row.category, b, m, r, free);
+    for (auto* scratch : {&diff, &ranged, &strided}) {
+        if (scratch == &strided && plan.checkpointEvery <= 1)
+            continue;  // only every-k checkpointing fills it
+        if (scratch->size() < slots)
+            scratch->resize(slots);
+        // Delta is plain integers: one memset is far cheaper than
+        // assigning element by element (the sweep is most of a plan's time).
+        std::memset(static_cast<void*>(scratch->data()), 0, slots * sizeof(Delta));
+    }
+    // Per-layer rows. A constant phase (load, optimizer step) takes all
+    // instances at one event; a per-layer phase takes one instance at each
+    // event of an arithmetic progression: step 1 for every layer, step k for
+    // every k-th layer. "Kept" layers are every layer minus those. The
+    // progressions' first and last events depend only on the phase and the
+    // step, so they are worked out once here, not per row.
+    const std::uint64_t k = plan.checkpointEvery;
+    const std::uint64_t lastCheckpointed = k == 0 ? 0 : (L - 1) / k * k;
+    const std::uint64_t checkpointedLayers = layerCount(LayerSet::Checkpointed, L, k);
+    struct Span {
+        std::size_t lo, hi;
     };
+    auto span = [&](Phase phase, std::uint64_t lastLayer) {
+        const std::size_t a = eventIndex(mode, phase, 0, L);
+        const std::size_t b = eventIndex(mode, phase, static_cast<std::int64_t>(lastLayer), L);
+        return Span{std::min(a, b), std::max(a, b)};
+    };
+    // [forward, backward] x [every layer, every k-th layer]
+    const Span spans[2][2] = {{span(Phase::LayerFwd, L - 1), span(Phase::LayerFwd, lastCheckpointed)},
+                              {span(Phase::LayerBwd, L - 1), span(Phase::LayerBwd, lastCheckpointed)}};
     for (const TensorRow& row : plan.tensors) {
         if (row.bytes == 0)
             continue;
         const Bytes rounded = profile.allocatorRounding ? allocatorBlockBytes(row.bytes) : row.bytes;
+        const Bytes b = row.bytes, m = row.managed ? b : 0, r = row.managed ? 0 : rounded;
+        const auto category = row.category;
         if (row.layers == LayerSet::Global) {
-            addAt(row, row.allocAt, -1, 1, rounded, false);
-            addAt(row, row.freeAt, -1, 1, rounded, true);
+            diff[eventIndex(mode, row.allocAt, -1, L)].add(category, b, m, r, false);
+            diff[eventIndex(mode, row.freeAt, -1, L) + 1].add(category, b, m, r, true);
             continue;
         }
-        // Per-layer rows. A constant phase (load, optimizer step) takes all
-        // instances at one event; a per-layer phase takes one instance at each
-        // event of an arithmetic progression: step 1 for every layer, step k
-        // for every k-th layer. "Kept" layers are every layer minus those.
-        const std::uint64_t k = plan.checkpointEvery;
-        const std::uint64_t lastCheckpointed = k == 0 ? 0 : (L - 1) / k * k;
-        auto progression = [&](LayerSet set, int sign) {
-            const bool everyLayer = set == LayerSet::All || (set == LayerSet::Checkpointed && k == 1);
-            const std::uint64_t count = layerCount(set, L, k);
-            if (count == 0)
-                return;
-            for (const auto& [phase, free] : {std::pair{row.allocAt, false}, std::pair{row.freeAt, true}}) {
-                const bool negative = free != (sign < 0);
-                const Bytes m = row.managed ? row.bytes : 0, r = row.managed ? 0 : rounded;
-                if (!isLayerPhase(phase)) {
+        // Adds (or, for `subtract`, removes) one instance on every layer of
+        // the set: every layer when stepping by 1, else every k-th.
+        auto progression = [&](bool everyLayer, std::uint64_t count, bool subtract) {
+            for (int end = 0; end < 2; ++end) {
+                const bool free = end == 1;
+                const Phase phase = free ? row.freeAt : row.allocAt;
+                const bool negative = free != subtract;
+                if (phase != Phase::LayerFwd && phase != Phase::LayerBwd) {
                     const std::size_t at = eventIndex(mode, phase, -1, L) + (free ? 1 : 0);
-                    diff[at].add(row.category, row.bytes * count, m * count, r * count, negative);
+                    diff[at].add(category, b * count, m * count, r * count, negative);
                     continue;
                 }
+                const Span& sp = spans[phase == Phase::LayerBwd ? 1 : 0][everyLayer ? 0 : 1];
                 const std::size_t shift = free ? 1 : 0;
-                const std::size_t a = eventIndex(mode, phase, 0, L);
-                const std::size_t b = eventIndex(mode, phase, static_cast<std::int64_t>(everyLayer ? L - 1 : lastCheckpointed), L);
-                const std::size_t lo = std::min(a, b) + shift, hi = std::max(a, b) + shift;
                 auto& target = everyLayer ? ranged : strided;
-                const std::size_t step = everyLayer ? 1 : k;
-                target[lo].add(row.category, row.bytes, m, r, negative);
-                target[hi + step].add(row.category, row.bytes, m, r, !negative);
+                target[sp.lo + shift].add(category, b, m, r, negative);
+                target[sp.hi + shift + (everyLayer ? 1 : k)].add(category, b, m, r, !negative);
             }
         };
-        if (row.layers == LayerSet::Plain) {
-            progression(LayerSet::All, +1);
-            progression(LayerSet::Checkpointed, -1);
-        } else {
-            progression(row.layers, +1);
+        switch (row.layers) {
+        case LayerSet::Global: break;
+        case LayerSet::All: progression(true, L, false); break;
+        case LayerSet::Checkpointed:
+            if (checkpointedLayers != 0)
+                progression(k == 1, checkpointedLayers, false);
+            break;
+        case LayerSet::Plain:
+            progression(true, L, false);
+            if (checkpointedLayers != 0)
+                progression(k == 1, checkpointedLayers, true);
+            break;
         }
     }
-    // One pass: the ranged array is a difference array of differences (its
-    // running sum `carry` is a first-order difference), the strided one turns
-    // into first-order differences by a prefix sum with step k, and `running`
-    // sums all first-order differences into live bytes per event.
-    const std::size_t k = plan.checkpointEvery;
-    if (k > 1)
-        for (std::size_t e = k; e <= E; ++e)
-            for (std::size_t c = 0; c < Delta::kLanes; ++c)
-                strided[e].lane[c] += strided[e - k].lane[c];
-    Delta carry, running;
-    for (std::size_t e = 0; e <= E; ++e)
-        for (std::size_t c = 0; c < Delta::kLanes; ++c) {
-            carry.lane[c] += ranged[e].lane[c];
-            diff[e].lane[c] += carry.lane[c] + (k > 1 ? strided[e].lane[c] : 0);
+    // First pass, lanes only (no calls, so the compiler keeps it in SIMD
+    // registers): the running sum `carry` of the ranged array is a first-order
+    // difference; the strided array becomes first-order differences by a
+    // prefix sum with step k; `running` sums all first-order differences into
+    // the live bytes per event, written back over `diff`.
+    {
+        Delta carry, running;
+        for (std::size_t e = 0; e < E; ++e) {
+            addLanes(carry, ranged[e]);
+            addLanes(running, diff[e]);
+            addLanes(running, carry);
+            if (k > 1) {
+                if (e >= k)
+                    addLanes(strided[e], strided[e - k]);
+                addLanes(running, strided[e]);
+            }
+            diff[e] = running;
         }
-    plan.timeline.resize(E);
-    CategoryBytes* timeline = plan.timeline.data();
+    }
+    // Second pass: the timeline, its peak, and the allocator counters.
+    // Appended as it goes: resize() would zero every entry first.
+    std::vector<CategoryBytes>& timeline = plan.timeline;
+    timeline.clear();
+    timeline.reserve(E);
     Bytes peak = 0, peakAllocated = 0, roundedPeak = 0, managedAtRoundedPeak = 0;
     std::size_t peakEvent = 0;
     for (std::size_t e = 0; e < E; ++e) {
+        const Delta& live = diff[e];
+        CategoryBytes now;  // every entry written below
         Bytes total = 0;
-        for (std::size_t c = 0; c < Delta::kLanes; ++c)
-            running.lane[c] += diff[e].lane[c];
         for (std::size_t c = 0; c < kCategoryCount; ++c) {
-            timeline[e][c] = running.lane[c];
-            total += running.lane[c];
+            now[c] = live.lane[c];
+            total += live.lane[c];
         }
-        const Bytes managedNow = running.lane[Delta::kManaged], roundedNow = running.lane[Delta::kRounded];
+        timeline.push_back(now);
+        const Bytes managedNow = live.lane[Delta::kManaged], roundedNow = live.lane[Delta::kRounded];
         if (total > peak) {
             peak = total;
             peakEvent = e;

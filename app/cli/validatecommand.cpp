@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli validate: run a scenario's training step on a backend and put
+// the measured memory next to the headroom profile's plan. The contract with
+// the app (which runs this as a child process) is VALIDATE-PROTOCOL.md:
+// progress lines on stderr, one JSON result on stdout, exit 0/2/3.
+#include "commands.h"
+
+#include "format.h"
+#include "options.h"
+
+#include "io/atomicfile.h"
+#include "runtime/validate.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+
+namespace headroom::cli {
+
+namespace {
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b)
+{
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+// Exit status 3: the backend cannot run here at all (VALIDATE-PROTOCOL.md).
+int unavailable(const std::string& why)
+{
+    std::cerr << "headroom-cli: " << why << "\n";
+    return 3;
+}
+
+Result<std::uint64_t> wholeNumber(const std::string& option, const std::string& text, std::uint64_t low,
+                                  std::uint64_t high)
+{
+    std::uint64_t value = 0;
+    bool ok = !text.empty() && text.size() <= 9;
+    for (char c : text) {
+        ok = ok && c >= '0' && c <= '9';
+        value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!ok || value < low || value > high)
+        return makeError(ErrorCode::InvalidArgument, "--" + option + ": must be a whole number from " +
+                                                         std::to_string(low) + " to " + std::to_string(high) +
+                                                         ", got '" + text + "'");
+    return value;
+}
+
+} // namespace
+
+int runValidate(const std::vector<std::string>& args)
+{
+    auto o = Options::parse(args, with(scenarioValueOptions(), {"backend", "steps", "trace", "timeout-s", "inject-fault"}),
+                            with(scenarioFlagOptions(), {"json", "progress"}));
+    if (!o)
+        return fail(o.error());
+    if (!o->positional().empty())
+        return fail(makeError(ErrorCode::InvalidArgument, "unexpected argument '" + o->positional().front() + "'"));
+    // No CUDA engine exists in this build yet: the default backend is the CPU.
+    const std::string backendName = o->has("backend") ? o->value("backend") : "cpu";
+    if (backendName == "cuda")
+        return unavailable("no CUDA engine in this build");
+    if (backendName != "cpu")
+        return fail(makeError(ErrorCode::InvalidArgument, "--backend: must be cpu or cuda, got '" + backendName + "'"));
+    rt::RunOptions run;
+    if (o->has("steps")) {
+        auto steps = wholeNumber("steps", o->value("steps"), 1, 1000);
+        if (!steps)
+            return fail(steps.error());
+        run.steps = steps.value();
+    }
+    if (o->has("timeout-s")) {
+        auto seconds = wholeNumber("timeout-s", o->value("timeout-s"), 1, 86400 * 7);
+        if (!seconds)
+            return fail(seconds.error());
+        run.timeoutSeconds = static_cast<double>(seconds.value());
+    }
+    const std::string fault = o->has("inject-fault") ? o->value("inject-fault") : "";
+    if (!fault.empty() && fault != "crash" && fault != "hang" && fault != "oom")
+        return fail(makeError(ErrorCode::InvalidArgument, "--inject-fault: must be crash, hang or oom, got '" + fault + "'"));
+    run.injectOutOfMemory = fault == "oom";
+    auto scenario = scenarioFromOptions(o.value());
+    if (!scenario)
+        return fail(scenario.error());
+    if (scenario->mode != Mode::Train)
+        return fail(makeError(ErrorCode::UnsupportedCombination, "validate runs training steps: use --mode train"));
+
+    const bool progress = o->has("progress");
+    bool first = true;
+    run.progress = [&](const rt::Progress& p) {
+        if (progress) {
+            const nlohmann::json line = {{"progress", p.fraction}, {"phase", p.phase}, {"event", p.event},
+                                         {"step", p.step},         {"steps", p.steps}};
+            std::cerr << line.dump() << std::endl; // flushed at once: the app reads it live
+        }
+        if (first) {
+            first = false;
+            // Faults for the app's tests, after the first progress line.
+            if (fault == "crash")
+                std::abort();
+            if (fault == "hang")
+                for (;;)
+                    std::this_thread::sleep_for(std::chrono::hours(1));
+        }
+    };
+    auto backend = rt::makeCpuBackend();
+    auto result = rt::runValidation(scenario.value(), *backend, run);
+    if (!result)
+        return fail(result.error());
+    if (o->has("trace")) {
+        auto written = writeFileAtomically(o->value("trace"), rt::chromeTrace(result.value()));
+        if (!written)
+            return fail(written.error());
+    }
+    if (o->has("json"))
+        std::cout << rt::validationJson(result.value()).dump(2) << "\n";
+    else
+        std::cout << rt::validationTable(result.value());
+    return 0;
+}
+
+} // namespace headroom::cli

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The headroom profile's rows (plan/headroomrows.h). Each formula below is
+// the size of a buffer the engine allocates; the names are the tags the
+// engine gives them (runtime/cpu/trainerimpl.h, namespace row). The program
+// (which buffer lives through which events) is described in docs/runtime.md.
+#include "plan/headroomrows.h"
+
+#include "plan/planbuild.h"
+
+namespace headroom {
+
+std::string headroomProgramGap(const Scenario& s)
+{
+    const ModelSpec& m = s.model;
+    if (s.mode != Mode::Train)
+        return "inference";
+    if (m.family != Family::Llama && m.family != Family::Gpt2)
+        return std::string("model family ") + familyName(m.family);
+    if (m.isMoe())
+        return "mixture of experts";
+    if (m.dropout > 0)
+        return "dropout (set it to 0)";
+    if (m.family == Family::Llama) {
+        if (m.norm != NormKind::RmsNorm)
+            return "LayerNorm in a Llama-family model";
+        if (!m.gatedMlp || m.hiddenAct != "silu")
+            return "MLP activation " + m.hiddenAct;
+        if (m.learnedPositions || m.parallelResidual)
+            return "learned positions or parallel residual";
+    } else {
+        if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
+            return "a GPT-2 model without LayerNorm, learned positions and a plain MLP";
+        if (m.hiddenAct != "gelu_new" && m.hiddenAct != "gelu" && m.hiddenAct != "gelu_pytorch_tanh")
+            return "MLP activation " + m.hiddenAct;
+        if (s.train.seqLen > m.maxPositions)
+            return "sequence longer than the model's learned positions";
+        if (s.train.peft.method != PeftMethod::None)
+            return "LoRA on GPT-2 models";
+    }
+    if (m.family == Family::Llama && m.headDim % 2 != 0)
+        return "odd head dimension (RoPE)";
+    if (m.kvHeads == 0 || m.heads % m.kvHeads != 0)
+        return "query heads not a multiple of KV heads";
+    const TrainConfig& t = s.train;
+    switch (t.precision) {
+    case Precision::Fp32:
+    case Precision::Bf16Mixed:
+    case Precision::Bf16:
+    case Precision::Fp16Mixed: break;
+    default: return std::string("precision ") + precisionName(t.precision);
+    }
+    switch (t.optimizer) {
+    case Optimizer::Sgd:
+    case Optimizer::SgdMomentum:
+    case Optimizer::AdamW:
+    case Optimizer::AdamW8bit:
+    case Optimizer::Lion:
+    case Optimizer::Adafactor:
+    case Optimizer::Lomo: break;
+    default: return std::string("optimizer ") + optimizerName(t.optimizer);
+    }
+    if (t.optimizer == Optimizer::Lomo && t.gradAccum > 1)
+        return "LOMO with gradient accumulation (LOMO updates during backward)";
+    if (t.optimizer == Optimizer::Lomo && t.precision == Precision::Fp16Mixed)
+        return "LOMO with fp16 loss scaling (needs a second backward pass for the overflow check)";
+    if (t.weightQuant == WeightQuant::Int8)
+        return std::string("weight quantization ") + weightQuantName(t.weightQuant);
+    if (t.peft.method != PeftMethod::None && t.peft.dropout > 0)
+        return "LoRA dropout (set it to 0)";
+    if (t.optimizerInBackward)
+        return "optimizer in backward";
+    if (t.activationOffload)
+        return "activation offload";
+    if (s.hardware.count != 1)
+        return "more than one GPU";
+    return {};
+}
+
+namespace detail {
+
+namespace {
+
+struct Bytesizes {
+    Bytes act = 4, master = 4, grad = 4, state = 4;
+    bool copies = false;
+};
+
+Bytesizes bytesizes(Precision p, bool peft)
+{
+    // runtime/cpu/trainer.cpp precisionPlan: mixed modes keep fp32 master
+    // weights, gradients and state with 16-bit activations and 16-bit weight
+    // copies for the matmuls; pure bf16 stores everything in bf16.
+    Bytesizes b;
+    if (p == Precision::Bf16Mixed || p == Precision::Fp16Mixed) {
+        b.act = 2;
+        b.copies = true;
+    } else if (p == Precision::Bf16) {
+        b.act = b.master = b.grad = b.state = 2;
+    }
+    if (peft) {
+        // LoRA/QLoRA: the frozen base in the activation dtype, fp32 adapters,
+        // gradients and state (PEFT autocast_adapter_dtype); no weight copies.
+        b.master = b.act;
+        b.grad = b.state = 4;
+        b.copies = false;
+    }
+    return b;
+}
+
+// NF4 storage of one weight (runtime/cpu/lorastep.cpp quantizeWeight): two
+// 4-bit codes per byte and an fp32 absmax per block of 64; with double
+// quantization an 8-bit absmax per block, an fp32 scale per 256 blocks and
+// the fp32 offset (QLoRA §3).
+Bytes nf4Bytes(WeightQuant q, Bytes n)
+{
+    const Bytes blocks = ceilDiv(n, 64);
+    if (q == WeightQuant::Nf4)
+        return ceilDiv(n, 2) + blocks * 4;
+    return ceilDiv(n, 2) + blocks + ceilDiv(blocks, 256) * 4 + 4;
+}
+
+// Optimizer state of one tensor (runtime/cpu/optimizerstep.cpp).
+Bytes stateBytes(Optimizer o, const ParamTensor& t, Bytes stateSize)
+{
+    const Bytes n = t.elements();
+    switch (o) {
+    case Optimizer::SgdMomentum:
+    case Optimizer::Lion: return n * stateSize;      // one momentum (torch SGD; Lion paper Alg. 1)
+    case Optimizer::AdamW: return 2 * n * stateSize; // exp_avg, exp_avg_sq
+    case Optimizer::AdamW8bit:
+        // bitsandbytes: 32-bit state under 4096 elements and for embeddings;
+        // else two uint8 code tensors plus an fp32 absmax per block of 256 each.
+        if (n < 4096 || t.kind == ModuleKind::Embedding)
+            return 8 * n;
+        return 2 * n + 2 * ceilDiv(n, 256) * 4;
+    case Optimizer::Adafactor:
+        // Factored second moment for matrices, a full one for vectors (HF Adafactor, beta1=None).
+        return (t.cols > 1 ? t.rows + t.cols : n) * stateSize;
+    default: return 0;
+    }
+}
+
+} // namespace
+
+void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const ModelSpec& m = ctx.model;
+    const TrainConfig& tc = ctx.scenario.train;
+    const bool peft = tc.peft.method != PeftMethod::None;
+    const Bytesizes z = bytesizes(tc.precision, peft);
+    const Bytes B = tc.microBatch, T = tc.seqLen, N = satMul(B, T), C = m.hidden, NH = m.heads, HD = m.headDim;
+    const Bytes QD = m.qDim(), KD = m.kvDim(), I = m.intermediate, V = m.vocab, p = z.act;
+    const Phase load = Phase::Load, last = Phase::OptimizerStep;
+    auto add = [&](const char* name, const char* source, Category c, Bytes bytes, Phase from, Phase to,
+                   LayerSet set = LayerSet::Global) { rows.push_back(TensorRow{name, source, c, bytes, from, to, set, false}); };
+
+    // ---- Model state ----------------------------------------------------
+    Bytes layerStored = 0, layerLinear = 0, layerTrainable = 0, layerState = 0, layerQuantized = 0;
+    Bytes globalStored = 0, globalTrainable = 0, globalState = 0;
+    Bytes adapters = 0, adapterCount = 0;
+    const Bytes r = tc.peft.rank;
+    for (const ParamTensor& t : ctx.table.layer) {
+        const Bytes n = t.elements();
+        const bool quantized = tc.weightQuant != WeightQuant::None && t.isLinearWeight;
+        layerStored += quantized ? nf4Bytes(tc.weightQuant, n) : n * z.master;
+        if (quantized)
+            layerQuantized += n;
+        if (t.isLinearWeight)
+            layerLinear += n;
+        if (!peft) {
+            layerTrainable += n;
+            layerState += stateBytes(tc.optimizer, t, z.state);
+        } else if (ctx.isLoraTarget(t)) {
+            // LoRA A (rank x in) and B (out x rank), fp32, trainable.
+            ParamTensor a = t, b = t;
+            a.kind = b.kind = ModuleKind::AttnQ;
+            a.rows = r;
+            b.cols = r;
+            adapters += a.elements() + b.elements();
+            adapterCount += 1;
+            layerTrainable += a.elements() + b.elements();
+            layerState += stateBytes(tc.optimizer, a, 4) + stateBytes(tc.optimizer, b, 4);
+        }
+    }
+    for (const ParamTensor& t : ctx.table.global) {
+        globalStored += t.elements() * z.master;
+        if (!peft) {
+            globalTrainable += t.elements();
+            globalState += stateBytes(tc.optimizer, t, z.state);
+        }
+    }
+    add("weights.layer", "the layer's parameters in the master dtype (NF4 linears under QLoRA)", Category::Weights,
+        layerStored, load, last, LayerSet::All);
+    add("weights.global", "embeddings, final norm and untied lm_head in the master dtype", Category::Weights,
+        globalStored, load, last);
+    if (peft)
+        add("lora.adapters", "LoRA A and B of the targeted linears, fp32: rank x (in + out) each", Category::Weights,
+            adapters * 4, load, last, LayerSet::All);
+    const bool gpt2 = m.family == Family::Gpt2;
+    if (!gpt2)
+        add("rope.cos_sin", "RoPE cos and sin tables: 2 x seq x head_dim/2 fp32", Category::Workspace,
+            2 * T * (HD / 2) * 4, load, last);
+    add("optimizer.layer", "the layer's optimizer state (per tensor: optimizerstep.cpp)", Category::OptimizerState,
+        layerState, load, last, LayerSet::All);
+    add("optimizer.global", "optimizer state of the global tensors", Category::OptimizerState, globalState, load, last);
+    // Gradients of what is trained: made by the backward that first writes
+    // them and freed after the step; with accumulation made before the first micro-batch.
+    const bool accumulating = tc.gradAccum > 1;
+    // LOMO (arXiv:2306.09782 §3.2): each gradient is applied as soon as it is
+    // complete and freed: a layer's at the end of its backward, the global
+    // ones at the end of the embedding backward.
+    const bool fused = tc.optimizer == Optimizer::Lomo;
+    add("grads.layer", "the layer's gradients in the gradient dtype", Category::Gradients,
+        satMul(layerTrainable, z.grad), accumulating ? load : Phase::LayerBwd, fused ? Phase::LayerBwd : last,
+        LayerSet::All);
+    // Chunked loss: the lm_head's backward runs inside the loss backward.
+    const bool chunked = tc.chunkedCrossEntropy;
+    add("grads.global", "gradients of the global tensors", Category::Gradients, satMul(globalTrainable, z.grad),
+        accumulating ? load : (chunked ? Phase::LossBwd : Phase::HeadBwd), fused ? Phase::EmbedBwd : last);
+
+    // ---- Activations ------------------------------------------------------
+    add("batch.tokens", "input ids and next-token targets, int32", Category::Activations, 2 * N * 4, Phase::EmbedFwd,
+        Phase::EmbedBwd);
+    add("embed.out", "embedding output: the first layer's input", Category::Activations, N * C * p, Phase::EmbedFwd,
+        Phase::EmbedBwd);
+    add("layer.out", "the layer's output (the next layer's input and checkpoint boundary), freed after this layer's backward",
+        Category::Activations, N * C * p, Phase::LayerFwd, Phase::LayerBwd, LayerSet::All);
+    const bool eager = tc.attention == Attention::Eager;
+    struct Saved {
+        const char* name;
+        Bytes bytes;
+    };
+    // RMSNorm keeps rstd per token, LayerNorm mean and rstd (fp32). GPT-2 has
+    // no gate: "up" is c_fc's output, saved by GELU, "act" GELU's, saved by c_proj.
+    const Bytes stats = gpt2 ? N * 8 : N * 4;
+    const Saved saved[] = {
+        {"saved.norm1.rstd", stats},
+        {"saved.norm1.out", N * C * p},
+        {"saved.attn.q", N * QD * p},
+        {"saved.attn.k", N * KD * p},
+        {"saved.attn.v", N * KD * p},
+        // Eager: the softmax probabilities (B x heads x seq x seq); memory-efficient: fp32 row log-sum-exp.
+        {eager ? "saved.attn.probs" : "saved.attn.lse", eager ? B * NH * T * T * p : B * NH * T * 4},
+        {"saved.attn.out", N * QD * p},
+        {"saved.residual.mid", N * C * p},
+        {"saved.norm2.rstd", stats},
+        {"saved.norm2.out", N * C * p},
+        {"saved.mlp.gate", gpt2 ? 0 : N * I * p},
+        {"saved.mlp.up", N * I * p},
+        {"saved.mlp.act", N * I * p},
+        {"saved.lora.a_out", N * r * p * adapterCount},  // per adapter: scale * x A^T, for B's gradient
+    };
+    for (const Saved& s : saved) {
+        if (s.bytes == 0)
+            continue;
+        if (ctx.anyPlainLayer())
+            add(s.name, "saved by the layer's forward for its backward", Category::Activations, s.bytes, Phase::LayerFwd,
+                Phase::LayerBwd, LayerSet::Plain);
+        if (ctx.anyCheckpointedLayer()) {
+            add(s.name, "checkpointed layer: made in forward, freed after it", Category::Activations, s.bytes,
+                Phase::LayerFwd, Phase::LayerFwd, LayerSet::Checkpointed);
+            add(s.name, "checkpointed layer: recomputed in backward", Category::Activations, s.bytes, Phase::LayerBwd,
+                Phase::LayerBwd, LayerSet::Checkpointed);
+        }
+    }
+    if (layerQuantized > 0) {
+        add("layer.dequantized_weights", "the layer's NF4 linears dequantised to the activation dtype for the forward",
+            Category::Temporaries, layerQuantized * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
+        add("layer.dequantized_weights", "the same, dequantised again for the backward", Category::Temporaries,
+            layerQuantized * p, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
+    }
+    if (z.copies) {
+        add("layer.weight_copies", "16-bit copies of the layer's linear weights for its forward matmuls", Category::Temporaries,
+            layerLinear * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
+        add("layer.weight_copies", "the same copies made again for the backward", Category::Temporaries, layerLinear * p,
+            Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
+    }
+    add("layer.bwd_temporaries",
+        "activation gradients of one layer's backward: act, gate, up (3 x mlp width), both norm outputs (2 x hidden), "
+        "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim), "
+        "and tokens x rank per LoRA adapter; GPT-2 (no gate, no RoPE): GELU output and input, q, k, v",
+        Category::Temporaries,
+        gpt2 ? N * (2 * I + 2 * C + 2 * QD + 2 * KD) * p : N * (3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount) * p,
+        Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
+
+    // ---- Head and loss ----------------------------------------------------
+    const Phase headIn = chunked ? Phase::LossFwd : Phase::HeadFwd, headOut = chunked ? Phase::LossBwd : Phase::HeadBwd;
+    if (z.copies) {
+        add("head.weight_copy", "16-bit copy of the lm_head (or tied embedding) weight in forward", Category::Temporaries,
+            V * C * p, headIn, headIn);
+        add("head.weight_copy", "the same copy made again in backward", Category::Temporaries, V * C * p, headOut,
+            headOut);
+    }
+    add("final_norm.saved", "final norm output and its fp32 statistics", Category::Activations, N * C * p + stats,
+        Phase::HeadFwd, Phase::HeadBwd);
+    add("loss.lse", "fp32 log-sum-exp per token, saved by the loss for its backward", Category::Logits, N * 4,
+        Phase::LossFwd, Phase::LossBwd);
+    if (chunked) {
+        // One slice of logits at a time: the largest slice is ceil(tokens / chunks) rows.
+        const Bytes slice = ceilDiv(N, tc.lossChunks) * V * p;
+        add("loss.chunk_logits", "one slice of logits (head matmul and loss run per slice)", Category::Logits, slice,
+            Phase::LossFwd, Phase::LossFwd);
+        add("loss.chunk_logits", "the slice recomputed in backward", Category::Logits, slice, Phase::LossBwd,
+            Phase::LossBwd);
+        add("loss.chunk_grad", "the gradient of one slice of logits", Category::Logits, slice, Phase::LossBwd,
+            Phase::LossBwd);
+        add("head.grad_in", "gradient of the final norm output, summed over the slices", Category::Temporaries,
+            N * C * p, Phase::LossBwd, Phase::HeadBwd);
+    } else {
+        add("logits", "lm_head output: tokens x vocab in the activation dtype", Category::Logits, N * V * p,
+            Phase::HeadFwd, Phase::LossBwd);
+        add("logits.grad", "gradient of the logits, consumed by the lm_head backward", Category::Logits, N * V * p,
+            Phase::LossBwd, Phase::HeadBwd);
+        add("head.grad_in", "gradient of the final norm output", Category::Temporaries, N * C * p, Phase::HeadBwd,
+            Phase::HeadBwd);
+    }
+    add("residual.grad", "gradient of the residual stream, updated in place by every layer's backward",
+        Category::Activations, N * C * p, Phase::HeadBwd, Phase::EmbedBwd);
+}
+
+} // namespace detail
+
+} // namespace headroom

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A backend runs the training step of a scenario and measures its memory
+// through the tracking allocator. The CPU backend is the first; the CUDA
+// backend runs the same program (docs/runtime.md).
+#include "plan/scenario.h"
+#include "runtime/trackingallocator.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headroom::rt {
+
+struct Progress {
+    double fraction = 0;       // [0, 1]
+    std::string phase;         // setup, warmup, forward, loss, backward, optimizer, done
+    std::string event;         // the event's label ("backward layer 3")
+    std::uint64_t step = 0;    // 1-based
+    std::uint64_t steps = 0;
+};
+
+struct RunOptions {
+    std::uint64_t steps = 3;
+    std::uint64_t seed = 1;
+    Bytes capacityBytes = 0;          // 0: unlimited; else allocations beyond it fail (out of memory)
+    bool injectOutOfMemory = false;   // refuse the first activation allocation
+    double timeoutSeconds = 0;        // 0: none
+    bool syntheticData = false;       // random tokens instead of the bundled corpus
+    std::function<void(const Progress&)> progress;
+};
+
+// What a run measured. Per event: the most bytes alive at that event over
+// every time it ran, by category and by tensor-table row.
+struct Measurement {
+    std::string status = "ok";        // ok, out_of_memory, error
+    std::string message;              // when not ok
+    std::string device;
+    Bytes peakBytes = 0;
+    std::size_t peakEvent = 0;
+    CategoryBytes peakCategories{};
+    std::vector<CategoryBytes> eventBytes;
+    std::vector<std::map<std::string, Bytes>> eventTensors;
+    std::vector<bool> eventSeen;
+    std::vector<AllocationRecord> records;
+    std::vector<double> losses;        // per step
+    double stepSeconds = 0;            // mean over the steps after the first (the first when only one)
+    double tokensPerSecond = 0;
+    std::vector<std::string> notes;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;    // "cpu", "cuda"
+    virtual std::string device() const = 0;  // "CPU (2 threads)"
+    // Empty when the backend runs the scenario; else why not, in words.
+    virtual std::string unsupported(const Scenario& scenario) const = 0;
+    virtual Measurement run(const Scenario& scenario, const RunOptions& options) = 0;
+};
+
+std::unique_ptr<Backend> makeCpuBackend();
+
+// The bundled corpus (self-written English prose) as byte-level tokens.
+const std::string& bundledCorpus();
+
+} // namespace headroom::rt

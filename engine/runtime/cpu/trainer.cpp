@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The CPU training step: setup, the event sequence of one step, embedding,
+// head and loss. The decoder layer is in layerstep.cpp, the optimizers in
+// optimizerstep.cpp. Every buffer comes from the tracking allocator.
+#include "runtime/cpu/trainerimpl.h"
+
+#include "model/parametertable.h"
+#include "plan/headroomrows.h"
+#include "plan/planner.h"
+#include "plan/sweep.h"
+#include "runtime/cpu/crossentropy.h"
+#include "runtime/cpu/embedding.h"
+#include "runtime/cpu/layernorm.h"
+#include "runtime/cpu/matmul.h"
+#include "runtime/cpu/rmsnorm.h"
+#include "runtime/cpu/rope.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace headroom::rt {
+
+namespace {
+
+// Llama's defaults (transformers LlamaConfig: rms_norm_eps 1e-6 in the
+// original config, rope_theta 10000).
+constexpr double kNormEps = 1e-6;
+constexpr double kRopeTheta = 10000.0;
+// GPT-2's layer_norm_epsilon (transformers GPT2Config).
+constexpr double kLayerNormEps = 1e-5;
+
+} // namespace
+
+// The engine runs exactly the program the headroom rows describe.
+std::string cpuUnsupported(const Scenario& s) { return headroomProgramGap(s); }
+
+PrecisionPlan precisionPlan(Precision p)
+{
+    PrecisionPlan r;
+    switch (p) {
+    case Precision::Bf16Mixed:
+        r.act = DType::BF16;
+        r.weightCopies = true;
+        break;
+    case Precision::Fp16Mixed:
+        r.act = DType::F16;
+        r.weightCopies = true;
+        r.lossScaling = true;
+        break;
+    case Precision::Bf16:
+        r.act = r.master = r.grad = r.state = DType::BF16;
+        break;
+    default: break;
+    }
+    return r;
+}
+
+CpuTrainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, const TrainerOptions& o)
+    : scenario(s), alloc(a), options(o)
+{
+    const ModelSpec& m = s.model;
+    const TrainConfig& t = s.train;
+    d.B = t.microBatch;
+    d.T = t.seqLen;
+    d.N = d.B * d.T;
+    d.C = m.hidden;
+    d.NH = m.heads;
+    d.NKV = m.kvHeads;
+    d.HD = m.headDim;
+    d.QD = d.NH * d.HD;
+    d.KD = d.NKV * d.HD;
+    d.I = m.intermediate;
+    d.V = m.vocab;
+    d.L = m.layers;
+    prec = precisionPlan(t.precision);
+    eager = t.attention == Attention::Eager;
+    accum = t.gradAccum;
+    switch (t.checkpointing) {
+    case Checkpointing::None: checkpointEvery = 0; break;
+    case Checkpointing::Full: checkpointEvery = 1; break;
+    case Checkpointing::EveryK: checkpointEvery = t.checkpointEvery; break;
+    }
+    lora = t.peft.method != PeftMethod::None;
+    gpt2 = m.family == Family::Gpt2;
+    quant = t.weightQuant;
+    if (lora) {
+        // PEFT: a frozen base in the activation dtype (or NF4), fp32 adapters
+        // with fp32 gradients and optimizer state (autocast_adapter_dtype).
+        rank = t.peft.rank;
+        loraScale = static_cast<float>(t.peft.alpha / double(t.peft.rank));
+        prec.master = prec.act;
+        prec.grad = prec.state = DType::F32;
+        prec.weightCopies = false;
+    }
+    if (prec.lossScaling) {
+        cpu::GradScaler::Config config;
+        config.initScale = o.initialLossScale;
+        scaler.emplace(config);
+    }
+    saves.resize(d.L);
+    layerOut.resize(d.L);
+}
+
+std::size_t CpuTrainer::Impl::event(Phase p, std::int64_t layer) const
+{
+    return eventIndex(Mode::Train, p, layer, d.L);
+}
+
+void CpuTrainer::Impl::begin(Phase p, std::int64_t layer, const EventCallback& cb, std::uint64_t micro)
+{
+    const std::size_t e = event(p, layer);
+    if (cb)
+        cb(e, micro);
+    alloc.beginEvent(e);
+}
+
+void CpuTrainer::Impl::allocateModel()
+{
+    const ModelSpec& m = scenario.model;
+    auto param = [&](Param& p, const char* name, std::size_t rows, std::size_t cols, bool present) {
+        p.name = name;
+        p.rows = rows;
+        p.cols = cols;
+        p.present = present;
+        p.isMatrix = cols > 1;
+    };
+    layers.resize(d.L);
+    for (std::size_t l = 0; l < d.L; ++l) {
+        auto& P = layers[l];
+        if (gpt2) {
+            // modeling_gpt2.py GPT2Block: every projection and LayerNorm with bias.
+            param(P[Norm1], "ln_1", d.C, 1, true);
+            param(P[Norm1B], "ln_1.bias", d.C, 1, true);
+            param(P[Wq], "attn.c_attn", d.QD + 2 * d.KD, d.C, true);
+            param(P[Bq], "attn.c_attn.bias", d.QD + 2 * d.KD, 1, true);
+            param(P[Wo], "attn.c_proj", d.C, d.QD, true);
+            param(P[Bo], "attn.c_proj.bias", d.C, 1, true);
+            param(P[Norm2], "ln_2", d.C, 1, true);
+            param(P[Norm2B], "ln_2.bias", d.C, 1, true);
+            param(P[Wu], "mlp.c_fc", d.I, d.C, true);
+            param(P[Bu], "mlp.c_fc.bias", d.I, 1, true);
+            param(P[Wd], "mlp.c_proj", d.C, d.I, true);
+            param(P[Bd], "mlp.c_proj.bias", d.C, 1, true);
+        } else {
+        param(P[Norm1], "input_layernorm", d.C, 1, true);
+        param(P[Wq], "q_proj", d.QD, d.C, true);
+        param(P[Bq], "q_proj.bias", d.QD, 1, m.qkvBias);
+        param(P[Wk], "k_proj", d.KD, d.C, true);
+        param(P[Bk], "k_proj.bias", d.KD, 1, m.qkvBias);
+        param(P[Wv], "v_proj", d.KD, d.C, true);
+        param(P[Bv], "v_proj.bias", d.KD, 1, m.qkvBias);
+        param(P[Wo], "o_proj", d.C, d.QD, true);
+        param(P[Bo], "o_proj.bias", d.C, 1, m.attnOutBias);
+        param(P[Norm2], "post_attention_layernorm", d.C, 1, true);
+        param(P[Wg], "gate_proj", d.I, d.C, true);
+        param(P[Wu], "up_proj", d.I, d.C, true);
+        param(P[Wd], "down_proj", d.C, d.I, true);
+        }
+        for (std::size_t i = 0; i < kLayerParams; ++i) {
+            Param& p = P[i];
+            p.frozen = lora;
+            p.quantized = quant != WeightQuant::None && p.isMatrix;
+            if (p.present && !p.quantized)
+                p.value = makeTensor(alloc, row::kWeightsLayer, Category::Weights, prec.master, p.numel());
+        }
+    }
+    if (lora) {
+        const ParameterTable table = buildParameterTable(m);
+        const auto loraTargets = resolveLoraTargets(m, table, scenario.train.peft.targets);
+        loraA.resize(d.L);
+        loraB.resize(d.L);
+        for (std::size_t l = 0; l < d.L; ++l)
+            for (std::size_t i = 0; i < kLayerParams; ++i) {
+                const Param& base = layers[l][i];
+                const bool target = base.present && base.isMatrix &&
+                                    std::find(loraTargets.begin(), loraTargets.end(), base.name) != loraTargets.end();
+                param(loraA[l][i], "lora_A", rank, base.cols, target);
+                param(loraB[l][i], "lora_B", base.rows, rank, target);
+                loraA[l][i].name = base.name + ".lora_A";
+                loraB[l][i].name = base.name + ".lora_B";
+                for (Param* a : {&loraA[l][i], &loraB[l][i]})
+                    if (target)
+                        a->value = makeTensor(alloc, row::kAdapters, Category::Weights, DType::F32, a->numel());
+            }
+    }
+    param(globals[Embed], gpt2 ? "wte" : "embed_tokens", d.V, d.C, true);
+    globals[Embed].isEmbedding = true;
+    param(globals[FinalNorm], gpt2 ? "ln_f" : "norm", d.C, 1, true);
+    param(globals[FinalNormB], "ln_f.bias", d.C, 1, gpt2);
+    param(globals[Wpe], "wpe", m.maxPositions, d.C, gpt2); // the whole position table (n_positions x hidden)
+    param(globals[LmHead], "lm_head", d.V, d.C, !m.tieEmbeddings);
+    for (Param& p : globals) {
+        p.frozen = lora;
+        if (p.present)
+            p.value = makeTensor(alloc, row::kWeightsGlobal, Category::Weights, prec.master, p.numel());
+    }
+    // RoPE tables: cos and sin of T x HD/2 angles, fp32, kept for the run.
+    if (!gpt2) {
+        ropeCos = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
+        ropeSin = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
+        cpu::ropeTable(ropeCos.f32(), ropeSin.f32(), d.T, d.HD, kRopeTheta);
+    }
+    initialiseWeights();
+    allocateOptimizerState();
+}
+
+void CpuTrainer::Impl::initialiseWeights()
+{
+    // GPT-2/Llama initialisation: normal(0, 0.02) matrices, zero biases, unit norms
+    // (transformers LlamaPreTrainedModel._init_weights, initializer_range 0.02).
+    std::mt19937_64 rng(options.seed);
+    std::normal_distribution<float> normal(0.0f, 0.02f);
+    auto init = [&](Param& p) {
+        if (!p.present)
+            return;
+        const bool norm = !p.isMatrix && p.name.find("bias") == std::string::npos &&
+                          (p.name.find("norm") != std::string::npos || p.name.starts_with("ln_"));
+        std::vector<float> values(p.numel());
+        for (float& v : values)
+            v = p.isMatrix ? normal(rng) : (norm ? 1.0f : 0.0f);
+        if (p.quantized) {
+            quantizeWeight(p, values);
+            return;
+        }
+        for (std::size_t i = 0; i < values.size(); ++i)
+            storeElement(p.value, i, values[i]);
+    };
+    for (auto& P : layers)
+        for (Param& p : P)
+            init(p);
+    for (Param& p : globals)
+        init(p);
+    // PEFT LoRA: A ~ kaiming_uniform(a=sqrt(5)), i.e. uniform(+-1/sqrt(in)); B = 0,
+    // so the adapted model starts as the base (peft/tuners/lora/layer.py reset_lora_parameters).
+    for (std::size_t l = 0; l < loraA.size(); ++l)
+        for (std::size_t i = 0; i < kLayerParams; ++i) {
+            Param& a = loraA[l][i];
+            if (!a.present)
+                continue;
+            const float bound = 1.0f / std::sqrt(static_cast<float>(a.cols));
+            std::uniform_real_distribution<float> uniform(-bound, bound);
+            for (std::size_t k = 0; k < a.numel(); ++k)
+                a.value.f32()[k] = uniform(rng);
+        }
+}
+
+void CpuTrainer::Impl::allocateGrads(Phase phase, std::size_t layer)
+{
+    // Load (accumulation): every gradient; HeadBwd: the global ones; LayerBwd: the layer's.
+    forEachTrainable([&](Param& p, std::size_t l, const char* gradName, const char*) {
+        const bool global = l == std::size_t(-1);
+        const bool now = phase == Phase::Load || (phase == Phase::HeadBwd && global) ||
+                         (phase == Phase::LayerBwd && !global && l == layer);
+        if (now && p.grad.empty())
+            p.grad = makeTensor(alloc, gradName, Category::Gradients, prec.grad, p.numel());
+    });
+}
+
+const Tensor& CpuTrainer::Impl::weight(std::size_t l, LayerParam p, const LayerCopies& c) const
+{
+    return (prec.weightCopies || layers[l][p].quantized) ? c.w[p] : layers[l][p].value;
+}
+
+LayerCopies CpuTrainer::Impl::makeCopies(std::size_t l)
+{
+    LayerCopies c;
+    if (quant != WeightQuant::None) {
+        // QLoRA: each NF4 weight dequantised to the activation dtype for this
+        // event's matmuls (bitsandbytes MatMul4Bit dequantises per call).
+        for (LayerParam p : {Wq, Wk, Wv, Wo, Wg, Wu, Wd}) {
+            if (!layers[l][p].present)
+                continue;
+            c.w[p] = makeTensor(alloc, row::kDequantized, Category::Temporaries, prec.act, layers[l][p].numel());
+            dequantizeWeight(layers[l][p], c.w[p]);
+        }
+        return c;
+    }
+    if (!prec.weightCopies)
+        return c;
+    // The 16-bit copies the matmuls read (autocast's cast of each fp32 weight),
+    // made for this event and freed with it.
+    for (LayerParam p : {Wq, Wk, Wv, Wo, Wg, Wu, Wd}) {
+        const Param& src = layers[l][p];
+        if (!src.present)
+            continue;
+        c.w[p] = makeTensor(alloc, row::kWeightCopies, Category::Temporaries, prec.act, src.numel());
+        for (std::size_t i = 0; i < src.numel(); ++i)
+            storeElement(c.w[p], i, src.value.f32()[i]);
+    }
+    return c;
+}
+
+const Tensor& CpuTrainer::Impl::headWeight() const
+{
+    if (prec.weightCopies)
+        return headCopy;
+    return globals[scenario.model.tieEmbeddings ? Embed : LmHead].value;
+}
+
+Tensor& CpuTrainer::Impl::headGrad() { return globals[scenario.model.tieEmbeddings ? Embed : LmHead].grad; }
+
+void CpuTrainer::Impl::embedForward(const std::int32_t* batch)
+{
+    tokens = makeTensor(alloc, row::kTokens, Category::Activations, DType::I32, d.N);
+    targets = makeTensor(alloc, row::kTokens, Category::Activations, DType::I32, d.N);
+    for (std::size_t b = 0; b < d.B; ++b)
+        for (std::size_t t = 0; t < d.T; ++t) {
+            tokens.i32()[b * d.T + t] = batch[b * (d.T + 1) + t];
+            targets.i32()[b * d.T + t] = batch[b * (d.T + 1) + t + 1];
+        }
+    embedOut = makeTensor(alloc, row::kEmbedOut, Category::Activations, prec.act, d.N * d.C);
+    F32View out(embedOut, F32View::Write);
+    F32View table(globals[Embed].value, F32View::Read), positions(globals[Wpe].value, F32View::Read);
+    cpu::embeddingForward(out.data(), tokens.i32(), table.data(), static_cast<const float*>(positions.data()), d.B,
+                          d.T, d.C, d.V);
+}
+
+void CpuTrainer::Impl::makeHeadCopy()
+{
+    if (!prec.weightCopies)
+        return;
+    const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
+    headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
+    for (std::size_t i = 0; i < src.numel(); ++i)
+        storeElement(headCopy, i, src.value.f32()[i]);
+}
+
+void CpuTrainer::Impl::headForward()
+{
+    const Tensor& x = d.L > 0 ? layerOut[d.L - 1] : embedOut;
+    finalNormForward(x);
+    if (chunked())
+        return; // the chunked loss makes the logits chunk by chunk
+    makeHeadCopy();
+    logits = makeTensor(alloc, row::kLogits, Category::Logits, prec.act, d.N * d.V);
+    F32View out(logits, F32View::Write), in(finalOut, F32View::Read), w(headWeight(), F32View::Read);
+    cpu::matmulForward(out.data(), in.data(), w.data(), static_cast<const float*>(nullptr), d.N, d.C, d.V);
+    if (prec.weightCopies)
+        headCopy.buffer.release();
+}
+
+void CpuTrainer::Impl::finalNormForward(const Tensor& x)
+{
+    // RMSNorm keeps rstd per token; LayerNorm mean and rstd (fp32).
+    finalRstd = makeTensor(alloc, row::kFinalNorm, Category::Activations, DType::F32, gpt2 ? 2 * d.N : d.N);
+    finalOut = makeTensor(alloc, row::kFinalNorm, Category::Activations, prec.act, d.N * d.C);
+    F32View out(finalOut, F32View::Write), in(x, F32View::Read), w(globals[FinalNorm].value, F32View::Read);
+    if (gpt2) {
+        F32View b(globals[FinalNormB].value, F32View::Read);
+        cpu::layernormForward(out.data(), finalRstd.f32(), finalRstd.f32() + d.N, in.data(), w.data(), b.data(), d.N,
+                              d.C, kLayerNormEps);
+    } else {
+        cpu::rmsnormForward(out.data(), finalRstd.f32(), in.data(), w.data(), d.N, d.C, kNormEps);
+    }
+}
+
+void CpuTrainer::Impl::finalNormBackward(const Tensor& x, const Tensor& gradIn)
+{
+    F32View dx(residualGrad, F32View::ReadWrite), dy(gradIn, F32View::Read), in(x, F32View::Read),
+        w(globals[FinalNorm].value, F32View::Read), dw(globals[FinalNorm].grad, F32View::ReadWrite);
+    if (gpt2) {
+        F32View db(globals[FinalNormB].grad, F32View::ReadWrite);
+        cpu::layernormBackward(dx.data(), dw.data(), db.data(), dy.data(), in.data(), w.data(), finalRstd.f32(),
+                               finalRstd.f32() + d.N, d.N, d.C);
+    } else {
+        cpu::rmsnormBackward(dx.data(), dw.data(), dy.data(), in.data(), w.data(), finalRstd.f32(), d.N, d.C);
+    }
+}
+
+double CpuTrainer::Impl::lossForward()
+{
+    lossLse = makeTensor(alloc, row::kLossLse, Category::Logits, DType::F32, d.N);
+    F32View in(logits, F32View::Read);
+    return cpu::crossEntropyForward(lossLse.f32(), in.data(), targets.i32(), d.N, d.V);
+}
+
+void CpuTrainer::Impl::lossBackward(double dloss)
+{
+    logitsGrad = makeTensor(alloc, row::kLogitsGrad, Category::Logits, prec.act, d.N * d.V);
+    {
+        F32View out(logitsGrad, F32View::ReadWrite), in(logits, F32View::Read);
+        cpu::crossEntropyBackward(out.data(), in.data(), lossLse.f32(), targets.i32(), d.N, d.V, dloss);
+    }
+    logits.release();
+    lossLse.release();
+}
+
+void CpuTrainer::Impl::headBackward()
+{
+    if (chunked()) {
+        // The lm_head's backward ran chunk by chunk in the loss backward.
+        residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
+        finalNormBackward(d.L > 0 ? layerOut[d.L - 1] : embedOut, headGradIn);
+        headGradIn.release();
+        finalOut.release();
+        finalRstd.release();
+        return;
+    }
+    if (accum == 1)
+        allocateGrads(Phase::HeadBwd, 0);
+    makeHeadCopy();
+    residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
+    Tensor gradIn = makeTensor(alloc, row::kHeadGradIn, Category::Temporaries, prec.act, d.N * d.C);
+    {
+        F32View dx(gradIn, F32View::ReadWrite), dy(logitsGrad, F32View::Read), x(finalOut, F32View::Read),
+            w(headWeight(), F32View::Read), dw(headGrad(), F32View::ReadWrite);
+        cpu::matmulBackward(dx.data(), dw.data(), static_cast<float*>(nullptr), dy.data(), x.data(), w.data(), d.N,
+                            d.C, d.V);
+    }
+    finalNormBackward(d.L > 0 ? layerOut[d.L - 1] : embedOut, gradIn);
+    gradIn.release();
+    logitsGrad.release();
+    finalOut.release();
+    finalRstd.release();
+    if (prec.weightCopies)
+        headCopy.release();
+}
+
+void CpuTrainer::Impl::embedBackward()
+{
+    {
+        F32View dw(globals[Embed].grad, F32View::ReadWrite), dy(residualGrad, F32View::Read),
+            dwpe(globals[Wpe].grad, F32View::ReadWrite);
+        cpu::embeddingBackward(dw.data(), dwpe.data(), dy.data(), tokens.i32(), d.B, d.T, d.C, d.V);
+    }
+    residualGrad.release();
+    embedOut.release();
+    tokens.release();
+    targets.release();
+}
+
+void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro, bool last, double dloss,
+                                     const EventCallback& cb, bool forwardOnly)
+{
+    begin(Phase::Load, -1, cb, micro);
+    if (accum > 1 && micro == 0 && !forwardOnly)
+        allocateGrads(Phase::Load, 0);
+    end();
+    begin(Phase::EmbedFwd, -1, cb, micro);
+    embedForward(batch);
+    end();
+    for (std::size_t l = 0; l < d.L; ++l) {
+        begin(Phase::LayerFwd, static_cast<std::int64_t>(l), cb, micro);
+        const Tensor& x = l == 0 ? embedOut : layerOut[l - 1];
+        layerOut[l] = makeTensor(alloc, row::kLayerOut, Category::Activations, prec.act, d.N * d.C);
+        LayerCopies copies = makeCopies(l);
+        allocateSaves(l);
+        if (gpt2)
+            gpt2Forward(l, x, saves[l], &layerOut[l], copies);
+        else
+            layerForward(l, x, saves[l], &layerOut[l], copies);
+        if (checkpointed(l))
+            saves[l] = LayerSaves{};  // a checkpointed layer keeps only its input
+        copies = LayerCopies{};
+        end();
+    }
+    begin(Phase::HeadFwd, -1, cb, micro);
+    headForward();
+    end();
+    begin(Phase::LossFwd, -1, cb, micro);
+    lossValue = chunked() ? chunkedLossForward() : lossForward();
+    end();
+    if (forwardOnly) {
+        releaseMicroBatch();
+        return;
+    }
+    begin(Phase::LossBwd, -1, cb, micro);
+    if (chunked())
+        chunkedLossBackward(dloss);
+    else
+        lossBackward(dloss);
+    end();
+    begin(Phase::HeadBwd, -1, cb, micro);
+    headBackward();
+    end();
+    for (std::size_t l = d.L; l-- > 0;) {
+        begin(Phase::LayerBwd, static_cast<std::int64_t>(l), cb, micro);
+        if (accum == 1)
+            allocateGrads(Phase::LayerBwd, l);
+        const Tensor& x = l == 0 ? embedOut : layerOut[l - 1];
+        LayerCopies copies = makeCopies(l);
+        if (checkpointed(l)) {
+            // Recompute the forward from the kept input; the output is not needed again.
+            allocateSaves(l);
+            if (gpt2)
+                gpt2Forward(l, x, saves[l], nullptr, copies);
+            else
+                layerForward(l, x, saves[l], nullptr, copies);
+        }
+        if (gpt2)
+            gpt2Backward(l, x, saves[l], copies);
+        else
+            layerBackward(l, x, saves[l], copies);
+        if (lomo())
+            fusedUpdate(l);
+        saves[l] = LayerSaves{};
+        layerOut[l].release();  // the output of layer l: its last reader was layer l + 1's backward
+        copies = LayerCopies{};
+        end();
+    }
+    begin(Phase::EmbedBwd, -1, cb, micro);
+    embedBackward();
+    if (lomo())
+        fusedUpdate(std::size_t(-1));
+    end();
+    if (!last)
+        return;
+    begin(Phase::OptimizerStep, -1, cb, micro);
+    if (options.captureGradients && !lomo()) {
+        captured.clear();
+        forEachTrainable([&](Param& p, std::size_t l, const char*, const char*) {
+            std::vector<float> g(p.numel());
+            for (std::size_t i = 0; i < g.size(); ++i)
+                g[i] = loadElement(p.grad, i);
+            captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name, std::move(g));
+        });
+    }
+    if (!lomo())
+        optimizerStep();
+    end();
+}
+
+void CpuTrainer::Impl::releaseMicroBatch()
+{
+    // After a forward-only pass: everything of the micro-batch goes in one event.
+    alloc.beginEvent(event(Phase::LossBwd));
+    tokens.release();
+    targets.release();
+    embedOut.release();
+    for (auto& s : saves)
+        s = LayerSaves{};
+    for (auto& t : layerOut)
+        t.release();
+    finalOut.release();
+    finalRstd.release();
+    logits.release();
+    lossLse.release();
+    headCopy.release();
+    alloc.endEvent();
+}
+
+CpuTrainer::CpuTrainer(const Scenario& scenario, TrackingAllocator& allocator, const TrainerOptions& options)
+{
+    if (auto why = cpuUnsupported(scenario); !why.empty())
+        throw std::invalid_argument("not supported by the cpu backend yet: " + why);
+    m_impl = std::make_unique<Impl>(scenario, allocator, options);
+    allocator.beginEvent(m_impl->event(Phase::Load));
+    m_impl->allocateModel();
+    allocator.endEvent();
+}
+
+CpuTrainer::~CpuTrainer() = default;
+
+std::size_t CpuTrainer::tokensPerStep() const
+{
+    return m_impl->accum * m_impl->d.B * (m_impl->d.T + 1);
+}
+
+StepResult CpuTrainer::step(const std::vector<std::int32_t>& tokens, const EventCallback& onEvent)
+{
+    Impl& m = *m_impl;
+    if (tokens.size() < tokensPerStep())
+        throw std::invalid_argument("training step: not enough tokens");
+    StepResult result;
+    m.captured.clear();
+    result.lossScale = m.scaler ? m.scaler->scale() : 1.0f;
+    const std::size_t perMicro = m.d.B * (m.d.T + 1);
+    double lossSum = 0;
+    for (std::uint64_t micro = 0; micro < m.accum; ++micro) {
+        // The mean over micro-batches (the loss / accumulation steps of HF
+        // Trainer), times the fp16 loss scale (torch.cuda.amp.GradScaler.scale).
+        const double dloss = double(result.lossScale) / double(m.accum);
+        m.runMicroBatch(tokens.data() + micro * perMicro, micro, micro + 1 == m.accum, dloss, onEvent, false);
+        lossSum += m.lossValue;
+    }
+    result.loss = lossSum / double(m.accum);
+    result.skipped = m.lastStepSkipped;
+    return result;
+}
+
+double CpuTrainer::loss(const std::vector<std::int32_t>& tokens)
+{
+    if (tokens.size() < m_impl->d.B * (m_impl->d.T + 1))
+        throw std::invalid_argument("loss: not enough tokens");
+    m_impl->runMicroBatch(tokens.data(), 0, false, 1.0, {}, true);
+    return m_impl->lossValue;
+}
+
+std::vector<ParameterRef> CpuTrainer::parameters()
+{
+    // Every stored (not quantized) parameter, trainable or not.
+    std::vector<ParameterRef> refs;
+    for (std::size_t l = 0; l < m_impl->d.L; ++l) {
+        for (Param& p : m_impl->layers[l])
+            if (p.present && !p.quantized)
+                refs.push_back({"layers." + std::to_string(l) + "." + p.name, &p.value});
+        if (m_impl->lora)
+            for (std::size_t i = 0; i < kLayerParams; ++i)
+                for (Param* p : {&m_impl->loraA[l][i], &m_impl->loraB[l][i]})
+                    if (p->present)
+                        refs.push_back({"layers." + std::to_string(l) + "." + p->name, &p->value});
+    }
+    for (Param& p : m_impl->globals)
+        if (p.present)
+            refs.push_back({p.name, &p.value});
+    return refs;
+}
+
+const std::vector<std::pair<std::string, std::vector<float>>>& CpuTrainer::capturedGradients() const
+{
+    return m_impl->captured;
+}
+
+} // namespace headroom::rt

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Internal to the CPU trainer: the model's tensors and the pieces of one step.
+#include "runtime/cpu/trainer.h"
+#include "runtime/cpu/gradscaler.h"
+
+#include <array>
+#include <optional>
+
+namespace headroom::rt {
+
+// Row names shared with plan/headroomrows.cpp: one per tensor-table row.
+namespace row {
+inline constexpr const char* kWeightsLayer = "weights.layer";
+inline constexpr const char* kWeightsGlobal = "weights.global";
+inline constexpr const char* kGradsLayer = "grads.layer";
+inline constexpr const char* kGradsGlobal = "grads.global";
+inline constexpr const char* kStateLayer = "optimizer.layer";
+inline constexpr const char* kStateGlobal = "optimizer.global";
+inline constexpr const char* kRope = "rope.cos_sin";
+inline constexpr const char* kTokens = "batch.tokens";
+inline constexpr const char* kEmbedOut = "embed.out";
+inline constexpr const char* kLayerOut = "layer.out";
+inline constexpr const char* kWeightCopies = "layer.weight_copies";
+inline constexpr const char* kDequantized = "layer.dequantized_weights";
+inline constexpr const char* kAdapters = "lora.adapters";
+inline constexpr const char* kLoraSaved = "saved.lora.a_out";
+inline constexpr const char* kHeadCopy = "head.weight_copy";
+inline constexpr const char* kLayerBwd = "layer.bwd_temporaries";
+inline constexpr const char* kFinalNorm = "final_norm.saved";
+inline constexpr const char* kLogits = "logits";
+inline constexpr const char* kLossLse = "loss.lse";
+inline constexpr const char* kLogitsGrad = "logits.grad";
+inline constexpr const char* kChunkLogits = "loss.chunk_logits";
+inline constexpr const char* kChunkGrad = "loss.chunk_grad";
+inline constexpr const char* kHeadGradIn = "head.grad_in";
+inline constexpr const char* kResidualGrad = "residual.grad";
+} // namespace row
+
+struct Dims {
+    std::size_t B = 0, T = 0, N = 0, C = 0, NH = 0, NKV = 0, HD = 0, QD = 0, KD = 0, I = 0, V = 0, L = 0;
+};
+
+// Storage dtypes of one precision mode (docs/runtime.md, "Precision").
+struct PrecisionPlan {
+    DType act = DType::F32;    // activations, logits, activation gradients
+    DType master = DType::F32; // weights as the optimizer updates them
+    DType grad = DType::F32;
+    DType state = DType::F32;
+    bool weightCopies = false; // 16-bit copies of linear weights for the matmuls
+    bool lossScaling = false;  // fp16: dynamic loss scaling
+};
+PrecisionPlan precisionPlan(Precision p);
+
+// Llama uses Norm1..Wd; GPT-2 keeps its fused c_attn in Wq/Bq (q, k and v are
+// row blocks of it), c_fc in Wu/Bu, and LayerNorm biases in Norm1B/Norm2B.
+enum LayerParam : std::size_t { Norm1, Wq, Bq, Wk, Bk, Wv, Bv, Wo, Bo, Norm2, Wg, Wu, Wd, Norm1B, Norm2B, Bu, Bd, kLayerParams };
+enum GlobalParam : std::size_t { Embed, FinalNorm, LmHead, FinalNormB, Wpe, kGlobalParams };
+
+struct Param {
+    std::string name;
+    std::size_t rows = 0, cols = 1; // a matrix: out x in; a vector: n x 1
+    bool present = false;
+    bool isMatrix = false;
+    bool isEmbedding = false;
+    bool frozen = false;            // PEFT: the base is not trained
+    bool quantized = false;         // QLoRA: NF4 storage in q* tensors, no `value`
+    Tensor value;
+    Tensor qPacked, qAbsmax, qAbsmax2, qOffset; // NF4 codes, absmax (fp32, or 8-bit with double quantization)
+    Tensor grad;
+    std::vector<Tensor> state;
+    std::int64_t step = 0;
+    std::size_t numel() const { return rows * cols; }
+};
+
+// What one layer keeps for its backward (or rebuilds in it when checkpointed).
+struct LayerSaves {
+    Tensor rstd1, h1, q, k, v, probs, lse, attn, x2, rstd2, h2, gate, up, act;
+    std::array<Tensor, kLayerParams> loraOut; // per targeted linear: scale * x A^T (tokens x rank), saved for B's gradient
+};
+
+struct LayerCopies {
+    std::array<Tensor, kLayerParams> w; // only linear weights are filled
+};
+
+struct CpuTrainer::Impl {
+    Impl(const Scenario& s, TrackingAllocator& a, const TrainerOptions& o);
+
+    Scenario scenario;
+    TrackingAllocator& alloc;
+    TrainerOptions options;
+    Dims d;
+    PrecisionPlan prec;
+    std::uint64_t checkpointEvery = 0;
+    bool eager = false;
+    std::uint64_t accum = 1;
+    std::uint64_t eventLayers = 0;
+    std::optional<cpu::GradScaler> scaler;
+
+    std::vector<std::array<Param, kLayerParams>> layers;
+    // LoRA adapters per layer and targeted linear: A (rank x in) and B (out x rank), fp32.
+    std::vector<std::array<Param, kLayerParams>> loraA, loraB;
+    bool lora = false;
+    bool gpt2 = false;       // GPT-2 family: LayerNorm, learned positions, GELU, fused c_attn
+    std::size_t rank = 0;
+    float loraScale = 1.0f;  // alpha / rank (PEFT LoraLayer.scaling)
+    WeightQuant quant = WeightQuant::None;
+    std::array<Param, kGlobalParams> globals;
+    Tensor ropeCos, ropeSin;
+    std::vector<std::pair<std::string, std::vector<float>>> captured;
+
+    // Per micro-batch state.
+    Tensor headGradIn;  // chunked loss: the final norm output's gradient, loss backward -> head backward
+    Tensor tokens, targets, embedOut, finalRstd, finalOut, logits, lossLse, logitsGrad, residualGrad, headCopy;
+    std::vector<LayerSaves> saves;
+    std::vector<Tensor> layerOut;
+    double lossValue = 0;
+    bool lastStepSkipped = false;
+
+    std::size_t event(Phase p, std::int64_t layer = -1) const;
+    void begin(Phase p, std::int64_t layer, const EventCallback& cb, std::uint64_t micro);
+    void end() { alloc.endEvent(); }
+    bool checkpointed(std::size_t l) const { return checkpointEvery != 0 && l % checkpointEvery == 0; }
+
+    void allocateModel();
+    void allocateGrads(Phase phase, std::size_t layer);
+    void allocateOptimizerState();
+    void initialiseWeights();
+    void allocateSaves(std::size_t l);
+    LayerCopies makeCopies(std::size_t l);
+    const Tensor& weight(std::size_t l, LayerParam p, const LayerCopies& c) const;
+    const Tensor& headWeight() const;
+    Tensor& headGrad();
+
+    void quantizeWeight(Param& p, const std::vector<float>& values);
+    void dequantizeWeight(const Param& p, const Tensor& out) const;
+    bool targeted(std::size_t l, LayerParam p) const { return lora && loraA[l][p].present; }
+    void loraForward(std::size_t l, LayerParam p, const float* x, float* y, LayerSaves& s);
+    void loraBackward(std::size_t l, LayerParam p, const float* dy, const float* x, float* dx, const LayerSaves& s);
+    template <typename F>
+    void forEachTrainable(F&& f);
+    void embedForward(const std::int32_t* batch);
+    void layerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
+    void layerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
+    void gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void finalNormForward(const Tensor& x);
+    void finalNormBackward(const Tensor& x, const Tensor& gradIn);
+    void headForward();
+    double lossForward();
+    void lossBackward(double dloss);
+    bool chunked() const { return scenario.train.chunkedCrossEntropy; }
+    void makeHeadCopy();
+    double chunkedLossForward();
+    void chunkedLossBackward(double dloss);
+    void headBackward();
+    void embedBackward();
+    bool optimizerStep();
+    void fusedUpdate(std::size_t layer);  // LOMO; layer -1: the global tensors
+    bool lomo() const { return scenario.train.optimizer == Optimizer::Lomo; }
+    void runMicroBatch(const std::int32_t* batch, std::uint64_t micro, bool last, double dloss, const EventCallback& cb,
+                       bool forwardOnly);
+    void releaseMicroBatch();
+};
+
+template <typename F>
+void CpuTrainer::Impl::forEachTrainable(F&& f)
+{
+    for (std::size_t l = 0; l < layers.size(); ++l)
+        for (Param& p : layers[l])
+            if (p.present && !p.frozen)
+                f(p, l, row::kGradsLayer, row::kStateLayer);
+    if (lora)
+        for (std::size_t l = 0; l < layers.size(); ++l)
+            for (std::size_t i = 0; i < kLayerParams; ++i)
+                for (Param* p : {&loraA[l][i], &loraB[l][i]})
+                    if (p->present)
+                        f(*p, l, row::kGradsLayer, row::kStateLayer);
+    for (Param& p : globals)
+        if (p.present && !p.frozen)
+            f(p, std::size_t(-1), row::kGradsGlobal, row::kStateGlobal);
+}
+
+} // namespace headroom::rt

@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "runtime/validate.h"
+
+#include "io/scenariofile.h"
+#include "plan/planner.h"
+#include "plan/sweep.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace headroom::rt {
+
+namespace {
+
+nlohmann::json categoriesJson(const CategoryBytes& c)
+{
+    nlohmann::json j = nlohmann::json::object();
+    for (std::size_t i = 0; i < kCategoryCount; ++i)
+        j[categoryName(static_cast<Category>(i))] = c[i];
+    return j;
+}
+
+std::string gib(Bytes b)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3f MiB", static_cast<double>(b) / static_cast<double>(MiB));
+    return text;
+}
+
+// Bytes of each row name alive at event e (the planner's semantics).
+std::map<std::string, Bytes> plannedTensors(const Plan& plan, std::size_t e)
+{
+    std::map<std::string, Bytes> out;
+    const std::uint64_t L = plan.layers;
+    for (const TensorRow& row : plan.tensors) {
+        auto alive = [&](std::int64_t layer) {
+            const std::size_t from = eventIndex(Mode::Train, row.allocAt, layer, L);
+            const std::size_t to = eventIndex(Mode::Train, row.freeAt, layer, L);
+            return from <= e && e <= to;
+        };
+        Bytes total = 0;
+        if (row.layers == LayerSet::Global) {
+            total = alive(-1) ? row.bytes : 0;
+        } else {
+            for (std::uint64_t l = 0; l < L; ++l) {
+                const bool checkpointed = plan.checkpointEvery != 0 && l % plan.checkpointEvery == 0;
+                const bool in = row.layers == LayerSet::All || (row.layers == LayerSet::Checkpointed && checkpointed) ||
+                                (row.layers == LayerSet::Plain && !checkpointed);
+                if (in && alive(static_cast<std::int64_t>(l)))
+                    total += row.bytes;
+            }
+        }
+        if (total > 0)
+            out[row.name] += total;
+    }
+    return out;
+}
+
+} // namespace
+
+Result<Plan> headroomPlan(const Scenario& scenario)
+{
+    Scenario s = scenario;
+    s.profile = Profile::Headroom;
+    return makePlan(s);
+}
+
+Result<ValidationResult> runValidation(const Scenario& scenario, Backend& backend, const RunOptions& options)
+{
+    if (scenario.mode != Mode::Train)
+        return makeError(ErrorCode::UnsupportedCombination, "validate runs training steps: set mode to train");
+    if (auto why = backend.unsupported(scenario); !why.empty())
+        return makeError(ErrorCode::UnsupportedCombination,
+                         "not supported by the " + backend.name() + " backend yet: " + why);
+    auto plan = headroomPlan(scenario);
+    if (!plan)
+        return plan.error();
+    if (backend.name() == "cpu" && plan->peakBytes > kCpuBackendByteLimit)
+        return makeError(ErrorCode::UnsupportedCombination,
+                         "the scenario needs " + formatGiB(static_cast<double>(plan->peakBytes)) +
+                             " at its peak: the cpu backend runs small models only (limit " +
+                             formatGiB(static_cast<double>(kCpuBackendByteLimit)) + ")");
+    if (options.steps == 0)
+        return makeError(ErrorCode::InvalidArgument, "steps: must be at least 1");
+    ValidationResult r;
+    r.scenario = scenario;
+    r.plan = std::move(plan.value());
+    r.backend = backend.name();
+    r.measured = backend.run(scenario, options);
+    return r;
+}
+
+std::vector<std::string> planMeasurementDifferences(const Plan& plan, const Measurement& m)
+{
+    std::vector<std::string> out;
+    for (std::size_t e = 0; e < plan.events.size() && e < m.eventBytes.size(); ++e) {
+        if (!m.eventSeen[e])
+            continue;
+        const std::string label = eventLabel(plan.events[e]);
+        for (std::size_t c = 0; c < kCategoryCount; ++c)
+            if (plan.timeline[e][c] != m.eventBytes[e][c])
+                out.push_back(label + ": " + categoryName(static_cast<Category>(c)) + " planned " +
+                              std::to_string(plan.timeline[e][c]) + " measured " + std::to_string(m.eventBytes[e][c]));
+        const auto planned = plannedTensors(plan, e);
+        std::set<std::string> names;
+        for (const auto& [n, b] : planned)
+            names.insert(n);
+        for (const auto& [n, b] : m.eventTensors[e])
+            names.insert(n);
+        for (const std::string& n : names) {
+            const Bytes p = planned.count(n) ? planned.at(n) : 0;
+            const Bytes q = m.eventTensors[e].count(n) ? m.eventTensors[e].at(n) : 0;
+            if (p != q)
+                out.push_back(label + ": tensor " + n + " planned " + std::to_string(p) + " measured " + std::to_string(q));
+        }
+    }
+    if (m.status == "ok" && plan.peakBytes != m.peakBytes)
+        out.push_back("peak: planned " + std::to_string(plan.peakBytes) + " measured " + std::to_string(m.peakBytes));
+    return out;
+}
+
+nlohmann::json validationJson(const ValidationResult& r)
+{
+    const Plan& plan = r.plan;
+    const Measurement& m = r.measured;
+    nlohmann::json j;
+    j["schema"] = kValidationSchema;
+    j["status"] = m.status;
+    if (m.status != "ok")
+        j["message"] = m.message;
+    j["backend"] = r.backend;
+    j["device"] = m.device;
+    j["scenario"] = scenarioToJson(r.scenario);
+    j["planned"] = {{"peak_bytes", plan.peakBytes},
+                    {"peak_event", eventLabel(plan.events[plan.peakEvent])},
+                    {"categories", categoriesJson(plan.breakdown)}};
+    j["measured"] = {{"peak_bytes", m.peakBytes},
+                     {"peak_event", m.peakEvent < plan.events.size() ? eventLabel(plan.events[m.peakEvent]) : ""},
+                     {"categories", categoriesJson(m.peakCategories)}};
+    nlohmann::json difference = nlohmann::json::object();
+    for (std::size_t c = 0; c < kCategoryCount; ++c)
+        difference[categoryName(static_cast<Category>(c))] =
+            static_cast<std::int64_t>(m.peakCategories[c]) - static_cast<std::int64_t>(plan.breakdown[c]);
+    j["difference"] = {{"peak_bytes", static_cast<std::int64_t>(m.peakBytes) - static_cast<std::int64_t>(plan.peakBytes)},
+                       {"categories", difference}};
+    nlohmann::json events = nlohmann::json::array();
+    for (std::size_t e = 0; e < plan.events.size(); ++e) {
+        Bytes planned = 0;
+        for (Bytes b : plan.timeline[e])
+            planned += b;
+        nlohmann::json ev = {{"label", eventLabel(plan.events[e])}, {"planned_bytes", planned}};
+        if (e < m.eventSeen.size() && m.eventSeen[e]) {
+            const Bytes measured = categoryTotal(m.eventBytes[e]);
+            ev["measured_bytes"] = measured;
+            ev["difference"] = static_cast<std::int64_t>(measured) - static_cast<std::int64_t>(planned);
+        } else {
+            ev["measured_bytes"] = nullptr;
+        }
+        events.push_back(ev);
+    }
+    j["events"] = events;
+    // Tensor by tensor at the planned peak: every row name, planned and measured.
+    if (plan.peakEvent < m.eventSeen.size() && m.eventSeen[plan.peakEvent]) {
+        const auto planned = plannedTensors(plan, plan.peakEvent);
+        std::set<std::string> names;
+        for (const auto& [n, b] : planned)
+            names.insert(n);
+        for (const auto& [n, b] : m.eventTensors[plan.peakEvent])
+            names.insert(n);
+        nlohmann::json tensors = nlohmann::json::array();
+        for (const std::string& n : names) {
+            const Bytes p = planned.count(n) ? planned.at(n) : 0;
+            const Bytes q = m.eventTensors[plan.peakEvent].count(n) ? m.eventTensors[plan.peakEvent].at(n) : 0;
+            tensors.push_back({{"name", n}, {"planned_bytes", p}, {"measured_bytes", q}});
+        }
+        j["peak_tensors"] = tensors;
+    }
+    j["step_seconds"] = m.stepSeconds;
+    j["tokens_per_second"] = m.tokensPerSecond;
+    j["losses"] = m.losses;
+    j["extrapolated"] = false;
+    nlohmann::json notes = nlohmann::json::array();
+    if (r.scenario.profile != Profile::Headroom)
+        notes.push_back(std::string("planned with the headroom profile (the engine's own program), not the scenario's ") +
+                        profileName(r.scenario.profile) + " profile");
+    for (const std::string& n : m.notes)
+        notes.push_back(n);
+    const auto differences = planMeasurementDifferences(plan, m);
+    if (m.status == "ok")
+        notes.push_back(differences.empty()
+                            ? "planned and measured agree to the byte at every event, per category and per tensor row"
+                            : std::to_string(differences.size()) + " differences between planned and measured; first: " +
+                                  differences.front());
+    j["notes"] = notes;
+    return j;
+}
+
+std::string chromeTrace(const ValidationResult& r)
+{
+    // Chrome trace event format: counter events ("ph":"C") carry their
+    // series in args; Perfetto and chrome://tracing draw one track per arg.
+    nlohmann::json events = nlohmann::json::array();
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1},
+                      {"args", {{"name", "headroom " + r.backend + " training step"}}}});
+    std::size_t lastEvent = static_cast<std::size_t>(-1);
+    for (const AllocationRecord& a : r.measured.records) {
+        const double us = a.seconds * 1e6;
+        if (a.event != lastEvent && a.event < r.plan.events.size()) {
+            events.push_back({{"name", eventLabel(r.plan.events[a.event])}, {"ph", "i"}, {"s", "p"}, {"ts", us},
+                              {"pid", 1}, {"tid", 1}});
+            lastEvent = a.event;
+        }
+        nlohmann::json args = nlohmann::json::object();
+        for (std::size_t c = 0; c < kCategoryCount; ++c)
+            args[categoryName(static_cast<Category>(c))] = a.live[c];
+        events.push_back({{"name", "memory (bytes)"}, {"ph", "C"}, {"ts", us}, {"pid", 1}, {"tid", 1}, {"args", args}});
+    }
+    nlohmann::json trace = {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+    return trace.dump() + "\n";
+}
+
+std::string validationTable(const ValidationResult& r)
+{
+    std::ostringstream out;
+    const Plan& plan = r.plan;
+    const Measurement& m = r.measured;
+    out << "Validation on " << m.device << " (" << r.backend << " backend): " << m.status << "\n";
+    if (m.status != "ok")
+        out << "  " << m.message << "\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "%-18s %16s %16s %14s\n", "category", "planned", "measured", "difference");
+    out << line;
+    for (std::size_t c = 0; c < kCategoryCount; ++c) {
+        std::snprintf(line, sizeof line, "%-18s %16llu %16llu %14lld\n", categoryName(static_cast<Category>(c)),
+                      static_cast<unsigned long long>(plan.breakdown[c]),
+                      static_cast<unsigned long long>(m.peakCategories[c]),
+                      static_cast<long long>(m.peakCategories[c]) - static_cast<long long>(plan.breakdown[c]));
+        out << line;
+    }
+    std::snprintf(line, sizeof line, "%-18s %16llu %16llu %14lld\n", "peak", static_cast<unsigned long long>(plan.peakBytes),
+                  static_cast<unsigned long long>(m.peakBytes),
+                  static_cast<long long>(m.peakBytes) - static_cast<long long>(plan.peakBytes));
+    out << line;
+    out << "planned peak at " << eventLabel(plan.events[plan.peakEvent]) << " (" << gib(plan.peakBytes) << ")";
+    if (m.peakEvent < plan.events.size())
+        out << ", measured at " << eventLabel(plan.events[m.peakEvent]) << " (" << gib(m.peakBytes) << ")";
+    out << "\n";
+    if (m.stepSeconds > 0) {
+        std::snprintf(line, sizeof line, "step time %.4f s, %.0f tokens/s\n", m.stepSeconds, m.tokensPerSecond);
+        out << line;
+    }
+    const auto differences = planMeasurementDifferences(plan, m);
+    if (m.status == "ok")
+        out << (differences.empty() ? "planned and measured agree to the byte at every event\n"
+                                    : std::to_string(differences.size()) + " differences, first: " + differences.front() + "\n");
+    return out.str();
+}
+
+} // namespace headroom::rt

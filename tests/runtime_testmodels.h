@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Tiny Llama-family scenarios for the runtime tests.
+#include "plan/scenario.h"
+
+#include <cstdint>
+
+namespace headroom::testing {
+
+inline ModelSpec tinyLlama(std::uint64_t layers = 2, std::uint64_t hidden = 16, std::uint64_t heads = 4,
+                           std::uint64_t kvHeads = 2, std::uint64_t intermediate = 24, std::uint64_t vocab = 64)
+{
+    ModelSpec m;
+    m.id = "tiny-llama";
+    m.modelType = "llama";
+    m.hfClass = "LlamaForCausalLM";
+    m.family = Family::Llama;
+    m.layers = layers;
+    m.hidden = hidden;
+    m.heads = heads;
+    m.kvHeads = kvHeads;
+    m.headDim = hidden / heads;
+    m.intermediate = intermediate;
+    m.vocab = vocab;
+    m.maxPositions = 256;
+    m.norm = NormKind::RmsNorm;
+    m.hiddenAct = "silu";
+    m.gatedMlp = true;
+    m.origin = "test";
+    return m;
+}
+
+// GPT-2 layout (modeling_gpt2.py): LayerNorm, learned positions, gelu_new,
+// fused c_attn, biases everywhere, tied lm_head; dropout off.
+inline ModelSpec tinyGpt2(std::uint64_t layers = 2, std::uint64_t hidden = 16, std::uint64_t heads = 4,
+                          std::uint64_t intermediate = 32, std::uint64_t vocab = 64, std::uint64_t positions = 32)
+{
+    ModelSpec m = tinyLlama(layers, hidden, heads, heads, intermediate, vocab);
+    m.id = "tiny-gpt2";
+    m.modelType = "gpt2";
+    m.hfClass = "GPT2LMHeadModel";
+    m.family = Family::Gpt2;
+    m.maxPositions = positions;
+    m.norm = NormKind::LayerNorm;
+    m.hiddenAct = "gelu_new";
+    m.gatedMlp = false;
+    m.tieEmbeddings = true;
+    m.qkvBias = m.attnOutBias = m.mlpBias = true;
+    m.learnedPositions = true;
+    return m;
+}
+
+inline Scenario tinyScenario(std::uint64_t layers = 2)
+{
+    Scenario s;
+    s.model = tinyLlama(layers);
+    s.mode = Mode::Train;
+    s.train.precision = Precision::Fp32;
+    s.train.optimizer = Optimizer::AdamW;
+    s.train.microBatch = 2;
+    s.train.seqLen = 8;
+    s.train.attention = Attention::Eager;
+    s.profile = Profile::Headroom;
+    return s;
+}
+
+} // namespace headroom::testing
