@@ -2,6 +2,17 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ko_KR">
 <context>
+    <name>Autosave</name>
+    <message>
+        <source>Cannot autosave: the folder %1 cannot be created.</source>
+        <translation>자동 저장할 수 없습니다: 폴더 %1을(를) 만들 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot autosave. %1</source>
+        <translation>자동 저장할 수 없습니다. %1</translation>
+    </message>
+</context>
+<context>
     <name>BreakdownChart</name>
     <message>
         <source>Peak: %1</source>
@@ -14,6 +25,7 @@
     <message>
         <source>%1
 %2 · %3 %</source>
+        <extracomment>legend entry on two lines: category, then size and share of device memory used</extracomment>
         <translation>%1
 %2 · %3 %</translation>
     </message>
@@ -23,6 +35,7 @@
     <message>
         <source>Capacity
 %1</source>
+        <extracomment>the GPU&apos;s capacity, shown beside the chart&apos;s right edge on two lines</extracomment>
         <translation>용량
 %1</translation>
     </message>
@@ -54,6 +67,7 @@
     <name>ChartStyle</name>
     <message>
         <source>Memory (%1)</source>
+        <extracomment>chart axis; %1 is GiB or GB</extracomment>
         <translation>메모리 (%1)</translation>
     </message>
     <message>
@@ -519,6 +533,7 @@
     </message>
     <message>
         <source>%1 layer %2</source>
+        <extracomment>%1 is &quot;forward&quot; or &quot;backward&quot;, %2 the layer index</extracomment>
         <translation>레이어 %2 %1</translation>
     </message>
     <message>
@@ -607,10 +622,12 @@
     </message>
     <message>
         <source>%1 B</source>
+        <extracomment>billions of parameters</extracomment>
         <translation>%1 B</translation>
     </message>
     <message>
         <source>%1 M</source>
+        <extracomment>millions of parameters</extracomment>
         <translation>%1 M</translation>
     </message>
 </context>
@@ -681,12 +698,143 @@
         <translation>양자화된(bitsandbytes) 가중치는 ZeRO-3로 샤딩되지 않습니다: 다른 샤딩을 고르세요.</translation>
     </message>
     <message>
-        <source>The chosen LoRA target modules match no linear layer of this model.</source>
-        <translation>고른 LoRA 대상 모듈이 이 모델의 어떤 선형 레이어와도 맞지 않습니다.</translation>
+        <source>%1 %2</source>
+        <extracomment>%1 is a one-sentence summary, %2 names what is wrong</extracomment>
+        <translation>%1 %2</translation>
     </message>
     <message>
-        <source>%1 %2</source>
-        <translation>%1 %2</translation>
+        <source>%1 has no native bf16: PyTorch emulates it slowly or refuses; fp16 mixed precision is the usual choice.</source>
+        <translation>%1은(는) bf16을 기본 지원하지 않습니다: PyTorch가 느리게 흉내 내거나 거부합니다. 보통은 fp16 혼합 정밀도를 씁니다.</translation>
+    </message>
+    <message>
+        <source>%1 has no fp8 tensor cores (they need compute capability 8.9 or newer).</source>
+        <translation>%1에는 fp8 텐서 코어가 없습니다 (compute capability 8.9 이상이 필요합니다).</translation>
+    </message>
+    <message>
+        <source>Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch&apos;s allocator counters but on the GPU while resident.</source>
+        <translation>페이지드 8비트 AdamW: 옵티마이저 상태는 CUDA 관리 메모리에 있어 PyTorch 할당자 카운터에는 잡히지 않지만, 상주하는 동안에는 GPU를 차지합니다.</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.</source>
+        <translation>CPU 오프로드를 쓰는 ZeRO-3: 파라미터는 CPU에 있고, 모아 온 레이어만 GPU를 차지합니다.</translation>
+    </message>
+    <message>
+        <source>CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.</source>
+        <translation>CPU 오프로드: 옵티마이저 상태와 fp32 마스터 가중치는 CPU 메모리에 둡니다.</translation>
+    </message>
+    <message>
+        <source>The sequence length exceeds the model&apos;s maximum position embeddings (%1).</source>
+        <translation>시퀀스 길이가 모델의 최대 위치 임베딩 수(%1)를 넘습니다.</translation>
+    </message>
+    <message>
+        <source>The chosen LoRA target modules (%1) match no linear layer of this model.</source>
+        <extracomment>%1 lists the requested module names</extracomment>
+        <translation>고른 LoRA 대상 모듈(%1)이 이 모델의 어떤 선형 레이어와도 맞지 않습니다.</translation>
+    </message>
+    <message>
+        <source>%1 must be between %2 and %3; it is %4.</source>
+        <extracomment>%1 an input&apos;s name, %2 and %3 the bounds, %4 the value given</extracomment>
+        <translation>%1은(는) %2 이상 %3 이하여야 합니다. 현재 값은 %4입니다.</translation>
+    </message>
+    <message>
+        <source>The model&apos;s layers, hidden size, heads, KV heads, head size, MLP width and vocabulary must all be positive.</source>
+        <translation>모델의 레이어 수, 히든 크기, 헤드 수, KV 헤드 수, 헤드 크기, MLP 폭, 어휘 크기는 모두 양수여야 합니다.</translation>
+    </message>
+    <message>
+        <source>Inference weights must be fp32, fp16 or bf16, not %1.</source>
+        <translation>추론 가중치는 fp32, fp16, bf16 중 하나여야 합니다 (%1은(는) 안 됩니다).</translation>
+    </message>
+    <message>
+        <source>LoRA alpha must be above 0 and at most 1,000,000.</source>
+        <translation>LoRA alpha는 0보다 크고 1,000,000 이하여야 합니다.</translation>
+    </message>
+    <message>
+        <source>LoRA dropout must be at least 0 and below 1.</source>
+        <translation>LoRA 드롭아웃은 0 이상 1 미만이어야 합니다.</translation>
+    </message>
+    <message>
+        <source>The %1 export configures training; this scenario is inference.</source>
+        <translation>%1 내보내기는 학습 설정입니다. 이 시나리오는 추론입니다.</translation>
+    </message>
+    <message>
+        <source>The plan has no events to export.</source>
+        <translation>계획에 내보낼 이벤트가 없습니다.</translation>
+    </message>
+    <message>
+        <source>The number of GPUs</source>
+        <translation>GPU 수</translation>
+    </message>
+    <message>
+        <source>The inference batch</source>
+        <translation>추론 배치</translation>
+    </message>
+    <message>
+        <source>The prompt length</source>
+        <translation>프롬프트 길이</translation>
+    </message>
+    <message>
+        <source>The number of new tokens</source>
+        <translation>새 토큰 수</translation>
+    </message>
+    <message>
+        <source>The micro-batch</source>
+        <translation>마이크로배치</translation>
+    </message>
+    <message>
+        <source>The sequence length</source>
+        <translation>시퀀스 길이</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>그래디언트 누적</translation>
+    </message>
+    <message>
+        <source>Checkpoint every k</source>
+        <translation>체크포인트 간격 k</translation>
+    </message>
+    <message>
+        <source>The number of loss chunks</source>
+        <translation>손실 청크 수</translation>
+    </message>
+    <message>
+        <source>The LoRA rank</source>
+        <translation>LoRA 랭크</translation>
+    </message>
+    <message>
+        <source>The GaLore rank</source>
+        <translation>GaLore 랭크</translation>
+    </message>
+    <message>
+        <source>full fine-tune, fp32, AdamW</source>
+        <translation>전체 파인튜닝, fp32, AdamW</translation>
+    </message>
+    <message>
+        <source>full fine-tune, bf16 mixed, AdamW</source>
+        <translation>전체 파인튜닝, bf16 혼합, AdamW</translation>
+    </message>
+    <message>
+        <source>bf16 mixed + checkpointing + FlashAttention</source>
+        <translation>bf16 혼합 + 체크포인팅 + FlashAttention</translation>
+    </message>
+    <message>
+        <source>pure bf16 + 8-bit AdamW + checkpointing + FlashAttention</source>
+        <translation>순수 bf16 + 8비트 AdamW + 체크포인팅 + FlashAttention</translation>
+    </message>
+    <message>
+        <source>LoRA r16 (bf16 base) + checkpointing + FlashAttention</source>
+        <translation>LoRA r16 (bf16 베이스) + 체크포인팅 + FlashAttention</translation>
+    </message>
+    <message>
+        <source>QLoRA NF4-DQ r16 + checkpointing + FlashAttention + paged 8-bit AdamW</source>
+        <translation>QLoRA NF4-DQ r16 + 체크포인팅 + FlashAttention + 페이지드 8비트 AdamW</translation>
+    </message>
+    <message>
+        <source>inference, bf16 weights</source>
+        <translation>추론, bf16 가중치</translation>
+    </message>
+    <message>
+        <source>inference, NF4 weights</source>
+        <translation>추론, NF4 가중치</translation>
     </message>
 </context>
 <context>
@@ -717,11 +865,192 @@
     </message>
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt;: %2 per instance × %3 alive at the peak (of %4) = %5</source>
+        <extracomment>%1 tensor name, %2 bytes per instance, %3 instances alive at the peak, %4 all instances (&quot;32 instances, each layer&quot;), %5 bytes at the peak</extracomment>
         <translation>&lt;b&gt;%1&lt;/b&gt;: 인스턴스당 %2 × 피크 시 살아 있는 %3개 (%4) = %5</translation>
     </message>
     <message>
         <source>No plan</source>
         <translation>계획 없음</translation>
+    </message>
+</context>
+<context>
+    <name>ExportActions</name>
+    <message>
+        <source>Cannot copy</source>
+        <translation>복사할 수 없음</translation>
+    </message>
+    <message>
+        <source>Hugging Face &amp;training script (Python)…</source>
+        <translation>Hugging Face 학습 스크립트 (Python)(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>&amp;DeepSpeed config (JSON)…</source>
+        <translation>DeepSpeed 설정 (JSON)(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>&amp;accelerate FSDP config (YAML)…</source>
+        <translation>accelerate FSDP 설정 (YAML)(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Markdown report…</source>
+        <translation>Markdown 보고서(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>&amp;Timeline (CSV)…</source>
+        <translation>타임라인 (CSV)(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>&amp;Plan (JSON)…</source>
+        <translation>계획 (JSON)(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>&amp;Scenario (JSON)…</source>
+        <translation>시나리오 (JSON)(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>Python script (*.py)</source>
+        <translation>Python 스크립트 (*.py)</translation>
+    </message>
+    <message>
+        <source>DeepSpeed config (*.json)</source>
+        <translation>DeepSpeed 설정 (*.json)</translation>
+    </message>
+    <message>
+        <source>accelerate config (*.yaml *.yml)</source>
+        <translation>accelerate 설정 (*.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Markdown (*.md)</source>
+        <translation>Markdown (*.md)</translation>
+    </message>
+    <message>
+        <source>CSV table (*.csv)</source>
+        <translation>CSV 표 (*.csv)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Headroom scenarios (*.headroom.json)</source>
+        <translation>Headroom 시나리오 (*.headroom.json)</translation>
+    </message>
+    <message>
+        <source>Cannot export %1. %2</source>
+        <translation>%1을(를) 내보낼 수 없습니다. %2</translation>
+    </message>
+    <message>
+        <source>Cannot write %1. %2</source>
+        <translation>%1을(를) 쓸 수 없습니다. %2</translation>
+    </message>
+    <message>
+        <source>There is no plan to export. %1</source>
+        <extracomment>%1 is the reason the planner gave</extracomment>
+        <translation>내보낼 계획이 없습니다. %1</translation>
+    </message>
+    <message>
+        <source>%1 on %2 × %3</source>
+        <translation>%1, %2 × %3</translation>
+    </message>
+    <message>
+        <source>Fits, %1 to spare</source>
+        <translation>들어갑니다, %1 여유</translation>
+    </message>
+    <message>
+        <source>Out of memory by %1</source>
+        <translation>메모리 부족 (OOM), %1 초과</translation>
+    </message>
+    <message>
+        <source>Device used (nvidia-smi)</source>
+        <translation>디바이스 사용량 (nvidia-smi)</translation>
+    </message>
+    <message>
+        <source>Capacity</source>
+        <translation>용량</translation>
+    </message>
+    <message>
+        <source>There is no chart in this view.</source>
+        <translation>이 보기에는 차트가 없습니다.</translation>
+    </message>
+    <message>
+        <source>The chart could not be drawn.</source>
+        <translation>차트를 그릴 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot export</source>
+        <translation>내보낼 수 없음</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>내보내기</translation>
+    </message>
+    <message>
+        <source>Cannot export report</source>
+        <translation>보고서를 내보낼 수 없음</translation>
+    </message>
+    <message>
+        <source>Export report</source>
+        <translation>보고서 내보내기</translation>
+    </message>
+    <message>
+        <source>PDF document (*.pdf)</source>
+        <translation>PDF 문서 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>%1 저장함</translation>
+    </message>
+    <message>
+        <source>Copied</source>
+        <translation>복사함</translation>
+    </message>
+    <message>
+        <source>Export &amp;As</source>
+        <translation>다른 형식으로 내보내기(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Export &amp;Report (PDF)…</source>
+        <translation>보고서 내보내기 (PDF)(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>A printable report: the scenario, the verdict, the charts, the formulas with their sources and the recommendations</source>
+        <translation>인쇄용 보고서: 시나리오, 판정, 차트, 출처가 달린 공식, 권장 사항</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>편집(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Plan as Markdown</source>
+        <translation>계획을 Markdown으로 복사(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy Plan as &amp;Text</source>
+        <translation>계획을 텍스트로 복사(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Copy C&amp;hart as Image</source>
+        <translation>차트를 이미지로 복사(&amp;H)</translation>
+    </message>
+</context>
+<context>
+    <name>GpuText</name>
+    <message>
+        <source>%1 · %2</source>
+        <extracomment>GPU list entry: name · nvidia-smi total</extracomment>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>nvidia-smi total %1; a process can allocate %2 (%3)</source>
+        <translation>nvidia-smi 총량 %1, 프로세스가 할당할 수 있는 양 %2 (%3)</translation>
+    </message>
+    <message>
+        <source>The plan fits against the nvidia-smi total %1 (no CUDA figure known: slightly optimistic)</source>
+        <translation>계획은 nvidia-smi 총량 %1에 맞춥니다 (CUDA 수치를 몰라 약간 낙관적입니다)</translation>
+    </message>
+    <message>
+        <source>The plan fits against %1, what CUDA can allocate (nvidia-smi shows %2)</source>
+        <translation>계획은 CUDA가 할당할 수 있는 %1에 맞춥니다 (nvidia-smi 표시 %2)</translation>
     </message>
 </context>
 <context>
@@ -960,6 +1289,7 @@
     </message>
     <message>
         <source>%1[*] — Headroom</source>
+        <extracomment>window title: file name, then the application</extracomment>
         <translation>%1[*] — Headroom</translation>
     </message>
     <message>
@@ -1273,6 +1603,7 @@
     <name>ModelPicker</name>
     <message>
         <source>%1 · %2</source>
+        <extracomment>model list entry: name and parameter count</extracomment>
         <translation>%1 · %2</translation>
     </message>
     <message>
@@ -1418,6 +1749,14 @@
         <source>Not in this model: %1.</source>
         <translation>이 모델에 없음: %1.</translation>
     </message>
+    <message>
+        <source>Train small adapters instead of every weight: far fewer gradients and optimizer states</source>
+        <translation>모든 가중치 대신 작은 어댑터를 학습합니다: 그래디언트와 옵티마이저 상태가 훨씬 적습니다</translation>
+    </message>
+    <message>
+        <source>Which linear layers get adapters: more targets, more trainable parameters</source>
+        <translation>어댑터를 붙일 선형 레이어: 대상이 많을수록 학습 파라미터가 늘어납니다</translation>
+    </message>
 </context>
 <context>
     <name>PresentationView</name>
@@ -1454,6 +1793,269 @@
     </message>
 </context>
 <context>
+    <name>ReportWriter</name>
+    <message>
+        <source>Model</source>
+        <translation>모델</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>모드</translation>
+    </message>
+    <message>
+        <source>Runtime profile</source>
+        <translation>런타임 프로파일</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>Capacity</source>
+        <translation>용량</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>샤딩</translation>
+    </message>
+    <message>
+        <source>, CPU offload</source>
+        <translation>, CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>정밀도</translation>
+    </message>
+    <message>
+        <source>Weight quantization</source>
+        <translation>가중치 양자화</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>옵티마이저</translation>
+    </message>
+    <message>
+        <source>, rank %1, alpha %2</source>
+        <translation>, 랭크 %1, alpha %2</translation>
+    </message>
+    <message>
+        <source>Adapters (PEFT)</source>
+        <translation>어댑터 (PEFT)</translation>
+    </message>
+    <message>
+        <source>Trainable parameters</source>
+        <translation>학습 파라미터</translation>
+    </message>
+    <message>
+        <source>Micro-batch × sequence length</source>
+        <translation>마이크로배치 × 시퀀스 길이</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>그래디언트 누적</translation>
+    </message>
+    <message>
+        <source>Gradient checkpointing</source>
+        <translation>그래디언트 체크포인팅</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>어텐션</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>배치</translation>
+    </message>
+    <message>
+        <source>Prompt + new tokens</source>
+        <translation>프롬프트 + 새 토큰</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>가중치</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 캐시</translation>
+    </message>
+    <message>
+        <source>Scenario</source>
+        <translation>시나리오</translation>
+    </message>
+    <message>
+        <source>Fits, %1 to spare</source>
+        <translation>들어갑니다, %1 여유</translation>
+    </message>
+    <message>
+        <source>Out of memory by %1</source>
+        <translation>메모리 부족 (OOM), %1 초과</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>판정</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>최대 할당량</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>최대 예약량</translation>
+    </message>
+    <message>
+        <source>Device used (nvidia-smi)</source>
+        <translation>디바이스 사용량 (nvidia-smi)</translation>
+    </message>
+    <message>
+        <source>Capacity the plan uses</source>
+        <translation>계획이 쓰는 용량</translation>
+    </message>
+    <message>
+        <source>Peak at</source>
+        <translation>최대 시점</translation>
+    </message>
+    <message>
+        <source>Assumptions</source>
+        <translation>가정</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>범주</translation>
+    </message>
+    <message>
+        <source>At the peak</source>
+        <translation>최대 시점 값</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>비율</translation>
+    </message>
+    <message>
+        <source>Where the numbers come from</source>
+        <translation>숫자의 출처</translation>
+    </message>
+    <message>
+        <source>Each tensor a training step creates, with its size for this scenario, how many instances are alive at the peak, and the formula&apos;s source.</source>
+        <translation>학습 한 스텝이 만드는 텐서마다, 이 시나리오에서의 크기, 최대 시점에 살아 있는 인스턴스 수, 공식의 출처를 보입니다.</translation>
+    </message>
+    <message>
+        <source>Formula and source</source>
+        <translation>공식과 출처</translation>
+    </message>
+    <message>
+        <source>Recommendations</source>
+        <translation>권장 사항</translation>
+    </message>
+    <message>
+        <source>Technique ladder</source>
+        <translation>기법 사다리</translation>
+    </message>
+    <message>
+        <source>From a naive full fine-tune, one technique after another, with the memory each saves.</source>
+        <translation>단순한 전체 파인튜닝에서 시작해 기법을 하나씩 더하며 각 기법이 줄이는 메모리를 보입니다.</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>단계</translation>
+    </message>
+    <message>
+        <source>Device used</source>
+        <translation>디바이스 사용량</translation>
+    </message>
+    <message>
+        <source>Saving</source>
+        <translation>절감</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>들어감</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>예</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>아니요</translation>
+    </message>
+    <message>
+        <source>Fit search</source>
+        <translation>맞춤 탐색</translation>
+    </message>
+    <message>
+        <source>not even 1 fits</source>
+        <translation>1도 들어가지 않음</translation>
+    </message>
+    <message>
+        <source>%1 (device used %2)</source>
+        <translation>%1 (디바이스 사용량 %2)</translation>
+    </message>
+    <message>
+        <source>Now</source>
+        <translation>현재</translation>
+    </message>
+    <message>
+        <source>Largest that fits</source>
+        <translation>들어가는 최댓값</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>마이크로배치</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>시퀀스 길이</translation>
+    </message>
+    <message>
+        <source>Largest model per technique</source>
+        <translation>기법별 최대 모델</translation>
+    </message>
+    <message>
+        <source>The largest catalog model, and the largest Llama-like model by size, that fit %1 with these batch settings.</source>
+        <translation>이 배치 설정으로 %1에 들어가는 가장 큰 카탈로그 모델과, 크기로 본 가장 큰 Llama 계열 모델입니다.</translation>
+    </message>
+    <message>
+        <source>Techniques</source>
+        <translation>기법</translation>
+    </message>
+    <message>
+        <source>Largest catalog model</source>
+        <translation>가장 큰 카탈로그 모델</translation>
+    </message>
+    <message>
+        <source>Largest by size</source>
+        <translation>크기로 본 최대</translation>
+    </message>
+    <message>
+        <source>Headroom memory plan</source>
+        <translation>Headroom 메모리 계획</translation>
+    </message>
+    <message>
+        <source>Breakdown at the peak</source>
+        <translation>최대 시점의 메모리 구성</translation>
+    </message>
+    <message>
+        <source>Memory through one step</source>
+        <translation>한 스텝 동안의 메모리</translation>
+    </message>
+    <message>
+        <source>Memory by category at each event of the step; the dashed line is the peak.</source>
+        <translation>스텝의 이벤트마다 범주별 메모리. 점선이 최대 시점입니다.</translation>
+    </message>
+    <message>
+        <source>Could not draw the report.</source>
+        <translation>보고서를 그릴 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>Cannot write %1. %2</source>
+        <translation>%1을(를) 쓸 수 없습니다. %2</translation>
+    </message>
+</context>
+<context>
     <name>ScenarioPanel</name>
     <message>
         <source>Model</source>
@@ -1466,10 +2068,6 @@
     <message>
         <source>Mode</source>
         <translation>모드</translation>
-    </message>
-    <message>
-        <source>Plan one training step, or generation</source>
-        <translation>학습 한 스텝 또는 생성을 계획합니다</translation>
     </message>
     <message>
         <source>Runtime profile</source>
@@ -1668,16 +2266,41 @@
         <translation>fp32</translation>
     </message>
     <message>
-        <source>%1 · %2</source>
-        <translation>%1 · %2</translation>
-    </message>
-    <message>
-        <source>nvidia-smi total %1; a process can allocate %2 (%3)</source>
-        <translation>nvidia-smi 총량 %1, 프로세스가 할당할 수 있는 양 %2 (%3)</translation>
-    </message>
-    <message>
         <source>Effective batch = %1 × %2 × %3 GPUs = %4 sequences (%5 tokens) per optimizer step</source>
+        <extracomment>micro-batch × accumulation × GPUs = sequences (tokens) per optimizer step</extracomment>
         <translation>유효 배치 = %1 × %2 × GPU %3개 = 옵티마이저 스텝당 시퀀스 %4개 (토큰 %5개)</translation>
+    </message>
+    <message>
+        <source>Plan one training step, or generation: training holds gradients and optimizer states, generation a KV cache</source>
+        <translation>학습 한 스텝 또는 생성을 계획합니다: 학습은 그래디언트와 옵티마이저 상태를, 생성은 KV 캐시를 둡니다</translation>
+    </message>
+    <message>
+        <source>The GPU to fit: the list shows the total nvidia-smi prints; the plan fits against what CUDA can allocate</source>
+        <translation>맞출 GPU: 목록은 nvidia-smi가 표시하는 총량이고, 계획은 CUDA가 할당할 수 있는 양에 맞춥니다</translation>
+    </message>
+    <message>
+        <source>The optimizer&apos;s states per trainable parameter: AdamW keeps two, 8-bit AdamW two bytes, SGD none</source>
+        <translation>학습 파라미터당 옵티마이저 상태: AdamW는 두 개, 8비트 AdamW는 2바이트, SGD는 없음</translation>
+    </message>
+    <message>
+        <source>More chunks, smaller fp32 logits at a time</source>
+        <translation>청크가 많을수록 한 번에 만드는 fp32 로짓이 작아집니다</translation>
+    </message>
+    <message>
+        <source>Tokens read before generating: the prefill&apos;s activations and the first KV cache</source>
+        <translation>생성 전에 읽는 토큰: 프리필의 활성값과 첫 KV 캐시를 정합니다</translation>
+    </message>
+    <message>
+        <source>Data type of the served weights: bytes per parameter</source>
+        <translation>서빙하는 가중치의 데이터 타입: 파라미터당 바이트 수</translation>
+    </message>
+    <message>
+        <source>Serve bitsandbytes 8-bit or 4-bit weights: fewer bytes per parameter</source>
+        <translation>bitsandbytes 8비트 또는 4비트 가중치로 서빙: 파라미터당 바이트가 줄어듭니다</translation>
+    </message>
+    <message>
+        <source>Eager attention materialises the scores; SDPA and FlashAttention do not</source>
+        <translation>eager 어텐션은 점수 행렬을 만들고, SDPA와 FlashAttention은 만들지 않습니다</translation>
     </message>
 </context>
 <context>
@@ -1698,13 +2321,37 @@
         <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit or compare</source>
         <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare 중 하나를 쓰세요</translation>
     </message>
+</context>
+<context>
+    <name>Session</name>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep or validate</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate 중 하나를 쓰세요</translation>
+        <source>The settings file %1 could not be read.</source>
+        <translation>설정 파일 %1을(를) 읽을 수 없습니다.</translation>
     </message>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, fit or compare</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, fit, compare 중 하나를 쓰세요</translation>
+        <source>The saved view &quot;%1&quot; is unknown.</source>
+        <translation>저장된 보기 &quot;%1&quot;을(를) 알 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>The last scenario could not be read: %1</source>
+        <translation>마지막 시나리오를 읽을 수 없습니다: %1</translation>
+    </message>
+    <message>
+        <source>The last session was not fully restored; defaults are used instead. %1</source>
+        <extracomment>%1 lists what could not be restored</extracomment>
+        <translation>마지막 세션을 모두 복원하지 못해 기본값을 씁니다. %1</translation>
+    </message>
+    <message>
+        <source>The autosaved changes could not be read and were set aside as %1. %2</source>
+        <translation>자동 저장된 변경 사항을 읽을 수 없어 %1(으)로 옮겨 두었습니다. %2</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>저장하지 않은 변경 사항</translation>
+    </message>
+    <message>
+        <source>Headroom did not exit cleanly. Restore unsaved changes from %1?</source>
+        <translation>Headroom이 정상적으로 종료되지 않았습니다. %1의 저장하지 않은 변경 사항을 복원할까요?</translation>
     </message>
 </context>
 <context>
@@ -1778,6 +2425,7 @@
     <name>TensorRowModel</name>
     <message>
         <source>%1 → %2</source>
+        <extracomment>a tensor&apos;s lifetime: allocated at the first event, freed after the second</extracomment>
         <translation>%1 → %2</translation>
     </message>
     <message>
@@ -1798,6 +2446,7 @@
     </message>
     <message>
         <source>%1 / %2</source>
+        <extracomment>live instances at the peak / all instances of the row</extracomment>
         <translation>%1 / %2</translation>
     </message>
     <message>
@@ -1806,11 +2455,39 @@
     </message>
     <message>
         <source>%1 instances, %2</source>
+        <extracomment>e.g. &quot;32 instances, each layer&quot;</extracomment>
         <translation>인스턴스 %1개, %2</translation>
     </message>
     <message>
         <source>Live</source>
         <translation>살아 있음</translation>
+    </message>
+</context>
+<context>
+    <name>Theme</name>
+    <message>
+        <source>The saved theme &quot;%1&quot; is unknown; using the system theme.</source>
+        <translation>저장된 테마 &quot;%1&quot;을(를) 알 수 없어 시스템 테마를 씁니다.</translation>
+    </message>
+    <message>
+        <source>&amp;Theme</source>
+        <translation>테마(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;System</source>
+        <translation>시스템(&amp;S)</translation>
+    </message>
+    <message>
+        <source>The desktop&apos;s colors</source>
+        <translation>데스크톱의 색상</translation>
+    </message>
+    <message>
+        <source>&amp;Light</source>
+        <translation>밝게(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Dark</source>
+        <translation>어둡게(&amp;D)</translation>
     </message>
 </context>
 <context>
@@ -1904,6 +2581,7 @@
     </message>
     <message>
         <source> s</source>
+        <extracomment>suffix of the timeout box: seconds</extracomment>
         <translation>초</translation>
     </message>
     <message>
@@ -1952,6 +2630,7 @@
     </message>
     <message>
         <source>step %1 of %2</source>
+        <extracomment>progress bar: step 2 of 3</extracomment>
         <translation>스텝 %1/%2</translation>
     </message>
     <message>
@@ -1980,6 +2659,7 @@
     </message>
     <message>
         <source>Measured: the step ran out of memory (%1). The planned peak is beside what was measured before it stopped.</source>
+        <extracomment>%1 is the run&apos;s own words, e.g. &quot;out of memory at 71.3 GiB in backward of layer 12&quot;</extracomment>
         <translation>측정 결과: 스텝이 메모리 부족으로 멈췄습니다 (%1). 계획된 피크 옆에 멈추기 전까지 측정한 값을 보여 줍니다.</translation>
     </message>
     <message>
@@ -2032,6 +2712,7 @@
     </message>
     <message>
         <source>Engine: %1 on %2</source>
+        <extracomment>%1 is the engine (cpu, cuda), %2 the device as the run names it</extracomment>
         <translation>엔진: %1 · 장치: %2</translation>
     </message>
     <message>
@@ -2075,6 +2756,7 @@
     </message>
     <message>
         <source>the result is not valid JSON (%1 at offset %2)</source>
+        <extracomment>%1 is the JSON parser&apos;s English description, %2 a character offset</extracomment>
         <translation>결과가 올바른 JSON이 아닙니다 (오프셋 %2에서 %1)</translation>
     </message>
     <message>
@@ -2091,6 +2773,7 @@
     </message>
     <message>
         <source>missing or invalid %1</source>
+        <extracomment>%1 is a JSON field name such as planned.peak_bytes</extracomment>
         <translation>%1이(가) 없거나 올바르지 않습니다</translation>
     </message>
 </context>
@@ -2106,6 +2789,7 @@
     </message>
     <message>
         <source>Its last output:</source>
+        <extracomment>followed by the last lines the validation command wrote</extracomment>
         <translation>마지막 출력:</translation>
     </message>
     <message>
@@ -2165,6 +2849,7 @@
     </message>
     <message>
         <source> · %1 × %2</source>
+        <extracomment>GPU name × how many</extracomment>
         <translation> · %1 × %2</translation>
     </message>
     <message>
@@ -2251,10 +2936,6 @@
         <translation>보여 줄 보기: breakdown, timeline, ladder, sweep, validate, fit, compare.</translation>
     </message>
     <message>
-        <source>View to show: breakdown, timeline, ladder, sweep or validate.</source>
-        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep, validate.</translation>
-    </message>
-    <message>
         <source>With --screenshot: show a saved `headroom-cli validate --json` result in the Validate view.</source>
         <translation>--screenshot과 함께: 저장된 `headroom-cli validate --json` 결과를 검증 보기에 표시합니다.</translation>
     </message>
@@ -2263,16 +2944,12 @@
         <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare 중 하나를 쓰세요</translation>
     </message>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep or validate</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate 중 하나를 쓰세요</translation>
+        <source>Theme for this session: system, light or dark.</source>
+        <translation>이번 세션의 테마: system, light, dark.</translation>
     </message>
     <message>
-        <source>View to show: breakdown, timeline, ladder or sweep.</source>
-        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep.</translation>
-    </message>
-    <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder or sweep</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep 중 하나를 쓰세요</translation>
+        <source>unknown theme &quot;%1&quot;: use system, light or dark</source>
+        <translation>알 수 없는 테마 &quot;%1&quot;: system, light, dark 중 하나를 쓰세요</translation>
     </message>
 </context>
 </TS>

@@ -2,9 +2,14 @@
 #include "chartstyle.h"
 
 #include "memoryunits.h"
+#include "palette.h"
 
 #include <QCoreApplication>
+#include <QPalette>
 #include <qcustomplot.h>
+
+#include <utility>
+#include <vector>
 
 void ChartStyle::applyToAxisRect(QCustomPlot* plot, QCPAxisRect* rect)
 {
@@ -27,12 +32,20 @@ void ChartStyle::applyToAxisRect(QCustomPlot* plot, QCPAxisRect* rect)
     rect->axis(QCPAxis::atBottom)->grid()->setVisible(false);
 }
 
+void ChartStyle::setRenderingHints(QCustomPlot* plot)
+{
+    plot->setOpenGl(false);
+    plot->setPlottingHints(QCP::phCacheLabels);
+    // The paint buffer at the screen's ratio (QCustomPlot reads it once, at construction).
+    plot->setBufferDevicePixelRatio(plot->devicePixelRatioF());
+    plot->setAntialiasedElements(QCP::aeAll);
+    plot->setNotAntialiasedElements(QCP::aeAxes | QCP::aeGrid);
+}
+
 void ChartStyle::apply(QCustomPlot* plot)
 {
     plot->setBackground(plot->palette().brush(QPalette::Base));
-    plot->setAntialiasedElements(QCP::aeAll);
-    plot->setNotAntialiasedElements(QCP::aeAxes | QCP::aeGrid);
-    plot->setPlottingHint(QCP::phCacheLabels, true);
+    setRenderingHints(plot);
     if (plot->axisRect())
         applyToAxisRect(plot, plot->axisRect());
     plot->legend->setFont(plot->font());
@@ -71,4 +84,88 @@ QString ChartStyle::noPlanMessage()
 void ChartStyle::setMemoryRange(QCPAxis* axis, double topInUnit)
 {
     axis->setRange(0, topInUnit > 0 ? topInUnit * 1.12 : 1.0);
+}
+
+namespace {
+
+// One color as the new theme has it: a palette role of the old palette
+// becomes the same role of the new one, a signal color its other variant.
+class Recolor {
+public:
+    Recolor(const QPalette& before, const QPalette& after)
+    {
+        for (QPalette::ColorRole role : {QPalette::Base, QPalette::Window, QPalette::WindowText, QPalette::Text,
+                                         QPalette::Mid, QPalette::PlaceholderText, QPalette::Highlight})
+            m_pairs.emplace_back(before.color(role).rgb(), after.color(role));
+    }
+
+    QColor operator()(const QColor& color) const
+    {
+        for (const auto& [old, now] : m_pairs)
+            if (color.rgb() == old) {
+                QColor result = now;
+                result.setAlpha(color.alpha());  // the grid's translucency stays
+                return result;
+            }
+        return Palette::themed(color);
+    }
+    QPen operator()(QPen pen) const
+    {
+        pen.setColor((*this)(pen.color()));
+        return pen;
+    }
+    QBrush operator()(QBrush brush) const
+    {
+        if (brush.style() != Qt::NoBrush && brush.style() != Qt::TexturePattern)
+            brush.setColor((*this)(brush.color()));
+        return brush;
+    }
+
+private:
+    std::vector<std::pair<QRgb, QColor>> m_pairs;
+};
+
+} // namespace
+
+void ChartStyle::restyle(QCustomPlot* plot, const QPalette& before)
+{
+    const Recolor recolor(before, plot->palette());
+    plot->setBackground(plot->palette().brush(QPalette::Base));
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        rect->setBackground(recolor(rect->backgroundBrush()));
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setTickLabelColor(recolor(axis->tickLabelColor()));
+            axis->setLabelColor(recolor(axis->labelColor()));
+            axis->setBasePen(recolor(axis->basePen()));
+            axis->setTickPen(recolor(axis->tickPen()));
+            axis->grid()->setPen(recolor(axis->grid()->pen()));
+        }
+    }
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        QCPAbstractItem* item = plot->item(i);
+        if (auto* text = qobject_cast<QCPItemText*>(item)) {
+            text->setColor(recolor(text->color()));
+            text->setPen(recolor(text->pen()));
+            text->setBrush(recolor(text->brush()));
+        } else if (auto* line = qobject_cast<QCPItemStraightLine*>(item)) {
+            line->setPen(recolor(line->pen()));
+        } else if (auto* segment = qobject_cast<QCPItemLine*>(item)) {
+            segment->setPen(recolor(segment->pen()));
+        } else if (auto* box = qobject_cast<QCPItemRect*>(item)) {
+            box->setPen(recolor(box->pen()));
+            box->setBrush(recolor(box->brush()));
+        }
+    }
+    for (int i = 0; i < plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* plottable = plot->plottable(i);
+        plottable->setPen(recolor(plottable->pen()));
+        plottable->setBrush(recolor(plottable->brush()));
+    }
+    for (QCPLegend* legend : plot->findChildren<QCPLegend*>()) {
+        legend->setTextColor(recolor(legend->textColor()));
+        for (int i = 0; i < legend->itemCount(); ++i)
+            if (QCPAbstractLegendItem* entry = legend->item(i))
+                entry->setTextColor(recolor(entry->textColor()));
+    }
+    plot->replot();
 }

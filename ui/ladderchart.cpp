@@ -138,7 +138,9 @@ void LadderChart::refresh()
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         label->setTextAlignment(Qt::AlignHCenter);
         label->setColor(plan.fits ? Palette::fits() : Palette::outOfMemory());
-        label->setBrush(QColor(255, 255, 255, 210));  // the capacity line may pass behind it
+        QColor backdrop = palette().color(QPalette::Base);  // the theme's chart background (ui/theme.h)
+        backdrop.setAlpha(210);
+        label->setBrush(backdrop);  // the capacity line may pass behind it
         label->setPadding(QMargins(2, 1, 2, 1));
         QFont bold = font();
         bold.setBold(true);

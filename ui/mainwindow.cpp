@@ -6,6 +6,7 @@
 #include "chartexport.h"
 #include "compareview.h"
 #include "errortext.h"
+#include "exportactions.h"
 #include "io/scenariofile.h"
 #include "ladderchart.h"
 #include "ladderview.h"
@@ -16,6 +17,7 @@
 #include "recentfiles.h"
 #include "scenariopanel.h"
 #include "sweepview.h"
+#include "theme.h"
 #include "timelineview.h"
 #include "validateview.h"
 #include "verdictbar.h"
@@ -106,6 +108,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
 
     createMenus();
+    installExportsAndTheme();
     readSettings();
     retranslate();
     auto teaching = teachingScenario();
@@ -177,6 +180,24 @@ void MainWindow::createMenus()
 
     m_helpMenu = menuBar()->addMenu(QString());
     m_aboutAction = m_helpMenu->addAction(QString(), this, &MainWindow::about);
+}
+
+void MainWindow::installExportsAndTheme()
+{
+    // Inserted before the separator above Quit; the Edit menu before View.
+    const QList<QAction*> fileActions = m_fileMenu->actions();
+    QAction* beforeQuit = fileActions.value(fileActions.indexOf(m_exportAction) + 1, m_quitAction);
+    m_exports = new ExportActions(this, m_fileMenu, beforeQuit, m_viewMenu);
+    m_theme = new Theme(this);
+    m_theme->addMenu(m_viewMenu);
+    connect(m_languages, &LanguageManager::languageChanged, this, [this] {
+        m_exports->retranslate();
+        m_theme->retranslate();
+    });
+    // Views and the verdict take their colors when they draw: redraw them all.
+    connect(m_theme, &Theme::themeChanged, this, [this] { setUnit(MemoryUnits::current()); });
+    if (const QString warning = m_theme->restore(); !warning.isEmpty())
+        statusBar()->showMessage(warning, 10000);
 }
 
 void MainWindow::retranslate()

@@ -14,6 +14,7 @@
 
 class BreakdownView;
 class CompareView;
+class ExportActions;
 class MakeItFitView;
 class PresentationView;
 class LadderView;
@@ -26,6 +27,7 @@ class QTimer;
 class RecentFiles;
 class ScenarioPanel;
 class SweepView;
+class Theme;
 class TimelineView;
 class ValidateView;
 class VerdictBar;
@@ -59,6 +61,8 @@ public:
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }
+    ExportActions* exports() const { return m_exports; }
+    Theme* theme() const { return m_theme; }
 
     ScenarioPanel* panel() const { return m_panel; }
     VerdictBar* verdict() const { return m_verdict; }
@@ -86,6 +90,7 @@ protected:
 
 private:
     void createMenus();
+    void installExportsAndTheme();
     void retranslate();
     void scheduleReplan();
     void replan();
@@ -149,4 +154,8 @@ private:
     QAction* m_aboutAction = nullptr;
     QActionGroup* m_languageGroup = nullptr;
     QActionGroup* m_unitGroup = nullptr;
+
+    // Export As, Export Report, the Edit menu (ui/exportactions) and View → Theme (ui/theme).
+    ExportActions* m_exports = nullptr;
+    Theme* m_theme = nullptr;
 };

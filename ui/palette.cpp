@@ -1,7 +1,26 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "palette.h"
 
+#include <array>
+#include <utility>
+
 using headroom::Category;
+
+namespace {
+
+bool g_dark = false;
+
+// {light, dark}: the dark variants are the same hues lightened until they
+// keep about the light variants' contrast against a #1E1E1E chart background.
+constexpr std::pair<QRgb, QRgb> kCapacity{0xFFB71C1C, 0xFFFF6E6E};
+constexpr std::pair<QRgb, QRgb> kFits{0xFF2E7D32, 0xFF7BD17F};
+constexpr std::pair<QRgb, QRgb> kOutOfMemory{0xFFC62828, 0xFFFF7A7A};
+constexpr std::pair<QRgb, QRgb> kPeakMarker{0xFF333333, 0xFFD8D8D8};
+constexpr std::pair<QRgb, QRgb> kSaving{0xFF9E9E9E, 0xFF9E9E9E};
+
+QColor pick(const std::pair<QRgb, QRgb>& variants) { return QColor::fromRgb(g_dark ? variants.second : variants.first); }
+
+} // namespace
 
 QColor Palette::category(Category category)
 {
@@ -22,12 +41,28 @@ QColor Palette::allocatorCache() { return QColor(0xBA, 0xB0, 0xAC); }
 
 QColor Palette::context() { return QColor(0x79, 0x70, 0x6E); }
 
-QColor Palette::capacity() { return QColor(0xB7, 0x1C, 0x1C); }
+QColor Palette::capacity() { return pick(kCapacity); }
 
-QColor Palette::fits() { return QColor(0x2E, 0x7D, 0x32); }
+QColor Palette::fits() { return pick(kFits); }
 
-QColor Palette::outOfMemory() { return QColor(0xC6, 0x28, 0x28); }
+QColor Palette::outOfMemory() { return pick(kOutOfMemory); }
 
-QColor Palette::peakMarker() { return QColor(0x33, 0x33, 0x33); }
+QColor Palette::peakMarker() { return pick(kPeakMarker); }
 
-QColor Palette::saving() { return QColor(0x9E, 0x9E, 0x9E); }
+QColor Palette::saving() { return pick(kSaving); }
+
+void Palette::setDark(bool dark) { g_dark = dark; }
+
+bool Palette::isDark() { return g_dark; }
+
+QColor Palette::themed(const QColor& color)
+{
+    const QRgb rgb = color.rgb();  // alpha aside: grids and fills keep theirs
+    for (const auto& variants : std::array{kCapacity, kFits, kOutOfMemory, kPeakMarker, kSaving})
+        if (rgb == variants.first || rgb == variants.second) {
+            QColor result = pick(variants);
+            result.setAlpha(color.alpha());
+            return result;
+        }
+    return color;
+}

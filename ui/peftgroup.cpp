@@ -107,6 +107,8 @@ void PeftGroup::retranslate()
     m_rank->setToolTip(tr("LoRA rank: each adapted matrix W (out × in) gains A (r × in) and B (out × r)"));
     m_alpha->setToolTip(tr("Scaling alpha / r: changes no memory, kept for the exported configuration"));
     m_dropout->setToolTip(tr("LoRA dropout saves a mask per adapted input in training"));
+    m_method->setToolTip(tr("Train small adapters instead of every weight: far fewer gradients and optimizer states"));
+    m_targetMode->setToolTip(tr("Which linear layers get adapters: more targets, more trainable parameters"));
     setComboItems(m_method, {{DisplayNames::peftMethod(PeftMethod::None), enumData(PeftMethod::None), {}},
                              {DisplayNames::peftMethod(PeftMethod::Lora), enumData(PeftMethod::Lora),
                               tr("Low-rank adapters over frozen 16-bit weights")},

@@ -3,6 +3,7 @@
 
 #include "comboitems.h"
 #include "displaynames.h"
+#include "gputext.h"
 #include "memoryunits.h"
 #include "modelpicker.h"
 #include "peftgroup.h"
@@ -58,6 +59,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_problem(new QLabel(this))
     , m_modelPicker(new ModelPicker(this))
     , m_gpu(new QComboBox(this))
+    , m_gpuCapacity(new QLabel(this))
     , m_gpuCount(makeSpin(1, kMaxGpus))
     , m_sharding(new QComboBox(this))
     , m_cpuOffload(new QCheckBox(this))
@@ -95,6 +97,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
                                             " border-radius: 4px; padding: 6px; }"));
     m_effectiveBatch->setWordWrap(true);
     m_effectiveBatch->setForegroundRole(QPalette::PlaceholderText);
+    m_gpuCapacity->setWordWrap(true);
+    m_gpuCapacity->setForegroundRole(QPalette::PlaceholderText);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
@@ -106,13 +110,16 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
 
     QGroupBox* run = addGroup(QT_TR_NOOP("Run"));
     auto* runForm = new QFormLayout(run);
-    addField(runForm, m_mode, QT_TR_NOOP("Mode"), QT_TR_NOOP("Plan one training step, or generation"));
+    addField(runForm, m_mode, QT_TR_NOOP("Mode"),
+             QT_TR_NOOP("Plan one training step, or generation: training holds gradients and optimizer states, generation a KV cache"));
     addField(runForm, m_profile, QT_TR_NOOP("Runtime profile"),
              QT_TR_NOOP("The framework whose memory behaviour the plan predicts"));
 
     QGroupBox* hardware = addGroup(QT_TR_NOOP("GPU"));
     auto* hardwareForm = new QFormLayout(hardware);
-    addField(hardwareForm, m_gpu, QT_TR_NOOP("GPU"), nullptr);
+    addField(hardwareForm, m_gpu, QT_TR_NOOP("GPU"),
+             QT_TR_NOOP("The GPU to fit: the list shows the total nvidia-smi prints; the plan fits against what CUDA can allocate"));
+    hardwareForm->addRow(m_gpuCapacity);
     addField(hardwareForm, m_gpuCount, QT_TR_NOOP("GPUs"), QT_TR_NOOP("Number of GPUs; the plan is for one of them"));
     addField(hardwareForm, m_sharding, QT_TR_NOOP("Sharding"),
              QT_TR_NOOP("How model states are split across the GPUs (DeepSpeed ZeRO, PyTorch FSDP)"));
@@ -125,7 +132,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("How weights, gradients and activations are stored during training"));
     addField(m_precisionForm, m_weightQuant, QT_TR_NOOP("Weight quantization"),
              QT_TR_NOOP("Storage of the frozen base weights (bitsandbytes); needs LoRA or QLoRA"));
-    addField(m_precisionForm, m_optimizer, QT_TR_NOOP("Optimizer"), nullptr);
+    addField(m_precisionForm, m_optimizer, QT_TR_NOOP("Optimizer"),
+             QT_TR_NOOP("The optimizer's states per trainable parameter: AdamW keeps two, 8-bit AdamW two bytes, SGD none"));
     addField(m_precisionForm, m_galoreRank, QT_TR_NOOP("GaLore rank"),
              QT_TR_NOOP("Rank of GaLore's gradient projection"));
     m_trainGroups.push_back(precision);
@@ -152,7 +160,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("Eager attention materialises the seq × seq scores; SDPA and FlashAttention do not"));
     addField(m_activationForm, m_chunkedLoss, QT_TR_NOOP("Chunked cross-entropy"),
              QT_TR_NOOP("Compute the loss in chunks so the fp32 logits never exist all at once (torchtune)"));
-    addField(m_activationForm, m_lossChunks, QT_TR_NOOP("Loss chunks"), nullptr);
+    addField(m_activationForm, m_lossChunks, QT_TR_NOOP("Loss chunks"),
+             QT_TR_NOOP("More chunks, smaller fp32 logits at a time"));
     addField(m_activationForm, m_optimizerInBackward, QT_TR_NOOP("Optimizer step in backward"),
              QT_TR_NOOP("Update each parameter in its backward hook and free its gradient at once"));
     addField(m_activationForm, m_activationOffload, QT_TR_NOOP("Offload activations to CPU"),
@@ -162,16 +171,21 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     m_inferenceGroup = addGroup(QT_TR_NOOP("Inference"));
     auto* inferenceForm = new QFormLayout(m_inferenceGroup);
     addField(inferenceForm, m_inferBatch, QT_TR_NOOP("Batch"), QT_TR_NOOP("Sequences generated together"));
-    addField(inferenceForm, m_promptTokens, QT_TR_NOOP("Prompt tokens"), nullptr);
+    addField(inferenceForm, m_promptTokens, QT_TR_NOOP("Prompt tokens"),
+             QT_TR_NOOP("Tokens read before generating: the prefill's activations and the first KV cache"));
     addField(inferenceForm, m_newTokens, QT_TR_NOOP("New tokens"), QT_TR_NOOP("Tokens generated after the prompt"));
-    addField(inferenceForm, m_inferPrecision, QT_TR_NOOP("Weights"), nullptr);
-    addField(inferenceForm, m_inferWeightQuant, QT_TR_NOOP("Weight quantization"), nullptr);
+    addField(inferenceForm, m_inferPrecision, QT_TR_NOOP("Weights"),
+             QT_TR_NOOP("Data type of the served weights: bytes per parameter"));
+    addField(inferenceForm, m_inferWeightQuant, QT_TR_NOOP("Weight quantization"),
+             QT_TR_NOOP("Serve bitsandbytes 8-bit or 4-bit weights: fewer bytes per parameter"));
     addField(inferenceForm, m_kvCacheDtype, QT_TR_NOOP("KV cache"), QT_TR_NOOP("Data type of the cached keys and values"));
-    addField(inferenceForm, m_inferAttention, QT_TR_NOOP("Attention"), nullptr);
+    addField(inferenceForm, m_inferAttention, QT_TR_NOOP("Attention"),
+             QT_TR_NOOP("Eager attention materialises the scores; SDPA and FlashAttention do not"));
 
     layout->addStretch(1);
 
     nameInputs();
+    setTabOrderByLayout();
     retranslate();
     connectInputs();
     // Start on something valid; the main window replaces it at once.
@@ -184,7 +198,7 @@ void ScenarioPanel::nameInputs()
 {
     // Object names: stable handles for tests and for style sheets.
     const std::pair<QWidget*, const char*> names[] = {
-        {m_gpu, "gpu"}, {m_gpuCount, "gpuCount"}, {m_sharding, "sharding"}, {m_cpuOffload, "cpuOffload"},
+        {m_gpu, "gpu"}, {m_gpuCapacity, "gpuCapacity"}, {m_gpuCount, "gpuCount"}, {m_sharding, "sharding"}, {m_cpuOffload, "cpuOffload"},
         {m_mode, "mode"}, {m_profile, "profile"}, {m_precision, "precision"}, {m_weightQuant, "weightQuant"},
         {m_optimizer, "optimizer"}, {m_galoreRank, "galoreRank"}, {m_microBatch, "microBatch"}, {m_seqLen, "seqLen"},
         {m_gradAccum, "gradAccum"}, {m_effectiveBatch, "effectiveBatch"}, {m_checkpointing, "checkpointing"},
@@ -281,17 +295,33 @@ void ScenarioPanel::retranslate()
 void ScenarioPanel::refreshUnits()
 {
     // The list shows the total nvidia-smi prints (what people know their GPU
-    // by); the plan fits against what CUDA can allocate, said in the tooltip.
+    // by); the plan fits against what CUDA can allocate, said on its own line
+    // below the list and in each entry's tooltip (ui/gputext.h).
     QList<ComboItem> gpus;
     for (const GpuSpec& gpu : gpuCatalog())
-        gpus.append({tr("%1 · %2").arg(QString::fromStdString(gpu.name),
-                                       MemoryUnits::format(static_cast<double>(gpu.memoryBytes), 1)),
-                     QString::fromStdString(gpu.id),
-                     tr("nvidia-smi total %1; a process can allocate %2 (%3)")
-                         .arg(MemoryUnits::format(static_cast<double>(gpu.memoryBytes)),
-                              MemoryUnits::format(static_cast<double>(gpu.usableBytes())),
-                              QString::fromStdString(gpu.memorySource))});
-    setComboItems(m_gpu, gpus);
+        gpus.append({GpuText::listEntry(gpu), QString::fromStdString(gpu.id), GpuText::toolTip(gpu)});
+    setComboItems(m_gpu, gpus);  // keeps the selection, emits nothing
+    updateGpuCapacity();
+}
+
+void ScenarioPanel::updateGpuCapacity()
+{
+    auto gpu = findGpu(m_gpu->currentData().toString().toStdString());
+    m_gpuCapacity->setText(gpu ? GpuText::capacityLine(gpu.value()) : QString());
+}
+
+void ScenarioPanel::setTabOrderByLayout()
+{
+    // Tab follows the panel top to bottom, as it reads: the widgets were
+    // created in another order (the member order), which Qt would follow.
+    const QList<QWidget*> order = {m_modelPicker, m_mode, m_profile, m_gpu, m_gpuCount, m_sharding, m_cpuOffload,
+                                   m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
+                                   m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
+                                   m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
+                                   m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
+                                   m_kvCacheDtype, m_inferAttention};
+    for (qsizetype i = 1; i < order.size(); ++i)
+        QWidget::setTabOrder(order[i - 1], order[i]);
 }
 
 void ScenarioPanel::changeEvent(QEvent* event)
@@ -333,6 +363,7 @@ void ScenarioPanel::onModelChanged()
 
 void ScenarioPanel::onInputChanged()
 {
+    updateGpuCapacity();
     updateVisibility();
     updateEffectiveBatch();
     emit scenarioChanged();
@@ -422,6 +453,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     selectComboData(m_kvCacheDtype, enumData(i.kvCacheDtype));
     selectComboData(m_inferAttention, enumData(i.attention));
 
+    updateGpuCapacity();
     updateVisibility();
     updateEffectiveBatch();
 }

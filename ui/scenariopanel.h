@@ -59,6 +59,8 @@ private:
     void retranslate();
     void updateVisibility();
     void updateEffectiveBatch();
+    void updateGpuCapacity();
+    void setTabOrderByLayout();
     void onModelChanged();
     void onInputChanged();
 
@@ -66,6 +68,7 @@ private:
     ModelPicker* m_modelPicker;
     // Hardware
     QComboBox* m_gpu;
+    QLabel* m_gpuCapacity;  // the capacity the plan uses (CUDA-allocatable), apart from the list's nvidia-smi total
     QSpinBox* m_gpuCount;
     QComboBox* m_sharding;
     QCheckBox* m_cpuOffload;

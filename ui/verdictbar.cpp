@@ -2,6 +2,8 @@
 #include "verdictbar.h"
 
 #include "displaynames.h"
+#include "errortext.h"
+#include "gputext.h"
 #include "memoryunits.h"
 #include "palette.h"
 
@@ -131,7 +133,8 @@ void VerdictBar::refresh()
     m_verdict->setStyleSheet(QStringLiteral("color: %1").arg((plan.fits ? Palette::fits() : Palette::outOfMemory()).name()));
     m_verdict->setToolTip(tr("GPU memory %1 minus device used %2")
                               .arg(MemoryUnits::format(static_cast<double>(plan.capacityBytes)),
-                                   MemoryUnits::format(static_cast<double>(plan.deviceUsedBytes))));
+                                   MemoryUnits::format(static_cast<double>(plan.deviceUsedBytes))) +
+                          QLatin1Char('\n') + GpuText::capacityLine(plan.gpu));
     m_peak->setText(tr("Peak at %1 (event %2 of %3)")
                         .arg(DisplayNames::event(plan.events[plan.peakEvent]))
                         .arg(plan.peakEvent + 1)
@@ -141,7 +144,7 @@ void VerdictBar::refresh()
     } else {
         QStringList notes;
         for (const std::string& note : plan.notes)
-            notes << QStringLiteral("• ") + QString::fromStdString(note);
+            notes << QStringLiteral("• ") + ErrorText::note(note);  // translated where the phrasing is known
         m_notes->setText(tr("· assumptions: %1").arg(plan.notes.size()));
         m_notes->setToolTip(notes.join(QLatin1Char('\n')));
     }

@@ -4,6 +4,8 @@
 #include "mainwindow.h"
 #include "languagemanager.h"
 #include "screenshot.h"
+#include "session.h"
+#include "theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -83,11 +85,14 @@ int main(int argc, char** argv)
                                         QStringLiteral("name"), QStringLiteral("breakdown"));
     const QCommandLineOption langOption(QStringLiteral("lang"), QCoreApplication::translate("main", "Language: en or ko."),
                                         QStringLiteral("code"));
+    const QCommandLineOption themeOption(QStringLiteral("theme"),
+                                         QCoreApplication::translate("main", "Theme for this session: system, light or dark."),
+                                         QStringLiteral("name"));
     const QCommandLineOption validationResultOption(
         QStringLiteral("validation-result"),
         QCoreApplication::translate("main", "With --screenshot: show a saved `headroom-cli validate --json` result in the Validate view."),
         QStringLiteral("file"));
-    parser.addOptions({screenshotOption, scenarioOption, viewOption, langOption, validationResultOption});
+    parser.addOptions({screenshotOption, scenarioOption, viewOption, langOption, themeOption, validationResultOption});
     parser.addPositionalArgument(QStringLiteral("scenario"),
                                  QCoreApplication::translate("main", "A scenario file to open (same as --scenario)."),
                                  QStringLiteral("[scenario]"));
@@ -105,6 +110,12 @@ int main(int argc, char** argv)
         scenarioPath = parser.positionalArguments().constFirst();
     const QString view = parser.value(viewOption);
     const QString language = parser.value(langOption);
+    if (parser.isSet(themeOption)) {
+        const auto theme = Theme::fromName(parser.value(themeOption));
+        if (!theme)
+            return fail(QCoreApplication::translate("main", "unknown theme \"%1\": use system, light or dark").arg(parser.value(themeOption)));
+        Theme::setOverride(*theme);  // this session only; the View menu's choice is what persists
+    }
 
     if (parser.isSet(screenshotOption)) {
         ScreenshotRequest request;
@@ -127,9 +138,13 @@ int main(int argc, char** argv)
     MainWindow window;
     if (!language.isEmpty())
         window.languages()->setLanguage(language);  // this session only; the View menu's choice is what persists
-    window.showView(*shownView);
     window.show();
-    if (!scenarioPath.isEmpty())
-        window.openFileInteractive(scenarioPath);
-    return QApplication::exec();
+    // Unsaved changes left by a crash, else the file given, else the last session.
+    Session session(&window);
+    session.start(scenarioPath);
+    if (parser.isSet(viewOption))
+        window.showView(*shownView);
+    const int status = QApplication::exec();
+    session.finish();  // a clean exit: no autosave is offered next time
+    return status;
 }

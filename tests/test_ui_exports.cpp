@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Exports from the app: every engine exporter written through ExportActions
+// (the bytes the engine produced, atomically), the PDF report (pages,
+// Korean font), chart images (PNG size, PDF header, SVG well-formed), the
+// clipboard (Markdown, text, image), and the engine's notes and errors
+// translated by the table in ui/errortext.cpp.
+#include "chartexport.h"
+#include "errortext.h"
+#include "exportactions.h"
+#include "io/scenariofile.h"
+#include "languagemanager.h"
+#include "mainwindow.h"
+#include "plan/defaultscenario.h"
+#include "plan/fitsearch.h"
+#include "plan/planner.h"
+#include "reportwriter.h"
+#include "timelineview.h"
+
+#include <QClipboard>
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <QXmlStreamReader>
+#include <QtTest>
+
+using namespace headroom;
+
+namespace {
+
+QByteArray readAll(const QString& path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// Pages of a PDF: its page objects ("/Type /Page", not "/Type /Pages").
+qsizetype pdfPages(const QByteArray& pdf)
+{
+    static const QRegularExpression page(QStringLiteral("/Type\\s*/Page(?!s)"));
+    return QString::fromLatin1(pdf).count(page);
+}
+
+bool hasHangul(const QString& text)
+{
+    for (QChar c : text)
+        if (c.unicode() >= 0xAC00 && c.unicode() <= 0xD7A3)
+            return true;
+    return false;
+}
+
+Scenario fullFinetune()
+{
+    Scenario s = teachingScenario().value();
+    s.train.peft.method = PeftMethod::None;
+    s.train.weightQuant = WeightQuant::None;
+    s.train.optimizer = Optimizer::AdamW;
+    return s;
+}
+
+} // namespace
+
+class TestUiExports : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("HeadroomTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("test_ui_exports"));
+    }
+
+    void everyFormatWritesTheEngineBytes_data()
+    {
+        QTest::addColumn<int>("format");
+        for (ExportFormat format : allExportFormats())
+            QTest::newRow(exportFormatName(format)) << static_cast<int>(format);
+    }
+
+    void everyFormatWritesTheEngineBytes()
+    {
+        QFETCH(int, format);
+        const auto f = static_cast<ExportFormat>(format);
+        const Scenario scenario = teachingScenario().value();
+        const Plan plan = makePlan(scenario).value();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(ExportActions::defaultFileName(f, QStringLiteral("t")));
+        QCOMPARE(ExportActions::exportTo(scenario, plan, f, path), QString());
+        const QByteArray written = readAll(path);
+        QCOMPARE(written, QByteArray::fromStdString(exportPlan(scenario, plan, f).value()));
+        QVERIFY(!written.isEmpty());
+        // No temporary file is left beside it.
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 1);
+        if (f == ExportFormat::PlanJson || f == ExportFormat::ScenarioJson || f == ExportFormat::DeepSpeedJson) {
+            QJsonParseError error;
+            QJsonDocument::fromJson(written, &error);
+            QCOMPARE(error.error, QJsonParseError::NoError);
+        }
+        if (f == ExportFormat::ScenarioJson) {
+            auto back = readScenarioFile(path.toStdString());
+            QVERIFY(static_cast<bool>(back));
+            QCOMPARE(scenarioToText(back.value()), scenarioToText(scenario));
+        }
+        QVERIFY(!ExportActions::formatTitle(f).isEmpty());
+        QVERIFY(ExportActions::fileFilter(f).contains(QLatin1String("*.")));
+    }
+
+    void pythonExportHasLoraConfigOnlyWithPeft()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("train.py"));
+        const Scenario qlora = teachingScenario().value();  // QLoRA
+        QCOMPARE(ExportActions::exportTo(qlora, makePlan(qlora).value(), ExportFormat::HfPython, path), QString());
+        QVERIFY(readAll(path).contains("LoraConfig("));
+        QVERIFY(readAll(path).contains("BitsAndBytesConfig("));
+        const Scenario full = fullFinetune();
+        QCOMPARE(ExportActions::exportTo(full, makePlan(full).value(), ExportFormat::HfPython, path), QString());
+        QVERIFY(!readAll(path).contains("LoraConfig("));
+        QVERIFY(readAll(path).contains("TrainingArguments("));
+    }
+
+    void trainingConfigOfInferenceIsATranslatedError()
+    {
+        Scenario s = teachingScenario().value();
+        s.mode = Mode::Inference;
+        s.inference.weightQuant = WeightQuant::None;
+        const Plan plan = makePlan(s).value();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("ds.json"));
+        const QString error = ExportActions::exportTo(s, plan, ExportFormat::DeepSpeedJson, path);
+        QVERIFY(!error.isEmpty());
+        QVERIFY2(error.contains(QLatin1String("this scenario is inference")), qPrintable(error));  // the table's phrasing
+        QVERIFY(!QFile::exists(path));
+        QVERIFY(ExportActions::exportTo(s, plan, ExportFormat::HfPython, dir.filePath(QStringLiteral("x/y/z.py"))).contains(
+            QLatin1String("z.py")));  // an unwritable path names the file
+    }
+
+    void reportIsAMultiPagePdf()
+    {
+        const Scenario scenario = teachingScenario().value();
+        const Plan plan = makePlan(scenario).value();
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("report.pdf"));
+        QCOMPARE(ReportWriter::write(scenario, plan, path), QString());
+        const QByteArray pdf = readAll(path);
+        QVERIFY(pdf.startsWith("%PDF-"));
+        QVERIFY2(pdfPages(pdf) > 1, qPrintable(QString::number(pdfPages(pdf))));
+        // The charts are in it, as images.
+        QVERIFY(pdf.contains("/Subtype /Image") || pdf.contains("/Subtype/Image"));
+    }
+
+    void reportHasTheEngineNumbers()
+    {
+        // The document before it is printed: the verdict, a source of a
+        // formula and the ladder's steps, as the engine gives them.
+        const Scenario scenario = teachingScenario().value();
+        const Plan plan = makePlan(scenario).value();
+        QTextDocument document;
+        ReportWriter::build(document, scenario, plan);
+        const QString text = document.toPlainText();
+        QVERIFY(text.contains(QLatin1String("Fits, ")));
+        QVERIFY(text.contains(QString::fromStdString(plan.gpu.name)));
+        QVERIFY(text.contains(QLatin1String("Technique ladder")));
+        QVERIFY(text.contains(QLatin1String("Largest that fits")));
+        bool anySource = false;
+        for (const TensorRow& row : plan.tensors)
+            anySource = anySource || (row.source && *row.source && text.contains(QString::fromUtf8(row.source)));
+        QVERIFY(anySource);
+    }
+
+    void koreanReportEmbedsACjkFont()
+    {
+        MainWindow window;  // owns the language manager
+        QVERIFY(window.languages()->setLanguage(QStringLiteral("ko")));
+        const Scenario scenario = teachingScenario().value();
+        const QByteArray pdf = ReportWriter::render(scenario, makePlan(scenario).value());
+        window.languages()->setLanguage(QStringLiteral("en"));
+        QVERIFY(pdf.startsWith("%PDF-"));
+        QVERIFY2(pdf.contains("CJK"), "the Korean report names no CJK font");
+        // HEADROOM_REPORT_SAMPLES=dir keeps both reports for a look (pdftoppm).
+        if (const QString samples = qEnvironmentVariable("HEADROOM_REPORT_SAMPLES"); !samples.isEmpty()) {
+            QFile ko(samples + QStringLiteral("/report-ko.pdf"));
+            QVERIFY(ko.open(QIODevice::WriteOnly) && ko.write(pdf) == pdf.size());
+            QCOMPARE(ReportWriter::write(scenario, makePlan(scenario).value(), samples + QStringLiteral("/report-en.pdf")), QString());
+        }
+        QVERIFY(pdfPages(pdf) > 1);
+    }
+
+    void chartImages()
+    {
+        MainWindow window;
+        window.resize(1200, 800);
+        window.showView(MainWindow::View::Timeline);
+        QCustomPlot* chart = window.currentChart();
+        chart->resize(600, 400);
+        QTemporaryDir dir;
+
+        QCOMPARE(ChartExport::save(chart, dir.filePath(QStringLiteral("c.png"))), QString());
+        const QImage png(dir.filePath(QStringLiteral("c.png")));
+        QCOMPARE(png.width(), static_cast<int>(600 * ChartExport::pngScale(chart)));
+
+        QCOMPARE(ChartExport::save(chart, dir.filePath(QStringLiteral("c.pdf"))), QString());
+        QVERIFY(readAll(dir.filePath(QStringLiteral("c.pdf"))).startsWith("%PDF-"));
+
+        if (ChartExport::suffixes().contains(QLatin1String("svg"))) {
+            QCOMPARE(ChartExport::save(chart, dir.filePath(QStringLiteral("c.svg"))), QString());
+            QXmlStreamReader xml(readAll(dir.filePath(QStringLiteral("c.svg"))));
+            bool sawSvg = false;
+            while (!xml.atEnd())
+                if (xml.readNext() == QXmlStreamReader::StartElement && xml.name() == QLatin1String("svg"))
+                    sawSvg = true;
+            QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+            QVERIFY(sawSvg);
+        }
+        QVERIFY(!ChartExport::save(chart, dir.filePath(QStringLiteral("c.bmp"))).isEmpty());
+    }
+
+    void clipboard()
+    {
+        MainWindow window;
+        const Scenario scenario = window.scenario();
+        QCOMPARE(window.exports()->copyMarkdown(), QString());
+        const std::string markdown = exportPlan(scenario, *window.plan(), ExportFormat::Markdown).value();
+        QCOMPARE(QApplication::clipboard()->text(), QString::fromStdString(markdown));
+        QVERIFY(QApplication::clipboard()->mimeData()->hasFormat(QStringLiteral("text/markdown")));
+
+        QCOMPARE(window.exports()->copyText(), QString());
+        const QString text = QApplication::clipboard()->text();
+        QVERIFY2(text.contains(QLatin1String("Fits, ")), qPrintable(text));
+        QVERIFY(text.contains(QString::fromStdString(window.plan()->gpu.name)));
+
+        window.showView(MainWindow::View::Breakdown);
+        QCOMPARE(window.exports()->copyChart(), QString());
+        QVERIFY(!QApplication::clipboard()->image().isNull());
+
+        // No plan, no copy: the reason instead.
+        Scenario bad = scenario;
+        bad.train.weightQuant = WeightQuant::None;  // QLoRA without a 4-bit base
+        window.setScenario(bad);
+        QVERIFY(!window.exports()->copyMarkdown().isEmpty());
+    }
+
+    void engineNotesAndErrorsAreTranslated()
+    {
+        // Notes and error details the engine emits today, each matched by the
+        // table: in Korean they come out in Hangul, not in the engine's English.
+        std::vector<std::string> notes;
+        Scenario bf16OnT4 = fullFinetune();
+        bf16OnT4.hardware.gpu = "t4";
+        bf16OnT4.train.precision = Precision::Bf16Mixed;
+        Scenario fp8OnA100 = fullFinetune();
+        fp8OnA100.hardware.gpu = "a100-80gb";
+        fp8OnA100.train.precision = Precision::Fp8Mixed;
+        Scenario longSequence = fullFinetune();
+        longSequence.train.seqLen = 1u << 20;
+        for (const Scenario& s : {bf16OnT4, fp8OnA100, longSequence}) {
+            auto plan = makePlan(s);
+            QVERIFY(static_cast<bool>(plan));
+            QCOMPARE(plan.value().notes.size(), std::size_t(1));
+            notes.push_back(plan.value().notes.front());
+        }
+        // The notes the model-state rows add: paged 8-bit AdamW (the teaching
+        // scenario), ZeRO-3 with CPU offload, ZeRO-2 with CPU offload.
+        Scenario zero3Offload = fullFinetune();
+        zero3Offload.hardware.count = 2;
+        zero3Offload.hardware.sharding = Sharding::Zero3;
+        zero3Offload.hardware.cpuOffload = true;
+        Scenario zero2Offload = zero3Offload;
+        zero2Offload.hardware.sharding = Sharding::Zero2;
+        std::size_t before = notes.size();
+        for (const Scenario& s : {teachingScenario().value(), zero3Offload, zero2Offload}) {
+            auto plan = makePlan(s);
+            QVERIFY(static_cast<bool>(plan));
+            QVERIFY(!plan.value().notes.empty());
+            notes.insert(notes.end(), plan.value().notes.begin(), plan.value().notes.end());
+        }
+        QVERIFY(notes.size() >= before + 3);
+        std::vector<Error> errors;
+        Scenario qloraNoBase = teachingScenario().value();
+        qloraNoBase.train.weightQuant = WeightQuant::None;
+        Scenario zeroBatch = teachingScenario().value();
+        zeroBatch.train.microBatch = 0;
+        Scenario badDropout = teachingScenario().value();
+        badDropout.train.peft.dropout = 1.5;
+        for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout}) {
+            auto plan = makePlan(s);
+            QVERIFY(!plan);
+            errors.push_back(plan.error());
+        }
+
+        MainWindow window;
+        QVERIFY(window.languages()->setLanguage(QStringLiteral("ko")));
+        for (const std::string& note : notes) {
+            const QString shown = ErrorText::note(note);
+            QVERIFY2(hasHangul(shown), note.c_str());
+        }
+        for (const Error& error : errors) {
+            QVERIFY2(!ErrorText::knownDetail(error.detail).isEmpty(), error.detail.c_str());
+            QVERIFY2(hasHangul(ErrorText::knownDetail(error.detail)), error.detail.c_str());
+        }
+        // Every fit-search technique has its own translated name.
+        for (const Technique& technique : standardTechniques())
+            QVERIFY2(hasHangul(ErrorText::technique(technique.id, "ENGINE")), technique.id.c_str());
+        // The numbers travel: "between 1 and 1000000000; it is 0".
+        QVERIFY(ErrorText::knownDetail(errors[1].detail).contains(QLatin1String("1000000000")));
+        // Unknown text is shown as the engine wrote it.
+        QCOMPARE(ErrorText::note("something new"), QStringLiteral("something new"));
+        QVERIFY(ErrorText::knownDetail("something new").isEmpty());
+        QCOMPARE(ErrorText::technique("something-new", "engine label"), QStringLiteral("engine label"));
+        window.languages()->setLanguage(QStringLiteral("en"));
+        QVERIFY(ErrorText::note(notes[0]).startsWith(QLatin1String("Tesla T4")) ||
+                ErrorText::note(notes[0]).contains(QLatin1String("T4")));
+    }
+};
+
+QTEST_MAIN(TestUiExports)
+#include "test_ui_exports.moc"
