@@ -1337,8 +1337,8 @@
         <translation>현재 시나리오를 비교 탭에 추가합니다 (최대 네 개)</translation>
     </message>
     <message>
-        <source>&amp;Presentation Mode</source>
-        <translation>발표 모드(&amp;P)</translation>
+        <source>Presentation &amp;Mode</source>
+        <translation>발표 모드(&amp;M)</translation>
     </message>
     <message>
         <source>Full screen, large type, chart and explanation only; arrow keys step through the ladder, Esc leaves</source>
