@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <system_error>
 #include <unistd.h>
 
 namespace headroom::fuzz {
@@ -35,15 +36,21 @@ namespace fs = std::filesystem;
 constexpr const char* kFolderConfig = R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
   "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 176, "vocab_size": 320})";
 
+// One folder per process, removed at exit. Held through a pointer that is
+// never destroyed, so the exit handler cannot outlive it.
 const fs::path& modelFolder()
 {
-    static const fs::path dir = [] {
-        fs::path d = fs::temp_directory_path() / ("headroom-fuzz-model-" + std::to_string(::getpid()));
-        fs::create_directories(d);
-        std::ofstream(d / "config.json") << kFolderConfig;
+    static const fs::path* dir = [] {
+        auto* d = new fs::path(fs::temp_directory_path() / ("headroom-fuzz-model-" + std::to_string(::getpid())));
+        fs::create_directories(*d);
+        std::ofstream(*d / "config.json") << kFolderConfig;
+        std::atexit([] {
+            std::error_code ec;
+            fs::remove_all(modelFolder(), ec);
+        });
         return d;
     }();
-    return dir;
+    return *dir;
 }
 
 } // namespace
