@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Installs what Headroom needs to build on Debian 12, only what is missing.
+#   scripts/install-deps.sh [--fuzz]
+# --fuzz adds what scripts/fuzz.sh needs: clang and libFuzzer's runtime
+# (libclang_rt.fuzzer, in libclang-rt-14-dev, only recommended by clang-14).
 set -euo pipefail
 packages=(cmake g++ make pkg-config nlohmann-json3-dev qt6-base-dev qt6-tools-dev qt6-tools-dev-tools
           qt6-l10n-tools libqcustomplot-dev qt6-svg-dev fonts-noto-cjk qt6-translations-l10n)
+[ "${1:-}" = --fuzz ] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -138,7 +138,7 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
     if (oLora)
         s.save("lora.o_in", satMul(d.T, d.a * d.d, ctx.autocast ? 2 : 4), "merged heads cast for the LoRA adapter of the output projection");
     if (dropout && ctx.model.family != Family::Llama)
-        s.save("attn.resid_dropout", d.T * d.h, "residual dropout mask after attention, 1 byte per element");
+        s.save("attn.resid_dropout", satMul(d.T, d.h), "residual dropout mask after attention, 1 byte per element");
 }
 
 bool targeted(const BuildContext& ctx, ModuleKind kind)
@@ -235,7 +235,7 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             s.save("mlp.fc_out", satMul(d.T, d.i, d.p), "MLP up output, saved by the native GELU");
         saveLinearInput(s, ctx, d, "mlp.down_in", "mlp.down_in", d.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
         if (ctx.dropoutActive)
-            s.save("mlp.dropout_mask", d.T * d.h, "MLP output dropout mask, 1 byte per element");
+            s.save("mlp.dropout_mask", satMul(d.T, d.h), "MLP output dropout mask, 1 byte per element");
         break;
     }
     case Family::GptNeoX: {
@@ -266,7 +266,7 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         s.save("mlp.fc_out", satMul(d.T, d.i, d.p), "intermediate dense output, saved by GELU");
         saveLinearInput(s, ctx, d, "mlp.down_in", "mlp.down_in", d.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
         if (ctx.dropoutActive)
-            s.save("mlp.dropout_mask", d.T * d.h, "output dropout mask, 1 byte per element");
+            s.save("mlp.dropout_mask", satMul(d.T, d.h), "output dropout mask, 1 byte per element");
         saveNorm(s, ctx, d, "ln2.in", "ln2.out", "ln2.stat");
         break;
     }

@@ -51,7 +51,7 @@ void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const Bytes abss = satMul(satMul(b, m.heads), satMul(prompt, prompt));
     const Bytes scores = ic.attention == Attention::Eager ? satMul(abss, m.norm == NormKind::RmsNorm ? 4 + p : 2 * p) : 0;
     rows.push_back({"prefill.layer_temporary", "prefill of one layer: hidden in/out, q/k/v, MLP intermediates, eager scores",
-                    Category::Temporaries, satAdd(satAdd(satMul(T, m.hidden, 2 * p), std::max(qkv + scores, mlp)), 0),
+                    Category::Temporaries, satAdd(satAdd(satMul(T, m.hidden, 2 * p), std::max(satAdd(qkv, scores), mlp)), 0),
                     Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
     if (ic.weightQuant == WeightQuant::Nf4 || ic.weightQuant == WeightQuant::Nf4DoubleQuant) {
         Bytes largest = 0;

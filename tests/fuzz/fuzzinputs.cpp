@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "fuzzinputs.h"
+
+#include "fuzzplan.h"
+
+#include "core/checkedmath.h"
+#include "io/scenariofile.h"
+#include "model/hfconfig.h"
+#include "model/modelfolder.h"
+#include "model/safetensors.h"
+#include "plan/planner.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <unistd.h>
+
+namespace headroom::fuzz {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+[[noreturn]] void fail(const std::string& what)
+{
+    std::fprintf(stderr, "fuzz oracle: %s\n", what.c_str());
+    std::abort();
+}
+
+// A small valid llama config.json (TinyLlama's layout, shrunk), so a folder
+// import reaches the safetensors shard.
+constexpr const char* kFolderConfig = R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 176, "vocab_size": 320})";
+
+// One folder per process, removed at exit. Held through a pointer that is
+// never destroyed, so the exit handler cannot outlive it.
+const fs::path& modelFolder()
+{
+    static const fs::path* dir = [] {
+        auto* d = new fs::path(fs::temp_directory_path() / ("headroom-fuzz-model-" + std::to_string(::getpid())));
+        fs::create_directories(*d);
+        std::ofstream(*d / "config.json") << kFolderConfig;
+        std::atexit([] {
+            std::error_code ec;
+            fs::remove_all(modelFolder(), ec);
+        });
+        return d;
+    }();
+    return *dir;
+}
+
+} // namespace
+
+// Any config.json text gives an Error or a spec whose plans keep the
+// invariants of fuzzplan.cpp.
+void hfconfigInput(std::string_view bytes)
+{
+    const Result<ModelSpec> spec = modelSpecFromHfConfigText(bytes);
+    if (spec)
+        planVariants(spec.value());
+}
+
+// The bytes are parsed in memory, then written as the one shard of a model
+// folder and imported as the app imports a folder (file reader, shard sums);
+// the two paths must agree, and the imported model is planned.
+void safetensorsInput(std::string_view bytes)
+{
+    const std::string file(bytes);
+    const Result<SafetensorsHeader> inMemory = parseSafetensorsHeader(file);
+    {
+        std::ofstream out(modelFolder() / "model.safetensors", std::ios::binary | std::ios::trunc);
+        out.write(file.data(), static_cast<std::streamsize>(file.size()));
+    }
+    const Result<ModelFolderInfo> imported = importModelFolder(modelFolder().string());
+    std::uint64_t elements = 0;
+    if (inMemory)
+        for (const SafetensorsTensor& t : inMemory->tensors)
+            elements = satAdd(elements, t.elements);
+    // The folder import also refuses shards whose sum passes 2^64.
+    const bool importShouldWork = inMemory.ok() && elements != kSaturated;
+    if (importShouldWork != imported.ok())
+        fail(std::string("in-memory parse ") + (inMemory.ok() ? "ok" : "failed: " + inMemory.error().detail)
+             + ", folder import " + (imported.ok() ? "ok" : "failed: " + imported.error().detail));
+    if (!imported)
+        return;
+    if (elements != imported->storedParameters)
+        fail("stored parameters differ: " + std::to_string(elements) + " in memory, "
+             + std::to_string(imported->storedParameters) + " imported");
+    planVariants(imported->spec);
+}
+
+// Whatever parses is planned as written, written back and read again: a
+// scenario the app saves must open again and plan to the same numbers.
+void scenarioInput(std::string_view bytes)
+{
+    // "model_dir" reads a folder the input names: the fuzzer must not wander
+    // the file system (safetensorsInput covers folder import).
+    if (bytes.find("model_dir") != std::string_view::npos)
+        return;
+    const Result<Scenario> scenario = scenarioFromText(bytes);
+    if (!scenario)
+        return;
+    planAndCheck(scenario.value());
+    const std::string saved = scenarioToText(scenario.value());
+    const Result<Scenario> reread = scenarioFromText(saved);
+    if (!reread)
+        fail("a parsed scenario does not read back: " + reread.error().detail + "\n" + saved);
+    const Result<Plan> before = makePlan(scenario.value());
+    const Result<Plan> after = makePlan(reread.value());
+    if (before.ok() != after.ok() || (before.ok() && before->deviceUsedBytes != after->deviceUsedBytes))
+        fail("a scenario plans differently after a save and reread\n" + saved);
+}
+
+} // namespace headroom::fuzz
