@@ -57,7 +57,7 @@ void MainWindow::retranslatePlanning()
     m_tabs->setTabToolTip(static_cast<int>(View::Compare), tr("Up to four pinned scenarios side by side"));
     m_pinAction->setText(tr("&Pin Scenario for Comparison"));
     m_pinAction->setStatusTip(tr("Add the current scenario to the Compare tab (up to four)"));
-    m_presentAction->setText(tr("Presentation tr("&Presentation Mode")Mode"));
+    m_presentAction->setText(tr("Presentation &Mode"));
     m_presentAction->setStatusTip(tr("Full screen, large type, chart and explanation only; arrow keys step through "
                                      "the ladder, Esc leaves"));
 }
