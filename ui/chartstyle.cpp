@@ -34,7 +34,10 @@ void ChartStyle::applyToAxisRect(QCustomPlot* plot, QCPAxisRect* rect)
 
 void ChartStyle::setRenderingHints(QCustomPlot* plot)
 {
-    plot->setOpenGl(false);
+    // Raster painting always; asking QCustomPlot to switch OpenGL off when it
+    // was built without it only prints a warning, so ask only when it is on.
+    if (plot->openGl())
+        plot->setOpenGl(false);
     plot->setPlottingHints(QCP::phCacheLabels);
     // The paint buffer at the screen's ratio (QCustomPlot reads it once, at construction).
     plot->setBufferDevicePixelRatio(plot->devicePixelRatioF());
