@@ -26,12 +26,12 @@ namespace cu = headroom::cuda;
 namespace cpu = headroom::cpu;
 using gpu_test::DType;
 using gpu_test::label;
+using gpu_test::narrow;
 using gpu_test::tolerance;
+using gpu_test::wide;
 
 namespace {
 
-std::vector<double> wide(const std::vector<float>& v) { return {v.begin(), v.end()}; }
-std::vector<float> narrow(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
 void testCasts(gpu_test::Suite& s)
 {

@@ -201,6 +201,10 @@ inline const std::vector<DType>& allTypes()
     return types;
 }
 
+// The CPU reference runs in double; the devices' inputs are float.
+inline std::vector<double> wide(const std::vector<float>& v) { return {v.begin(), v.end()}; }
+inline std::vector<float> narrow(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
 inline std::string label(const std::string& what, DType dtype)
 {
     return what + " [" + headroom::cuda::dtypeName(dtype) + "]";
