@@ -54,7 +54,14 @@ TrackingAllocator::TrackingAllocator(std::size_t eventCount)
 {
 }
 
-TrackingAllocator::~TrackingAllocator() = default;
+TrackingAllocator::~TrackingAllocator()
+{
+    // Buffers normally go back before the allocator; storage blocks still
+    // held (an exception unwound past their owner) are returned here.
+    for (auto& [id, block] : m_blocks)
+        if (block.from)
+            block.from->free(block.aligned, block.bytes);
+}
 
 double TrackingAllocator::now() const { return static_cast<double>(steadyNanos() - m_startNanos) * 1e-9; }
 
@@ -89,9 +96,7 @@ void TrackingAllocator::endEvent()
         auto it = m_blocks.find(id);
         if (it == m_blocks.end())
             continue;
-        m_live[static_cast<std::size_t>(it->second.category)] -= it->second.bytes;
-        record(false, it->second);
-        m_blocks.erase(it);
+        erase(it);
     }
     m_pendingFrees.clear();
 }
@@ -113,9 +118,18 @@ Buffer TrackingAllocator::allocate(const std::string& name, Category category, B
                           m_event);
     Block block;
     // Zero-filled like torch.zeros: gradients accumulate into fresh buffers.
-    block.storage.reset(new std::byte[bytes + kAlignment]());
-    auto address = reinterpret_cast<std::uintptr_t>(block.storage.get());
-    block.aligned = block.storage.get() + (kAlignment - address % kAlignment) % kAlignment;
+    if (m_storage) {
+        block.aligned = m_storage->allocate(bytes);
+        if (!block.aligned)
+            throw OutOfMemory(m_storage->lastError() + " at " + gib(liveBytes()) + " in " + where + ": " + name +
+                                  " needs " + gib(bytes) + " more",
+                              m_event);
+        block.from = m_storage;
+    } else {
+        block.storage.reset(new std::byte[bytes + kAlignment]());
+        auto address = reinterpret_cast<std::uintptr_t>(block.storage.get());
+        block.aligned = block.storage.get() + (kAlignment - address % kAlignment) % kAlignment;
+    }
     block.name = name;
     block.category = category;
     block.bytes = bytes;
@@ -147,8 +161,15 @@ void TrackingAllocator::release(std::uint64_t id)
     auto it = m_blocks.find(id);
     if (it == m_blocks.end())
         return;
+    erase(it);
+}
+
+void TrackingAllocator::erase(std::map<std::uint64_t, Block>::iterator it)
+{
     m_live[static_cast<std::size_t>(it->second.category)] -= it->second.bytes;
     record(false, it->second);
+    if (it->second.from)
+        it->second.from->free(it->second.aligned, it->second.bytes);
     m_blocks.erase(it);
 }
 

@@ -35,6 +35,20 @@ private:
 
 class TrackingAllocator;
 
+// Where the bytes of a buffer live. The default is host memory; the CUDA
+// backend gives device memory (cudaMalloc + cudaMemset), so the same step
+// program measures the same rows on either.
+class Storage {
+public:
+    virtual ~Storage() = default;
+    // `bytes` zero-filled bytes, or nullptr when the memory is exhausted
+    // (the allocator then throws OutOfMemory naming the event).
+    virtual std::byte* allocate(Bytes bytes) = 0;
+    virtual void free(std::byte* data, Bytes bytes) = 0;
+    // "device out of memory (cudaMalloc)": why the last allocate returned nullptr.
+    virtual std::string lastError() const { return "out of memory"; }
+};
+
 // A buffer from the tracking allocator: move-only; its storage goes back when
 // it is released (explicitly or by destruction) and the current event ends.
 class Buffer {
@@ -60,6 +74,20 @@ public:
 
 private:
     friend class TrackingAllocator;
+
+// Where the bytes of a buffer live. The default is host memory; the CUDA
+// backend gives device memory (cudaMalloc + cudaMemset), so the same step
+// program measures the same rows on either.
+class Storage {
+public:
+    virtual ~Storage() = default;
+    // `bytes` zero-filled bytes, or nullptr when the memory is exhausted
+    // (the allocator then throws OutOfMemory naming the event).
+    virtual std::byte* allocate(Bytes bytes) = 0;
+    virtual void free(std::byte* data, Bytes bytes) = 0;
+    // "device out of memory (cudaMalloc)": why the last allocate returned nullptr.
+    virtual std::string lastError() const { return "out of memory"; }
+};
     void swap(Buffer& other) noexcept
     {
         std::swap(m_owner, other.m_owner);
@@ -94,6 +122,9 @@ public:
     // 0: unlimited. An allocation that would take the live total above the
     // capacity throws OutOfMemory naming the event.
     void setCapacity(Bytes capacity) { m_capacity = capacity; }
+    // Storage for later allocations; nullptr: host memory. Not owned; it
+    // must outlive every buffer allocated from it.
+    void setStorage(Storage* storage) { m_storage = storage; }
     // Refuse the first allocation of this category (--inject-fault oom).
     void failFirstAllocationOf(Category c) { m_failCategory = static_cast<int>(c); }
     // Label for OutOfMemory messages, per event index.
@@ -124,13 +155,15 @@ public:
 private:
     friend class Buffer;
     struct Block {
-        std::unique_ptr<std::byte[]> storage;
+        std::unique_ptr<std::byte[]> storage; // host memory; empty for a Storage block
         std::byte* aligned = nullptr;
+        Storage* from = nullptr;               // the Storage that gave `aligned`, if any
         std::string name;
         Category category;
         Bytes bytes;
     };
     void release(std::uint64_t id);
+    void erase(std::map<std::uint64_t, Block>::iterator it);
     void record(bool allocation, const Block& block);
     double now() const;
 
@@ -139,6 +172,7 @@ private:
     std::uint64_t m_nextId = 1;
     CategoryBytes m_live{};
     Bytes m_capacity = 0;
+    Storage* m_storage = nullptr;
     int m_failCategory = -1;
     std::vector<std::string> m_labels;
     bool m_inEvent = false;
