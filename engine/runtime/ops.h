@@ -98,15 +98,20 @@ public:
     // Eager causal attention: probs (B, NH, T, T) kept for backward.
     virtual void attentionForward(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
                                   const Tensor& v, const cpu::AttentionShape& shape, double scale) = 0;
+    // dprobs (B, NH, T, T) in the activation dtype is room for dP and dS, a
+    // temporary of the layer's backward as in torch's eager attention.
     virtual void attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                                    const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
-                                   const cpu::AttentionShape& shape, double scale) = 0;
+                                   const Tensor& dprobs, const cpu::AttentionShape& shape, double scale) = 0;
     // Fused O(T)-memory attention: lse (B, NH, T) fp32 kept for backward.
     virtual void flashAttentionForward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                        const Tensor& v, const cpu::AttentionShape& shape, double scale) = 0;
+    // delta (B, NH, T) fp32 is room for rowsum(dout · out), a temporary of
+    // the layer's backward as in FlashAttention-2's backward (Alg. 2, line 4).
     virtual void flashAttentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                                         const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
-                                        const Tensor& v, const cpu::AttentionShape& shape, double scale) = 0;
+                                        const Tensor& v, const Tensor& delta, const cpu::AttentionShape& shape,
+                                        double scale) = 0;
     // out = SiLU(gate) · up.
     virtual void swigluForward(const Tensor& out, const Tensor& gate, const Tensor& up, std::size_t n) = 0;
     virtual void swigluBackward(const Tensor& dgate, const Tensor& dup, const Tensor& dout, const Tensor& gate,
