@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The headroom profile's rows (plan/headroomrows.h). Each formula below is
 // the size of a buffer the engine allocates; the names are the tags the
-// engine gives them (runtime/cpu/trainerimpl.h, namespace row). The program
+// engine gives them (runtime/step/trainerimpl.h, namespace row). The program
 // (which buffer lives through which events) is described in docs/runtime.md.
 #include "plan/headroomrows.h"
 
@@ -275,12 +275,19 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         add("layer.weight_copies", "the same copies made again for the backward", Category::Temporaries, layerLinear * p,
             Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
     }
+    // The attention backward's own buffer: eager attention's dP/dS (B x heads x
+    // T x T, as torch's eager backward materialises the probabilities'
+    // gradient); fused attention's fp32 delta = rowsum(dO * O) per query
+    // (FlashAttention-2, Dao 2023, Algorithm 2 line 4).
+    const Bytes attentionBwd = eager ? B * NH * T * T * p : B * NH * T * 4;
     add("layer.bwd_temporaries",
         "activation gradients of one layer's backward: act, gate, up (3 x mlp width), both norm outputs (2 x hidden), "
         "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim), "
-        "and tokens x rank per LoRA adapter; GPT-2 (no gate, no RoPE): GELU output and input, q, k, v",
+        "tokens x rank per LoRA adapter, and the attention backward's dP/dS (eager) or fp32 delta (fused); "
+        "GPT-2 (no gate, no RoPE): GELU output and input, q, k, v",
         Category::Temporaries,
-        gpt2 ? N * (2 * I + 2 * C + 2 * QD + 2 * KD) * p : N * (3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount) * p,
+        (gpt2 ? N * (2 * I + 2 * C + 2 * QD + 2 * KD) * p : N * (3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount) * p) +
+            attentionBwd,
         Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
 
     // ---- Head and loss ----------------------------------------------------

@@ -85,22 +85,27 @@ float roundTo(DType dtype, float value)
     }
 }
 
-F32View::F32View(const Tensor& t, Mode mode) : m_tensor(t), m_mode(mode)
+F32View::F32View(const Tensor& t, Mode mode) : F32View(t, mode, 0, t.numel) {}
+
+F32View::F32View(const Tensor& t, Mode mode, std::size_t offset, std::size_t count)
+    : m_tensor(t), m_mode(mode), m_offset(offset), m_count(count)
 {
     if (t.empty())
         return; // a gradient that is not kept (frozen parameter): kernels skip a null output
+    if (offset + count > t.numel)
+        throw std::logic_error("F32View: a range past the tensor's end");
     if (t.dtype == DType::F32) {
-        m_data = t.f32();
+        m_data = t.f32() + offset;
         return;
     }
     if (t.dtype == DType::I32 || t.dtype == DType::U8)
         throw std::logic_error("F32View of an integer tensor");
-    m_staging.resize(t.numel);
+    m_staging.resize(count);
     m_data = m_staging.data();
     if (mode != Write)
-        cpu::parallelForRanges(t.numel, 4, [&](std::size_t b, std::size_t e) {
+        cpu::parallelForRanges(count, 4, [&](std::size_t b, std::size_t e) {
             for (std::size_t i = b; i < e; ++i)
-                m_staging[i] = loadElement(t, i);
+                m_staging[i] = loadElement(t, offset + i);
         });
 }
 
@@ -108,9 +113,9 @@ F32View::~F32View()
 {
     if (m_tensor.empty() || m_tensor.dtype == DType::F32 || m_mode == Read)
         return;
-    cpu::parallelForRanges(m_tensor.numel, 4, [&](std::size_t b, std::size_t e) {
+    cpu::parallelForRanges(m_count, 4, [&](std::size_t b, std::size_t e) {
         for (std::size_t i = b; i < e; ++i)
-            storeElement(m_tensor, i, m_staging[i]);
+            storeElement(m_tensor, m_offset + i, m_staging[i]);
     });
 }
 

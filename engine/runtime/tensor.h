@@ -68,6 +68,8 @@ class F32View {
 public:
     enum Mode { Read, Write, ReadWrite };
     F32View(const Tensor& t, Mode mode);
+    // Elements [offset, offset + count) of t only.
+    F32View(const Tensor& t, Mode mode, std::size_t offset, std::size_t count);
     ~F32View();
     F32View(const F32View&) = delete;
     F32View& operator=(const F32View&) = delete;
@@ -76,6 +78,8 @@ public:
 private:
     const Tensor& m_tensor;
     Mode m_mode;
+    std::size_t m_offset = 0;
+    std::size_t m_count = 0;
     std::vector<float> m_staging;
     float* m_data = nullptr;
 };

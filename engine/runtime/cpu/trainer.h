@@ -1,74 +1,32 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The CPU training step: ordinary training code for Llama-family decoders
-// that allocates every buffer through the tracking allocator under the name
-// of its tensor-table row, and marks the planner's events (docs/runtime.md).
-// The headroom profile's rows (plan/headroomrows.cpp) describe the same
-// program from formulas; the agreement suite compares the two.
-#include "plan/scenario.h"
-#include "runtime/tensor.h"
+// The step program (runtime/step/trainer.h) on the CPU reference kernels:
+// what the CPU backend runs, and what the tests drive directly.
+#include "runtime/ops.h"
+#include "runtime/step/trainer.h"
 
-#include <cstdint>
-#include <functional>
 #include <memory>
-#include <string>
-#include <vector>
 
 namespace headroom::rt {
 
 // Empty when the CPU backend runs this scenario; else what it does not
-// support yet, in words ("family gpt2", "optimizer galore"...).
-std::string cpuUnsupported(const Scenario& scenario);
+// support yet, in words. The CPU Ops run everything the program does.
+inline std::string cpuUnsupported(const Scenario& scenario) { return programUnsupported(scenario); }
 
-struct TrainerOptions {
-    std::uint64_t seed = 1;
-    float learningRate = 3e-3f;
-    // Test hook: copy every gradient (fp32) just before the optimizer step.
-    bool captureGradients = false;
-    // fp16 mixed: the GradScaler's initial scale (torch's default 2^16).
-    float initialLossScale = 65536.0f;
+namespace detail {
+// Owns the CPU Ops before the Trainer base is made (base classes are
+// constructed in order of declaration).
+struct CpuOpsHolder {
+    std::unique_ptr<Ops> cpuOps = makeCpuOps();
 };
+} // namespace detail
 
-struct StepResult {
-    double loss = 0;           // mean over the micro-batches
-    bool skipped = false;      // fp16: a gradient overflowed, the update was skipped
-    float lossScale = 1.0f;    // fp16: the scale used for this step
-};
-
-// A parameter of the model, for tests: its fp32 values can be read and
-// written through the tensor.
-struct ParameterRef {
-    std::string name;
-    Tensor* value = nullptr;
-};
-
-// Called as each event begins: (event index, micro-batch).
-using EventCallback = std::function<void(std::size_t event, std::uint64_t microBatch)>;
-
-class CpuTrainer {
+class CpuTrainer : private detail::CpuOpsHolder, public Trainer {
 public:
-    // Allocates the persistent state (weights, optimizer state) in the Load
-    // event. The scenario must pass cpuUnsupported().
-    CpuTrainer(const Scenario& scenario, TrackingAllocator& allocator, const TrainerOptions& options = {});
-    ~CpuTrainer();
-    CpuTrainer(const CpuTrainer&) = delete;
-    CpuTrainer& operator=(const CpuTrainer&) = delete;
-
-    // Tokens one step needs: grad_accum x micro_batch x (seq_len + 1) (inputs and next-token targets).
-    std::size_t tokensPerStep() const;
-    // One optimizer step over the micro-batches.
-    StepResult step(const std::vector<std::int32_t>& tokens, const EventCallback& onEvent = {});
-    // Forward only, for finite differences (runs the forward events).
-    double loss(const std::vector<std::int32_t>& tokens);
-
-    std::vector<ParameterRef> parameters();
-    // With captureGradients: name and fp32 values of each gradient of the last step.
-    const std::vector<std::pair<std::string, std::vector<float>>>& capturedGradients() const;
-
-    struct Impl;
-
-private:
-    std::unique_ptr<Impl> m_impl;
+    CpuTrainer(const Scenario& scenario, TrackingAllocator& allocator, const TrainerOptions& options = {})
+        : CpuOpsHolder(), Trainer(scenario, allocator, *cpuOps, options)
+    {
+    }
 };
 
 } // namespace headroom::rt

@@ -5,10 +5,7 @@
 // tensors; here the head matmul is chunked too). The forward keeps only the
 // fp32 log-sum-exp per token; the backward recomputes each slice's logits and
 // runs the head's backward for that slice at once.
-#include "runtime/cpu/trainerimpl.h"
-
-#include "runtime/cpu/crossentropy.h"
-#include "runtime/cpu/matmul.h"
+#include "runtime/step/trainerimpl.h"
 
 #include <algorithm>
 
@@ -25,31 +22,28 @@ std::size_t chunkBegin(std::size_t N, std::size_t chunks, std::size_t c)
 
 } // namespace
 
-double CpuTrainer::Impl::chunkedLossForward()
+double Trainer::Impl::chunkedLossForward()
 {
     const std::size_t chunks = scenario.train.lossChunks;
     const std::size_t rows = (d.N + chunks - 1) / chunks; // the largest slice
     makeHeadCopy();
     lossLse = makeTensor(alloc, row::kLossLse, Category::Logits, DType::F32, d.N);
     Tensor slice = makeTensor(alloc, row::kChunkLogits, Category::Logits, prec.act, rows * d.V);
-    F32View in(finalOut, F32View::Read), w(headWeight(), F32View::Read);
     double sum = 0;
     for (std::size_t c = 0; c < chunks; ++c) {
         const std::size_t b = chunkBegin(d.N, chunks, c), n = chunkBegin(d.N, chunks, c + 1) - b;
         if (n == 0)
             continue;
-        F32View logitsView(slice, F32View::Write);
-        cpu::matmulForward(logitsView.data(), in.data() + b * d.C, w.data(), static_cast<const float*>(nullptr), n, d.C,
-                           d.V);
+        ops.matmulForward(slice, At(finalOut, b * d.C), headWeight(), At{}, n, d.C, d.V);
         // Every target is a real next token (no ignore index): the slice mean times its size is its sum.
-        sum += cpu::crossEntropyForward(lossLse.f32() + b, logitsView.data(), targets.i32() + b, n, d.V) * double(n);
+        sum += ops.crossEntropyForward(At(lossLse, b), slice, At(targets, b), n, d.V) * double(n);
     }
     slice.release();
     headCopy.release();
     return sum / double(d.N);
 }
 
-void CpuTrainer::Impl::chunkedLossBackward(double dloss)
+void Trainer::Impl::chunkedLossBackward(double dloss)
 {
     const std::size_t chunks = scenario.train.lossChunks;
     const std::size_t rows = (d.N + chunks - 1) / chunks;
@@ -59,24 +53,17 @@ void CpuTrainer::Impl::chunkedLossBackward(double dloss)
     headGradIn = makeTensor(alloc, row::kHeadGradIn, Category::Temporaries, prec.act, d.N * d.C);
     Tensor slice = makeTensor(alloc, row::kChunkLogits, Category::Logits, prec.act, rows * d.V);
     Tensor sliceGrad = makeTensor(alloc, row::kChunkGrad, Category::Logits, prec.act, rows * d.V);
-    {
-        F32View in(finalOut, F32View::Read), w(headWeight(), F32View::Read), dx(headGradIn, F32View::ReadWrite),
-            dw(headGrad(), F32View::ReadWrite);
-        for (std::size_t c = 0; c < chunks; ++c) {
-            const std::size_t b = chunkBegin(d.N, chunks, c), n = chunkBegin(d.N, chunks, c + 1) - b;
-            if (n == 0)
-                continue;
-            F32View logitsView(slice, F32View::Write);
-            cpu::matmulForward(logitsView.data(), in.data() + b * d.C, w.data(), static_cast<const float*>(nullptr), n,
-                               d.C, d.V);
-            F32View g(sliceGrad, F32View::Write);
-            std::fill(g.data(), g.data() + n * d.V, 0.0f);
-            // The mean over all tokens: this slice's share is n / N of dloss.
-            cpu::crossEntropyBackward(g.data(), logitsView.data(), lossLse.f32() + b, targets.i32() + b, n, d.V,
-                                      dloss * double(n) / double(d.N));
-            cpu::matmulBackward(dx.data() + b * d.C, dw.data(), static_cast<float*>(nullptr), g.data(),
-                                in.data() + b * d.C, w.data(), n, d.C, d.V);
-        }
+    for (std::size_t c = 0; c < chunks; ++c) {
+        const std::size_t b = chunkBegin(d.N, chunks, c), n = chunkBegin(d.N, chunks, c + 1) - b;
+        if (n == 0)
+            continue;
+        ops.matmulForward(slice, At(finalOut, b * d.C), headWeight(), At{}, n, d.C, d.V);
+        ops.zero(sliceGrad, n * d.V);
+        // The mean over all tokens: this slice's share is n / N of dloss.
+        ops.crossEntropyBackward(sliceGrad, slice, At(lossLse, b), At(targets, b), n, d.V,
+                                 dloss * double(n) / double(d.N));
+        ops.matmulBackward(At(headGradIn, b * d.C), headGrad(), At{}, sliceGrad, At(finalOut, b * d.C), headWeight(), n,
+                           d.C, d.V);
     }
     slice.release();
     sliceGrad.release();

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// Internal to the CPU trainer: the model's tensors and the pieces of one step.
-#include "runtime/cpu/trainer.h"
-#include "runtime/cpu/gradscaler.h"
+// Internal to the step program: the model's tensors and the pieces of one step.
+#include "runtime/step/trainer.h"
 
 #include <array>
 #include <optional>
@@ -83,11 +82,12 @@ struct LayerCopies {
     std::array<Tensor, kLayerParams> w; // only linear weights are filled
 };
 
-struct CpuTrainer::Impl {
-    Impl(const Scenario& s, TrackingAllocator& a, const TrainerOptions& o);
+struct Trainer::Impl {
+    Impl(const Scenario& s, TrackingAllocator& a, Ops& k, const TrainerOptions& o);
 
     Scenario scenario;
     TrackingAllocator& alloc;
+    Ops& ops;
     TrainerOptions options;
     Dims d;
     PrecisionPlan prec;
@@ -95,7 +95,6 @@ struct CpuTrainer::Impl {
     bool eager = false;
     std::uint64_t accum = 1;
     std::uint64_t eventLayers = 0;
-    std::optional<cpu::GradScaler> scaler;
 
     std::vector<std::array<Param, kLayerParams>> layers;
     // LoRA adapters per layer and targeted linear: A (rank x in) and B (out x rank), fp32.
@@ -108,6 +107,7 @@ struct CpuTrainer::Impl {
     std::array<Param, kGlobalParams> globals;
     Tensor ropeCos, ropeSin;
     std::vector<std::pair<std::string, std::vector<float>>> captured;
+    void capture(Param& p, std::size_t l);
 
     // Per micro-batch state.
     Tensor headGradIn;  // chunked loss: the final norm output's gradient, loss backward -> head backward
@@ -135,8 +135,11 @@ struct CpuTrainer::Impl {
     void quantizeWeight(Param& p, const std::vector<float>& values);
     void dequantizeWeight(const Param& p, const Tensor& out) const;
     bool targeted(std::size_t l, LayerParam p) const { return lora && loraA[l][p].present; }
-    void loraForward(std::size_t l, LayerParam p, const float* x, float* y, LayerSaves& s);
-    void loraBackward(std::size_t l, LayerParam p, const float* dy, const float* x, float* dx, const LayerSaves& s);
+    void loraForward(std::size_t l, LayerParam p, const Tensor& x, At y, LayerSaves& s);
+    void loraBackward(std::size_t l, LayerParam p, const Tensor& dy, const Tensor& x, const Tensor& dx,
+                      const LayerSaves& s);
+    void attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+                           const LayerSaves& s);
     template <typename F>
     void forEachTrainable(F&& f);
     void embedForward(const std::int32_t* batch);
@@ -164,7 +167,7 @@ struct CpuTrainer::Impl {
 };
 
 template <typename F>
-void CpuTrainer::Impl::forEachTrainable(F&& f)
+void Trainer::Impl::forEachTrainable(F&& f)
 {
     for (std::size_t l = 0; l < layers.size(); ++l)
         for (Param& p : layers[l])

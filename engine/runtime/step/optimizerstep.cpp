@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The optimizer state of the CPU trainer and its update, one parameter at a
-// time, in place (no foreach temporary: profile.cpp makeHeadroom).
-#include "runtime/cpu/trainerimpl.h"
+// The optimizer state of the step program and its update, one parameter at
+// a time, in place (no foreach temporary: profile.cpp makeHeadroom).
+#include "runtime/step/trainerimpl.h"
 
 #include "runtime/cpu/adafactor.h"
 #include "runtime/cpu/adamw.h"
@@ -22,11 +22,9 @@ constexpr std::size_t kMin8bitSize = 4096;
 
 bool eightBit(const Param& p) { return p.numel() >= kMin8bitSize && !p.isEmbedding; }
 
-std::span<float> span(F32View& v, std::size_t n) { return {v.data(), n}; }
-
 } // namespace
 
-void CpuTrainer::Impl::allocateOptimizerState()
+void Trainer::Impl::allocateOptimizerState()
 {
     const Optimizer o = scenario.train.optimizer;
     forEachTrainable([&](Param& p, std::size_t, const char*, const char* name) {
@@ -51,9 +49,7 @@ void CpuTrainer::Impl::allocateOptimizerState()
                 state(DType::F32, blocks);
                 state(DType::U8, n);
                 state(DType::F32, blocks);
-                cpu::adamw8bitInit({{p.state[0].u8(), n}, {p.state[1].f32(), blocks}, {p.state[2].u8(), n},
-                                    {p.state[3].f32(), blocks}},
-                                   n);
+                ops.adamw8bitInit(p.state[0], p.state[1], p.state[2], p.state[3]);
             } else {
                 state(DType::F32, n);
                 state(DType::F32, n);
@@ -69,12 +65,12 @@ void CpuTrainer::Impl::allocateOptimizerState()
                 state(prec.state, n);
             }
             break;
-        default: throw std::logic_error("optimizer not supported by the cpu backend");
+        default: throw std::logic_error("optimizer not supported by the step program");
         }
     });
 }
 
-void CpuTrainer::Impl::fusedUpdate(std::size_t layer)
+void Trainer::Impl::fusedUpdate(std::size_t layer)
 {
     // LOMO: the update fused into backward; the gradient is freed at once.
     cpu::LomoConfig config;
@@ -82,78 +78,50 @@ void CpuTrainer::Impl::fusedUpdate(std::size_t layer)
     forEachTrainable([&](Param& p, std::size_t l, const char*, const char*) {
         if (l != layer || p.grad.empty())
             return;
-        if (options.captureGradients) {
-            std::vector<float> g(p.numel());
-            for (std::size_t i = 0; i < g.size(); ++i)
-                g[i] = loadElement(p.grad, i);
-            captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name, std::move(g));
-        }
-        F32View w(p.value, F32View::ReadWrite), g(p.grad, F32View::ReadWrite);
-        cpu::lomoFusedUpdate(span(w, p.numel()), span(g, p.numel()), config);
+        if (options.captureGradients)
+            capture(p, l);
+        ops.lomoUpdate(p.value, p.grad, config);
         p.grad.release();
     });
 }
 
-bool CpuTrainer::Impl::optimizerStep()
+bool Trainer::Impl::optimizerStep()
 {
     const Optimizer o = scenario.train.optimizer;
     const float lr = options.learningRate;
     bool foundInf = false;
-    if (scaler) {
+    if (prec.lossScaling) {
         // GradScaler.unscale_ over every gradient, then skip the step on inf/NaN.
-        forEachTrainable([&](Param& p, std::size_t, const char*, const char*) {
-            foundInf = scaler->unscale({p.grad.f32(), p.numel()}) || foundInf;
-        });
-        scaler->update(foundInf);
+        forEachTrainable([&](Param& p, std::size_t, const char*, const char*) { ops.unscale(p.grad); });
+        foundInf = ops.finishUnscale();
     }
     lastStepSkipped = foundInf;
     auto update = [&](Param& p) {
-        const std::size_t n = p.numel();
         ++p.step;
-        F32View w(p.value, F32View::ReadWrite), g(p.grad, F32View::Read);
-        std::span<const float> grad{g.data(), n};
         switch (o) {
-        case Optimizer::Sgd: cpu::sgdStep(span(w, n), grad, {}, p.step, {lr, 0.0f, 0.0f}); break;
-        case Optimizer::SgdMomentum: {
-            F32View m(p.state[0], F32View::ReadWrite);
-            cpu::sgdStep(span(w, n), grad, span(m, n), p.step, {lr, 0.9f, 0.0f});
-            break;
-        }
-        case Optimizer::AdamW: {
-            F32View m(p.state[0], F32View::ReadWrite), v(p.state[1], F32View::ReadWrite);
-            cpu::adamwStep(span(w, n), grad, span(m, n), span(v, n), p.step, cpu::AdamWConfig{lr});
-            break;
-        }
+        case Optimizer::Sgd: ops.sgdStep(p.value, p.grad, At{}, p.step, {lr, 0.0f, 0.0f}); break;
+        case Optimizer::SgdMomentum: ops.sgdStep(p.value, p.grad, p.state[0], p.step, {lr, 0.9f, 0.0f}); break;
+        case Optimizer::AdamW: ops.adamwStep(p.value, p.grad, p.state[0], p.state[1], p.step, cpu::AdamWConfig{lr}); break;
         case Optimizer::AdamW8bit:
-            if (p.state[0].dtype == DType::U8) {
-                const std::size_t blocks = cpu::adamw8bitBlocks(n);
-                cpu::adamw8bitStep(span(w, n), grad,
-                                   {{p.state[0].u8(), n}, {p.state[1].f32(), blocks}, {p.state[2].u8(), n},
-                                    {p.state[3].f32(), blocks}},
-                                   p.step, cpu::AdamWConfig{lr});
-            } else {
-                cpu::adamwStep(span(w, n), grad, {p.state[0].f32(), n}, {p.state[1].f32(), n}, p.step,
-                               cpu::AdamWConfig{lr});
-            }
+            if (p.state[0].dtype == DType::U8)
+                ops.adamw8bitStep(p.value, p.grad, p.state[0], p.state[1], p.state[2], p.state[3], p.step,
+                                  cpu::AdamWConfig{lr});
+            else
+                ops.adamwStep(p.value, p.grad, p.state[0], p.state[1], p.step, cpu::AdamWConfig{lr});
             break;
         case Optimizer::Lion: {
-            F32View m(p.state[0], F32View::ReadWrite);
             cpu::LionConfig config;
             config.lr = lr / 3.0f; // Lion paper §5: a learning rate 3-10x smaller than AdamW's
-            cpu::lionStep(span(w, n), grad, span(m, n), config);
+            ops.lionStep(p.value, p.grad, p.state[0], config);
             break;
         }
         case Optimizer::Adafactor: {
             cpu::AdafactorConfig config;
             config.lr = lr;
-            if (p.isMatrix) {
-                F32View r(p.state[0], F32View::ReadWrite), c(p.state[1], F32View::ReadWrite);
-                cpu::adafactorStepFactored(span(w, n), grad, p.rows, p.cols, span(r, p.rows), span(c, p.cols), {},
-                                           p.step, config);
-            } else {
-                F32View v(p.state[0], F32View::ReadWrite);
-                cpu::adafactorStepUnfactored(span(w, n), grad, span(v, n), {}, p.step, config);
-            }
+            if (p.isMatrix)
+                ops.adafactorStepFactored(p.value, p.grad, p.rows, p.cols, p.state[0], p.state[1], p.step, config);
+            else
+                ops.adafactorStepUnfactored(p.value, p.grad, p.state[0], p.step, config);
             break;
         }
         default: break;

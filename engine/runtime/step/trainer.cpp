@@ -1,19 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The CPU training step: setup, the event sequence of one step, embedding,
-// head and loss. The decoder layer is in layerstep.cpp, the optimizers in
-// optimizerstep.cpp. Every buffer comes from the tracking allocator.
-#include "runtime/cpu/trainerimpl.h"
+// The training step program: setup, the event sequence of one step,
+// embedding, head and loss. The decoder layers are in layerstep.cpp and
+// gpt2layer.cpp, the optimizers in optimizerstep.cpp. Every buffer comes from
+// the tracking allocator; every computation is a call on the backend's Ops.
+#include "runtime/step/trainerimpl.h"
 
 #include "model/parametertable.h"
 #include "plan/headroomrows.h"
 #include "plan/planner.h"
 #include "plan/sweep.h"
-#include "runtime/cpu/crossentropy.h"
-#include "runtime/cpu/embedding.h"
-#include "runtime/cpu/layernorm.h"
-#include "runtime/cpu/matmul.h"
-#include "runtime/cpu/rmsnorm.h"
-#include "runtime/cpu/rope.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +28,7 @@ constexpr double kLayerNormEps = 1e-5;
 } // namespace
 
 // The engine runs exactly the program the headroom rows describe.
-std::string cpuUnsupported(const Scenario& s) { return headroomProgramGap(s); }
+std::string programUnsupported(const Scenario& s) { return headroomProgramGap(s); }
 
 PrecisionPlan precisionPlan(Precision p)
 {
@@ -56,8 +51,8 @@ PrecisionPlan precisionPlan(Precision p)
     return r;
 }
 
-CpuTrainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, const TrainerOptions& o)
-    : scenario(s), alloc(a), options(o)
+Trainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, Ops& k, const TrainerOptions& o)
+    : scenario(s), alloc(a), ops(k), options(o)
 {
     const ModelSpec& m = s.model;
     const TrainConfig& t = s.train;
@@ -96,18 +91,18 @@ CpuTrainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, const TrainerOpt
     if (prec.lossScaling) {
         cpu::GradScaler::Config config;
         config.initScale = o.initialLossScale;
-        scaler.emplace(config);
+        ops.startLossScaling(config);
     }
     saves.resize(d.L);
     layerOut.resize(d.L);
 }
 
-std::size_t CpuTrainer::Impl::event(Phase p, std::int64_t layer) const
+std::size_t Trainer::Impl::event(Phase p, std::int64_t layer) const
 {
     return eventIndex(Mode::Train, p, layer, d.L);
 }
 
-void CpuTrainer::Impl::begin(Phase p, std::int64_t layer, const EventCallback& cb, std::uint64_t micro)
+void Trainer::Impl::begin(Phase p, std::int64_t layer, const EventCallback& cb, std::uint64_t micro)
 {
     const std::size_t e = event(p, layer);
     if (cb)
@@ -115,7 +110,7 @@ void CpuTrainer::Impl::begin(Phase p, std::int64_t layer, const EventCallback& c
     alloc.beginEvent(e);
 }
 
-void CpuTrainer::Impl::allocateModel()
+void Trainer::Impl::allocateModel()
 {
     const ModelSpec& m = scenario.model;
     auto param = [&](Param& p, const char* name, std::size_t rows, std::size_t cols, bool present) {
@@ -199,13 +194,13 @@ void CpuTrainer::Impl::allocateModel()
     if (!gpt2) {
         ropeCos = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
         ropeSin = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
-        cpu::ropeTable(ropeCos.f32(), ropeSin.f32(), d.T, d.HD, kRopeTheta);
+        ops.ropeTable(ropeCos, ropeSin, d.T, d.HD, kRopeTheta);
     }
     initialiseWeights();
     allocateOptimizerState();
 }
 
-void CpuTrainer::Impl::initialiseWeights()
+void Trainer::Impl::initialiseWeights()
 {
     // GPT-2/Llama initialisation: normal(0, 0.02) matrices, zero biases, unit norms
     // (transformers LlamaPreTrainedModel._init_weights, initializer_range 0.02).
@@ -223,8 +218,7 @@ void CpuTrainer::Impl::initialiseWeights()
             quantizeWeight(p, values);
             return;
         }
-        for (std::size_t i = 0; i < values.size(); ++i)
-            storeElement(p.value, i, values[i]);
+        ops.upload(p.value, values);
     };
     for (auto& P : layers)
         for (Param& p : P)
@@ -240,12 +234,14 @@ void CpuTrainer::Impl::initialiseWeights()
                 continue;
             const float bound = 1.0f / std::sqrt(static_cast<float>(a.cols));
             std::uniform_real_distribution<float> uniform(-bound, bound);
-            for (std::size_t k = 0; k < a.numel(); ++k)
-                a.value.f32()[k] = uniform(rng);
+            std::vector<float> values(a.numel());
+            for (float& v : values)
+                v = uniform(rng);
+            ops.upload(a.value, values);
         }
 }
 
-void CpuTrainer::Impl::allocateGrads(Phase phase, std::size_t layer)
+void Trainer::Impl::allocateGrads(Phase phase, std::size_t layer)
 {
     // Load (accumulation): every gradient; HeadBwd: the global ones; LayerBwd: the layer's.
     forEachTrainable([&](Param& p, std::size_t l, const char* gradName, const char*) {
@@ -257,12 +253,12 @@ void CpuTrainer::Impl::allocateGrads(Phase phase, std::size_t layer)
     });
 }
 
-const Tensor& CpuTrainer::Impl::weight(std::size_t l, LayerParam p, const LayerCopies& c) const
+const Tensor& Trainer::Impl::weight(std::size_t l, LayerParam p, const LayerCopies& c) const
 {
     return (prec.weightCopies || layers[l][p].quantized) ? c.w[p] : layers[l][p].value;
 }
 
-LayerCopies CpuTrainer::Impl::makeCopies(std::size_t l)
+LayerCopies Trainer::Impl::makeCopies(std::size_t l)
 {
     LayerCopies c;
     if (quant != WeightQuant::None) {
@@ -285,48 +281,46 @@ LayerCopies CpuTrainer::Impl::makeCopies(std::size_t l)
         if (!src.present)
             continue;
         c.w[p] = makeTensor(alloc, row::kWeightCopies, Category::Temporaries, prec.act, src.numel());
-        for (std::size_t i = 0; i < src.numel(); ++i)
-            storeElement(c.w[p], i, src.value.f32()[i]);
+        ops.cast(c.w[p], src.value);
     }
     return c;
 }
 
-const Tensor& CpuTrainer::Impl::headWeight() const
+const Tensor& Trainer::Impl::headWeight() const
 {
     if (prec.weightCopies)
         return headCopy;
     return globals[scenario.model.tieEmbeddings ? Embed : LmHead].value;
 }
 
-Tensor& CpuTrainer::Impl::headGrad() { return globals[scenario.model.tieEmbeddings ? Embed : LmHead].grad; }
+Tensor& Trainer::Impl::headGrad() { return globals[scenario.model.tieEmbeddings ? Embed : LmHead].grad; }
 
-void CpuTrainer::Impl::embedForward(const std::int32_t* batch)
+void Trainer::Impl::embedForward(const std::int32_t* batch)
 {
     tokens = makeTensor(alloc, row::kTokens, Category::Activations, DType::I32, d.N);
     targets = makeTensor(alloc, row::kTokens, Category::Activations, DType::I32, d.N);
+    std::vector<std::int32_t> inputs(d.N), next(d.N);
     for (std::size_t b = 0; b < d.B; ++b)
         for (std::size_t t = 0; t < d.T; ++t) {
-            tokens.i32()[b * d.T + t] = batch[b * (d.T + 1) + t];
-            targets.i32()[b * d.T + t] = batch[b * (d.T + 1) + t + 1];
+            inputs[b * d.T + t] = batch[b * (d.T + 1) + t];
+            next[b * d.T + t] = batch[b * (d.T + 1) + t + 1];
         }
+    ops.uploadRaw(tokens, inputs.data(), d.N * sizeof(std::int32_t));
+    ops.uploadRaw(targets, next.data(), d.N * sizeof(std::int32_t));
     embedOut = makeTensor(alloc, row::kEmbedOut, Category::Activations, prec.act, d.N * d.C);
-    F32View out(embedOut, F32View::Write);
-    F32View table(globals[Embed].value, F32View::Read), positions(globals[Wpe].value, F32View::Read);
-    cpu::embeddingForward(out.data(), tokens.i32(), table.data(), static_cast<const float*>(positions.data()), d.B,
-                          d.T, d.C, d.V);
+    ops.embeddingForward(embedOut, tokens, globals[Embed].value, globals[Wpe].value, d.B, d.T, d.C, d.V);
 }
 
-void CpuTrainer::Impl::makeHeadCopy()
+void Trainer::Impl::makeHeadCopy()
 {
     if (!prec.weightCopies)
         return;
     const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
     headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
-    for (std::size_t i = 0; i < src.numel(); ++i)
-        storeElement(headCopy, i, src.value.f32()[i]);
+    ops.cast(headCopy, src.value);
 }
 
-void CpuTrainer::Impl::headForward()
+void Trainer::Impl::headForward()
 {
     const Tensor& x = d.L > 0 ? layerOut[d.L - 1] : embedOut;
     finalNormForward(x);
@@ -334,59 +328,48 @@ void CpuTrainer::Impl::headForward()
         return; // the chunked loss makes the logits chunk by chunk
     makeHeadCopy();
     logits = makeTensor(alloc, row::kLogits, Category::Logits, prec.act, d.N * d.V);
-    F32View out(logits, F32View::Write), in(finalOut, F32View::Read), w(headWeight(), F32View::Read);
-    cpu::matmulForward(out.data(), in.data(), w.data(), static_cast<const float*>(nullptr), d.N, d.C, d.V);
+    ops.matmulForward(logits, finalOut, headWeight(), At{}, d.N, d.C, d.V);
     if (prec.weightCopies)
         headCopy.buffer.release();
 }
 
-void CpuTrainer::Impl::finalNormForward(const Tensor& x)
+void Trainer::Impl::finalNormForward(const Tensor& x)
 {
     // RMSNorm keeps rstd per token; LayerNorm mean and rstd (fp32).
     finalRstd = makeTensor(alloc, row::kFinalNorm, Category::Activations, DType::F32, gpt2 ? 2 * d.N : d.N);
     finalOut = makeTensor(alloc, row::kFinalNorm, Category::Activations, prec.act, d.N * d.C);
-    F32View out(finalOut, F32View::Write), in(x, F32View::Read), w(globals[FinalNorm].value, F32View::Read);
-    if (gpt2) {
-        F32View b(globals[FinalNormB].value, F32View::Read);
-        cpu::layernormForward(out.data(), finalRstd.f32(), finalRstd.f32() + d.N, in.data(), w.data(), b.data(), d.N,
-                              d.C, kLayerNormEps);
-    } else {
-        cpu::rmsnormForward(out.data(), finalRstd.f32(), in.data(), w.data(), d.N, d.C, kNormEps);
-    }
+    if (gpt2)
+        ops.layernormForward(finalOut, finalRstd, x, globals[FinalNorm].value, globals[FinalNormB].value, d.N, d.C,
+                             kLayerNormEps);
+    else
+        ops.rmsnormForward(finalOut, finalRstd, x, globals[FinalNorm].value, d.N, d.C, kNormEps);
 }
 
-void CpuTrainer::Impl::finalNormBackward(const Tensor& x, const Tensor& gradIn)
+void Trainer::Impl::finalNormBackward(const Tensor& x, const Tensor& gradIn)
 {
-    F32View dx(residualGrad, F32View::ReadWrite), dy(gradIn, F32View::Read), in(x, F32View::Read),
-        w(globals[FinalNorm].value, F32View::Read), dw(globals[FinalNorm].grad, F32View::ReadWrite);
-    if (gpt2) {
-        F32View db(globals[FinalNormB].grad, F32View::ReadWrite);
-        cpu::layernormBackward(dx.data(), dw.data(), db.data(), dy.data(), in.data(), w.data(), finalRstd.f32(),
-                               finalRstd.f32() + d.N, d.N, d.C);
-    } else {
-        cpu::rmsnormBackward(dx.data(), dw.data(), dy.data(), in.data(), w.data(), finalRstd.f32(), d.N, d.C);
-    }
+    if (gpt2)
+        ops.layernormBackward(residualGrad, globals[FinalNorm].grad, globals[FinalNormB].grad, gradIn, x,
+                              globals[FinalNorm].value, finalRstd, d.N, d.C);
+    else
+        ops.rmsnormBackward(residualGrad, globals[FinalNorm].grad, gradIn, x, globals[FinalNorm].value, finalRstd, d.N,
+                            d.C);
 }
 
-double CpuTrainer::Impl::lossForward()
+double Trainer::Impl::lossForward()
 {
     lossLse = makeTensor(alloc, row::kLossLse, Category::Logits, DType::F32, d.N);
-    F32View in(logits, F32View::Read);
-    return cpu::crossEntropyForward(lossLse.f32(), in.data(), targets.i32(), d.N, d.V);
+    return ops.crossEntropyForward(lossLse, logits, targets, d.N, d.V);
 }
 
-void CpuTrainer::Impl::lossBackward(double dloss)
+void Trainer::Impl::lossBackward(double dloss)
 {
     logitsGrad = makeTensor(alloc, row::kLogitsGrad, Category::Logits, prec.act, d.N * d.V);
-    {
-        F32View out(logitsGrad, F32View::ReadWrite), in(logits, F32View::Read);
-        cpu::crossEntropyBackward(out.data(), in.data(), lossLse.f32(), targets.i32(), d.N, d.V, dloss);
-    }
+    ops.crossEntropyBackward(logitsGrad, logits, lossLse, targets, d.N, d.V, dloss);
     logits.release();
     lossLse.release();
 }
 
-void CpuTrainer::Impl::headBackward()
+void Trainer::Impl::headBackward()
 {
     if (chunked()) {
         // The lm_head's backward ran chunk by chunk in the loss backward.
@@ -402,12 +385,7 @@ void CpuTrainer::Impl::headBackward()
     makeHeadCopy();
     residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
     Tensor gradIn = makeTensor(alloc, row::kHeadGradIn, Category::Temporaries, prec.act, d.N * d.C);
-    {
-        F32View dx(gradIn, F32View::ReadWrite), dy(logitsGrad, F32View::Read), x(finalOut, F32View::Read),
-            w(headWeight(), F32View::Read), dw(headGrad(), F32View::ReadWrite);
-        cpu::matmulBackward(dx.data(), dw.data(), static_cast<float*>(nullptr), dy.data(), x.data(), w.data(), d.N,
-                            d.C, d.V);
-    }
+    ops.matmulBackward(gradIn, headGrad(), At{}, logitsGrad, finalOut, headWeight(), d.N, d.C, d.V);
     finalNormBackward(d.L > 0 ? layerOut[d.L - 1] : embedOut, gradIn);
     gradIn.release();
     logitsGrad.release();
@@ -417,20 +395,16 @@ void CpuTrainer::Impl::headBackward()
         headCopy.release();
 }
 
-void CpuTrainer::Impl::embedBackward()
+void Trainer::Impl::embedBackward()
 {
-    {
-        F32View dw(globals[Embed].grad, F32View::ReadWrite), dy(residualGrad, F32View::Read),
-            dwpe(globals[Wpe].grad, F32View::ReadWrite);
-        cpu::embeddingBackward(dw.data(), dwpe.data(), dy.data(), tokens.i32(), d.B, d.T, d.C, d.V);
-    }
+    ops.embeddingBackward(globals[Embed].grad, globals[Wpe].grad, residualGrad, tokens, d.B, d.T, d.C, d.V);
     residualGrad.release();
     embedOut.release();
     tokens.release();
     targets.release();
 }
 
-void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro, bool last, double dloss,
+void Trainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro, bool last, double dloss,
                                      const EventCallback& cb, bool forwardOnly)
 {
     begin(Phase::Load, -1, cb, micro);
@@ -509,19 +483,20 @@ void CpuTrainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t mi
     begin(Phase::OptimizerStep, -1, cb, micro);
     if (options.captureGradients && !lomo()) {
         captured.clear();
-        forEachTrainable([&](Param& p, std::size_t l, const char*, const char*) {
-            std::vector<float> g(p.numel());
-            for (std::size_t i = 0; i < g.size(); ++i)
-                g[i] = loadElement(p.grad, i);
-            captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name, std::move(g));
-        });
+        forEachTrainable([&](Param& p, std::size_t l, const char*, const char*) { capture(p, l); });
     }
     if (!lomo())
         optimizerStep();
     end();
 }
 
-void CpuTrainer::Impl::releaseMicroBatch()
+void Trainer::Impl::capture(Param& p, std::size_t l)
+{
+    captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name,
+                          ops.download(p.grad));
+}
+
+void Trainer::Impl::releaseMicroBatch()
 {
     // After a forward-only pass: everything of the micro-batch goes in one event.
     alloc.beginEvent(event(Phase::LossBwd));
@@ -540,31 +515,31 @@ void CpuTrainer::Impl::releaseMicroBatch()
     alloc.endEvent();
 }
 
-CpuTrainer::CpuTrainer(const Scenario& scenario, TrackingAllocator& allocator, const TrainerOptions& options)
+Trainer::Trainer(const Scenario& scenario, TrackingAllocator& allocator, Ops& ops, const TrainerOptions& options)
 {
-    if (auto why = cpuUnsupported(scenario); !why.empty())
-        throw std::invalid_argument("not supported by the cpu backend yet: " + why);
-    m_impl = std::make_unique<Impl>(scenario, allocator, options);
+    if (auto why = programUnsupported(scenario); !why.empty())
+        throw std::invalid_argument("not supported by the " + ops.name() + " backend yet: " + why);
+    m_impl = std::make_unique<Impl>(scenario, allocator, ops, options);
     allocator.beginEvent(m_impl->event(Phase::Load));
     m_impl->allocateModel();
     allocator.endEvent();
 }
 
-CpuTrainer::~CpuTrainer() = default;
+Trainer::~Trainer() = default;
 
-std::size_t CpuTrainer::tokensPerStep() const
+std::size_t Trainer::tokensPerStep() const
 {
     return m_impl->accum * m_impl->d.B * (m_impl->d.T + 1);
 }
 
-StepResult CpuTrainer::step(const std::vector<std::int32_t>& tokens, const EventCallback& onEvent)
+StepResult Trainer::step(const std::vector<std::int32_t>& tokens, const EventCallback& onEvent)
 {
     Impl& m = *m_impl;
     if (tokens.size() < tokensPerStep())
         throw std::invalid_argument("training step: not enough tokens");
     StepResult result;
     m.captured.clear();
-    result.lossScale = m.scaler ? m.scaler->scale() : 1.0f;
+    result.lossScale = m.prec.lossScaling ? m.ops.lossScale() : 1.0f;
     const std::size_t perMicro = m.d.B * (m.d.T + 1);
     double lossSum = 0;
     for (std::uint64_t micro = 0; micro < m.accum; ++micro) {
@@ -579,7 +554,7 @@ StepResult CpuTrainer::step(const std::vector<std::int32_t>& tokens, const Event
     return result;
 }
 
-double CpuTrainer::loss(const std::vector<std::int32_t>& tokens)
+double Trainer::loss(const std::vector<std::int32_t>& tokens)
 {
     if (tokens.size() < m_impl->d.B * (m_impl->d.T + 1))
         throw std::invalid_argument("loss: not enough tokens");
@@ -587,7 +562,7 @@ double CpuTrainer::loss(const std::vector<std::int32_t>& tokens)
     return m_impl->lossValue;
 }
 
-std::vector<ParameterRef> CpuTrainer::parameters()
+std::vector<ParameterRef> Trainer::parameters()
 {
     // Every stored (not quantized) parameter, trainable or not.
     std::vector<ParameterRef> refs;
@@ -607,9 +582,11 @@ std::vector<ParameterRef> CpuTrainer::parameters()
     return refs;
 }
 
-const std::vector<std::pair<std::string, std::vector<float>>>& CpuTrainer::capturedGradients() const
+const std::vector<std::pair<std::string, std::vector<float>>>& Trainer::capturedGradients() const
 {
     return m_impl->captured;
 }
+
+Ops& Trainer::ops() { return m_impl->ops; }
 
 } // namespace headroom::rt

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One GPT-2 block, forward and backward, on tracked buffers (modeling_gpt2.py
+// GPT2Block: x2 = x + c_proj(attn(c_attn(ln_1(x)))); out = x2 +
+// mlp.c_proj(gelu(mlp.c_fc(ln_2(x2))))). q, k and v are row blocks of the fused
+// c_attn weight (out = 3 x hidden, row-major), so three matmuls over
+// contiguous sub-blocks write them to separate buffers without a fused copy.
+#include "runtime/step/trainerimpl.h"
+
+namespace headroom::rt {
+
+namespace {
+
+constexpr double kLayerNormEps = 1e-5; // GPT2Config.layer_norm_epsilon
+
+// transformers ACT2FN: "gelu_new" and "gelu_pytorch_tanh" are the tanh
+// approximation, "gelu" the exact erf form.
+bool tanhGelu(const std::string& act) { return act != "gelu"; }
+
+} // namespace
+
+void Trainer::Impl::gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c)
+{
+    auto& P = layers[l];
+    const cpu::AttentionShape shape{d.B, d.T, d.NH, d.NKV, d.HD};
+    const double scale = cpu::defaultAttentionScale(d.HD);
+    const bool tanh = tanhGelu(scenario.model.hiddenAct);
+    ops.layernormForward(s.h1, s.rstd1, x, P[Norm1].value, P[Norm1B].value, d.N, d.C, kLayerNormEps);
+    // q, k, v: rows [0, QD), [QD, QD + KD), [QD + KD, QD + 2 KD) of c_attn and its bias.
+    std::size_t row0 = 0;
+    for (auto [dst, width] : {std::pair{&s.q, d.QD}, std::pair{&s.k, d.KD}, std::pair{&s.v, d.KD}}) {
+        ops.matmulForward(*dst, s.h1, At(weight(l, Wq, c), row0 * d.C), At(P[Bq].value, row0), d.N, d.C, width);
+        row0 += width;
+    }
+    if (eager)
+        ops.attentionForward(s.attn, s.probs, s.q, s.k, s.v, shape, scale);
+    else
+        ops.flashAttentionForward(s.attn, s.lse, s.q, s.k, s.v, shape, scale);
+    ops.matmulForward(s.x2, s.attn, weight(l, Wo, c), P[Bo].value, d.N, d.QD, d.C);
+    ops.addInPlace(s.x2, x, d.N * d.C);
+    ops.layernormForward(s.h2, s.rstd2, s.x2, P[Norm2].value, P[Norm2B].value, d.N, d.C, kLayerNormEps);
+    ops.matmulForward(s.up, s.h2, weight(l, Wu, c), P[Bu].value, d.N, d.C, d.I);
+    ops.geluForward(s.act, s.up, d.N * d.I, tanh);
+    if (out) {
+        ops.matmulForward(*out, s.act, weight(l, Wd, c), P[Bd].value, d.N, d.I, d.C);
+        ops.addInPlace(*out, s.x2, d.N * d.C);
+    }
+}
+
+void Trainer::Impl::gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c)
+{
+    auto& P = layers[l];
+    const bool tanh = tanhGelu(scenario.model.hiddenAct);
+    auto temp = [&](std::size_t n) { return makeTensor(alloc, row::kLayerBwd, Category::Temporaries, prec.act, n); };
+    Tensor dAct = temp(d.N * d.I), dFc = temp(d.N * d.I), dH2 = temp(d.N * d.C), dAttn = temp(d.N * d.QD),
+           dQ = temp(d.N * d.QD), dK = temp(d.N * d.KD), dV = temp(d.N * d.KD), dH1 = temp(d.N * d.C);
+    ops.matmulBackward(dAct, P[Wd].grad, P[Bd].grad, residualGrad, s.act, weight(l, Wd, c), d.N, d.I, d.C);
+    ops.geluBackward(dFc, dAct, s.up, d.N * d.I, tanh);
+    ops.matmulBackward(dH2, P[Wu].grad, P[Bu].grad, dFc, s.h2, weight(l, Wu, c), d.N, d.C, d.I);
+    ops.layernormBackward(residualGrad, P[Norm2].grad, P[Norm2B].grad, dH2, s.x2, P[Norm2].value, s.rstd2, d.N, d.C);
+    ops.matmulBackward(dAttn, P[Wo].grad, P[Bo].grad, residualGrad, s.attn, weight(l, Wo, c), d.N, d.QD, d.C);
+    attentionBackward(dQ, dK, dV, dAttn, s);
+    std::size_t row0 = 0;
+    for (auto [src, width] : {std::pair{&dQ, d.QD}, std::pair{&dK, d.KD}, std::pair{&dV, d.KD}}) {
+        const At dw = P[Wq].grad.empty() ? At{} : At(P[Wq].grad, row0 * d.C);
+        const At db = P[Bq].grad.empty() ? At{} : At(P[Bq].grad, row0);
+        ops.matmulBackward(dH1, dw, db, *src, s.h1, At(weight(l, Wq, c), row0 * d.C), d.N, d.C, width);
+        row0 += width;
+    }
+    ops.layernormBackward(residualGrad, P[Norm1].grad, P[Norm1B].grad, dH1, x, P[Norm1].value, s.rstd1, d.N, d.C);
+}
+
+} // namespace headroom::rt
