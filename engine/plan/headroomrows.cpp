@@ -87,7 +87,7 @@ struct Bytesizes {
 
 Bytesizes bytesizes(Precision p, bool peft)
 {
-    // runtime/cpu/trainer.cpp precisionPlan: mixed modes keep fp32 master
+    // runtime/step/trainer.cpp precisionPlan: mixed modes keep fp32 master
     // weights, gradients and state with 16-bit activations and 16-bit weight
     // copies for the matmuls; pure bf16 stores everything in bf16.
     Bytesizes b;
@@ -107,7 +107,7 @@ Bytesizes bytesizes(Precision p, bool peft)
     return b;
 }
 
-// NF4 storage of one weight (runtime/cpu/lorastep.cpp quantizeWeight): two
+// NF4 storage of one weight (runtime/step/lorastep.cpp quantizeWeight): two
 // 4-bit codes per byte and an fp32 absmax per block of 64; with double
 // quantization an 8-bit absmax per block, an fp32 scale per 256 blocks and
 // the fp32 offset (QLoRA §3).
@@ -119,7 +119,7 @@ Bytes nf4Bytes(WeightQuant q, Bytes n)
     return ceilDiv(n, 2) + blocks + ceilDiv(blocks, 256) * 4 + 4;
 }
 
-// Optimizer state of one tensor (runtime/cpu/optimizerstep.cpp).
+// Optimizer state of one tensor (runtime/step/optimizerstep.cpp).
 Bytes stateBytes(Optimizer o, const ParamTensor& t, Bytes stateSize)
 {
     const Bytes n = t.elements();
