@@ -33,6 +33,13 @@ Examples:
   python3 tools/reference/torch_peaks.py --preset standard --compare \\
       --headroom-cli build-gpu/app/headroom-cli --out docs/validation/torch-peaks.json
   python3 tools/reference/torch_peaks.py --preset speed     # Llama ~1B bf16 seq 2048 step time
+  python3 tools/reference/torch_peaks.py --preset speed --headroom-run \
+      --headroom-cli build-gpu/app/headroom-cli  # the same steps on Headroom's CUDA engine, side by side
+
+With --headroom-run, each scenario also runs as `headroom-cli validate
+--backend cuda --json` right after the PyTorch child, on the same device, and
+the two step times are printed side by side with their ratio (PyTorch eager /
+Headroom: above 1 means Headroom's step is faster).
 """
 
 import argparse
@@ -281,6 +288,26 @@ def run_child(s, steps, timeout):
     return json.loads(lines[-1])
 
 
+def headroom_run(cli, s, gpu, steps, timeout):
+    """The scenario on Headroom's own CUDA step (headroom-cli validate)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(headroom_scenario(s, gpu or "h100-sxm-80gb"), f)
+        path = f.name
+    try:
+        r = subprocess.run([cli, "validate", "--backend", "cuda", "--json", "--steps", str(steps), "--scenario", path],
+                           capture_output=True, text=True, check=False, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": f"timed out after {timeout} s"}
+    finally:
+        os.unlink(path)
+    if r.returncode != 0:
+        return {"error": r.stderr.strip() or f"exit {r.returncode}"}
+    try:
+        return json.loads(r.stdout)
+    except json.JSONDecodeError as e:
+        return {"error": f"unreadable validate output: {e}"}
+
+
 def relative_error(planned, measured):
     if not planned or not measured:
         return None
@@ -297,6 +324,8 @@ def main():
     ap.add_argument("--out", help="write the results as JSON here")
     ap.add_argument("--compare", action="store_true", help="also run `headroom-cli plan` and print the errors")
     ap.add_argument("--headroom-cli", default="headroom-cli", help="path of headroom-cli for --compare")
+    ap.add_argument("--headroom-run", action="store_true",
+                    help="also run each scenario on Headroom's CUDA step (headroom-cli validate) and compare step times")
     ap.add_argument("--gpu", help="catalog GPU id for --compare (default: from the device name)")
     ap.add_argument("--list", action="store_true", help="list the preset's scenarios and exit")
     ap.add_argument("--run-one", help=argparse.SUPPRESS)
@@ -349,6 +378,19 @@ def main():
                     entry["relative_errors"] = errors
                     print("  planned vs measured: " + ", ".join(
                         f"{k} {v:+.1%}" if v is not None else f"{k} -" for k, v in errors.items()))
+        if args.headroom_run:
+            ours = headroom_run(args.headroom_cli, s, gpu, args.steps, args.timeout)
+            entry["headroom"] = ours
+            if "error" in ours:
+                print(f"  headroom: {ours['error']}")
+            else:
+                our_step = ours.get("step_seconds")
+                ratio = step / our_step if step and our_step else None
+                entry["speed_ratio_torch_over_headroom"] = ratio
+                print(f"  headroom: status {ours.get('status')}, step {our_step:.3f} s" if our_step else
+                      f"  headroom: status {ours.get('status')}: {ours.get('message', '')}")
+                if ratio:
+                    print(f"  step time PyTorch eager / Headroom: {ratio:.2f}")
         report["scenarios"].append(entry)
     if args.out:
         with open(args.out, "w") as f:
