@@ -55,6 +55,17 @@ Status dispatch(DType dtype, F&& f)
     return invalid("unknown dtype");
 }
 
+// Two storage types: the activations' and the weights' (mixed precision
+// keeps norm weights, biases and embedding tables as fp32 master weights
+// under 16-bit activations).
+template <typename F>
+Status dispatch2(DType dtype, DType weightType, F&& f)
+{
+    return dispatch(dtype, [&](auto tag) -> Status {
+        return dispatch(weightType, [&](auto wtag) -> Status { return f(tag, wtag); });
+    });
+}
+
 template <typename T> constexpr cudaDataType_t cudaTypeOf();
 template <> constexpr cudaDataType_t cudaTypeOf<float>() { return CUDA_R_32F; }
 template <> constexpr cudaDataType_t cudaTypeOf<__nv_bfloat16>() { return CUDA_R_16BF; }

@@ -9,8 +9,8 @@ namespace {
 using detail::load;
 using detail::store;
 
-template <typename T>
-__global__ void embeddingForwardKernel(T* out, const std::int32_t* tokens, const T* wte, const T* wpe, std::size_t T_,
+template <typename T, typename W>
+__global__ void embeddingForwardKernel(T* out, const std::int32_t* tokens, const W* wte, const W* wpe, std::size_t T_,
                                        std::size_t C, std::size_t V, std::size_t n, int* badToken)
 {
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
@@ -48,20 +48,28 @@ __global__ void embeddingBackwardKernel(float* dwte, float* dwpe, const T* dout,
 
 } // namespace
 
-Status embeddingForward(Context& context, DType dtype, void* out, const std::int32_t* tokens, const void* wte,
-                        const void* wpe, std::size_t B, std::size_t T, std::size_t C, std::size_t V, int* badToken)
+Status embeddingForward(Context& context, DType dtype, DType tableType, void* out, const std::int32_t* tokens,
+                        const void* wte, const void* wpe, std::size_t B, std::size_t T, std::size_t C, std::size_t V,
+                        int* badToken)
 {
     const std::size_t n = B * T * C;
     if (n == 0 || V == 0)
         return detail::invalid("embedding: sizes must be positive");
-    return detail::dispatch(dtype, [&](auto tag) -> Status {
+    return detail::dispatch2(dtype, tableType, [&](auto tag, auto wtag) -> Status {
         using E = decltype(tag);
-        embeddingForwardKernel<E><<<detail::gridFor(n), 256, 0, streamOf(context)>>>(
-            static_cast<E*>(out), tokens, static_cast<const E*>(wte), static_cast<const E*>(wpe), T, C, V, n,
+        using W = decltype(wtag);
+        embeddingForwardKernel<E, W><<<detail::gridFor(n), 256, 0, streamOf(context)>>>(
+            static_cast<E*>(out), tokens, static_cast<const W*>(wte), static_cast<const W*>(wpe), T, C, V, n,
             badToken);
         HR_LAUNCHED();
         return {};
     });
+}
+
+Status embeddingForward(Context& context, DType dtype, void* out, const std::int32_t* tokens, const void* wte,
+                        const void* wpe, std::size_t B, std::size_t T, std::size_t C, std::size_t V, int* badToken)
+{
+    return embeddingForward(context, dtype, dtype, out, tokens, wte, wpe, B, T, C, V, badToken);
 }
 
 Status embeddingBackward(Context& context, DType dtype, float* dwte, float* dwpe, const void* dout,

@@ -24,4 +24,10 @@ Status embeddingForward(Context& context, DType dtype, void* out, const std::int
 Status embeddingBackward(Context& context, DType dtype, float* dwte, float* dwpe, const void* dout,
                          const std::int32_t* tokens, std::size_t B, std::size_t T, std::size_t C, std::size_t V);
 
+// The same with the tables (wte, wpe) in `tableType`: fp32 master tables
+// under 16-bit activations in mixed precision.
+Status embeddingForward(Context& context, DType dtype, DType tableType, void* out, const std::int32_t* tokens,
+                        const void* wte, const void* wpe, std::size_t B, std::size_t T, std::size_t C, std::size_t V,
+                        int* badToken = nullptr);
+
 } // namespace headroom::cuda

@@ -57,8 +57,8 @@ Status makeLayout(Layout& out, cudaDataType_t type, std::int64_t rows, std::int6
     return {};
 }
 
-template <typename T>
-__global__ void addBiasKernel(T* out, const T* bias, std::size_t rows, std::size_t OC)
+template <typename T, typename W>
+__global__ void addBiasKernel(T* out, const W* bias, std::size_t rows, std::size_t OC)
 {
     const std::size_t n = rows * OC;
     for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
@@ -133,8 +133,8 @@ Status gemm(Context& context, DType abType, DType cType, const GemmArgs& a)
     return {};
 }
 
-Status linearForward(Context& context, DType dtype, void* out, const void* inp, const void* weight, const void* bias,
-                     std::size_t rows, std::size_t C, std::size_t OC)
+Status linearForward(Context& context, DType dtype, DType biasType, void* out, const void* inp, const void* weight,
+                     const void* bias, std::size_t rows, std::size_t C, std::size_t OC)
 {
     GemmArgs g;
     g.M = static_cast<std::int64_t>(rows);
@@ -150,13 +150,20 @@ Status linearForward(Context& context, DType dtype, void* out, const void* inp, 
     HR_TRY(gemm(context, dtype, dtype, g));
     if (!bias)
         return {};
-    return detail::dispatch(dtype, [&](auto tag) -> Status {
+    return detail::dispatch2(dtype, biasType, [&](auto tag, auto wtag) -> Status {
         using T = decltype(tag);
-        addBiasKernel<T><<<detail::gridFor(rows * OC), 256, 0, streamOf(context)>>>(
-            static_cast<T*>(out), static_cast<const T*>(bias), rows, OC);
+        using W = decltype(wtag);
+        addBiasKernel<T, W><<<detail::gridFor(rows * OC), 256, 0, streamOf(context)>>>(
+            static_cast<T*>(out), static_cast<const W*>(bias), rows, OC);
         HR_LAUNCHED();
         return {};
     });
+}
+
+Status linearForward(Context& context, DType dtype, void* out, const void* inp, const void* weight, const void* bias,
+                     std::size_t rows, std::size_t C, std::size_t OC)
+{
+    return linearForward(context, dtype, dtype, out, inp, weight, bias, rows, C, OC);
 }
 
 Status linearBackward(Context& context, DType dtype, void* dinp, float* dweight, float* dbias, const void* dout,

@@ -42,4 +42,9 @@ Status linearForward(Context& context, DType dtype, void* out, const void* inp, 
 Status linearBackward(Context& context, DType dtype, void* dinp, float* dweight, float* dbias, const void* dout,
                       const void* inp, const void* weight, std::size_t rows, std::size_t C, std::size_t OC);
 
+// The same with the bias in `biasType` (an fp32 master bias under 16-bit
+// activations in mixed precision).
+Status linearForward(Context& context, DType dtype, DType biasType, void* out, const void* inp, const void* weight,
+                     const void* bias, std::size_t rows, std::size_t C, std::size_t OC);
+
 } // namespace headroom::cuda

@@ -16,8 +16,8 @@ using detail::store;
 
 constexpr unsigned kRowBlock = 256;
 
-template <typename T>
-__global__ void rmsnormForwardKernel(T* out, float* rstd, const T* inp, const T* weight, std::size_t C, float eps)
+template <typename T, typename W>
+__global__ void rmsnormForwardKernel(T* out, float* rstd, const T* inp, const W* weight, std::size_t C, float eps)
 {
     __shared__ float scratch[32];
     const std::size_t row = blockIdx.x;
@@ -34,8 +34,8 @@ __global__ void rmsnormForwardKernel(T* out, float* rstd, const T* inp, const T*
         rstd[row] = r;
 }
 
-template <typename T>
-__global__ void rmsnormBackwardKernel(T* dinp, const T* dout, const T* inp, const T* weight, const float* rstd,
+template <typename T, typename W>
+__global__ void rmsnormBackwardKernel(T* dinp, const T* dout, const T* inp, const W* weight, const float* rstd,
                                       std::size_t C)
 {
     __shared__ float scratch[32];
@@ -52,8 +52,8 @@ __global__ void rmsnormBackwardKernel(T* dinp, const T* dout, const T* inp, cons
     }
 }
 
-template <typename T>
-__global__ void layernormForwardKernel(T* out, float* mean, float* rstd, const T* inp, const T* weight, const T* bias,
+template <typename T, typename W>
+__global__ void layernormForwardKernel(T* out, float* mean, float* rstd, const T* inp, const W* weight, const W* bias,
                                        std::size_t C, float eps)
 {
     __shared__ float scratch[32];
@@ -79,8 +79,8 @@ __global__ void layernormForwardKernel(T* out, float* mean, float* rstd, const T
     }
 }
 
-template <typename T>
-__global__ void layernormBackwardKernel(T* dinp, const T* dout, const T* inp, const T* weight, const float* mean,
+template <typename T, typename W>
+__global__ void layernormBackwardKernel(T* dinp, const T* dout, const T* inp, const W* weight, const float* mean,
                                         const float* rstd, std::size_t C)
 {
     __shared__ float scratch[32];
@@ -145,29 +145,37 @@ Status checkSizes(std::size_t N, std::size_t C)
 
 } // namespace
 
-Status rmsnormForward(Context& context, DType dtype, void* out, float* rstd, const void* inp, const void* weight,
-                      std::size_t N, std::size_t C, float eps)
+Status rmsnormForward(Context& context, DType dtype, DType weightType, void* out, float* rstd, const void* inp,
+                      const void* weight, std::size_t N, std::size_t C, float eps)
 {
     HR_TRY(checkSizes(N, C));
-    return detail::dispatch(dtype, [&](auto tag) -> Status {
+    return detail::dispatch2(dtype, weightType, [&](auto tag, auto wtag) -> Status {
         using T = decltype(tag);
-        rmsnormForwardKernel<T><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
-            static_cast<T*>(out), rstd, static_cast<const T*>(inp), static_cast<const T*>(weight), C, eps);
+        using W = decltype(wtag);
+        rmsnormForwardKernel<T, W><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
+            static_cast<T*>(out), rstd, static_cast<const T*>(inp), static_cast<const W*>(weight), C, eps);
         HR_LAUNCHED();
         return {};
     });
 }
 
-Status rmsnormBackward(Context& context, DType dtype, void* dinp, float* dweight, const void* dout, const void* inp,
-                       const void* weight, const float* rstd, std::size_t N, std::size_t C)
+Status rmsnormForward(Context& context, DType dtype, void* out, float* rstd, const void* inp, const void* weight,
+                      std::size_t N, std::size_t C, float eps)
+{
+    return rmsnormForward(context, dtype, dtype, out, rstd, inp, weight, N, C, eps);
+}
+
+Status rmsnormBackward(Context& context, DType dtype, DType weightType, void* dinp, float* dweight, const void* dout,
+                       const void* inp, const void* weight, const float* rstd, std::size_t N, std::size_t C)
 {
     HR_TRY(checkSizes(N, C));
-    return detail::dispatch(dtype, [&](auto tag) -> Status {
+    return detail::dispatch2(dtype, weightType, [&](auto tag, auto wtag) -> Status {
         using T = decltype(tag);
+        using W = decltype(wtag);
         if (dinp) {
-            rmsnormBackwardKernel<T><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
+            rmsnormBackwardKernel<T, W><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
                 static_cast<T*>(dinp), static_cast<const T*>(dout), static_cast<const T*>(inp),
-                static_cast<const T*>(weight), rstd, C);
+                static_cast<const W*>(weight), rstd, C);
             HR_LAUNCHED();
         }
         return launchParamGrads<T>(context, dweight, nullptr, static_cast<const T*>(dout),
@@ -175,17 +183,49 @@ Status rmsnormBackward(Context& context, DType dtype, void* dinp, float* dweight
     });
 }
 
+Status rmsnormBackward(Context& context, DType dtype, void* dinp, float* dweight, const void* dout, const void* inp,
+                       const void* weight, const float* rstd, std::size_t N, std::size_t C)
+{
+    return rmsnormBackward(context, dtype, dtype, dinp, dweight, dout, inp, weight, rstd, N, C);
+}
+
+Status layernormForward(Context& context, DType dtype, DType weightType, void* out, float* mean, float* rstd,
+                        const void* inp, const void* weight, const void* bias, std::size_t N, std::size_t C, float eps)
+{
+    HR_TRY(checkSizes(N, C));
+    return detail::dispatch2(dtype, weightType, [&](auto tag, auto wtag) -> Status {
+        using T = decltype(tag);
+        using W = decltype(wtag);
+        layernormForwardKernel<T, W><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
+            static_cast<T*>(out), mean, rstd, static_cast<const T*>(inp), static_cast<const W*>(weight),
+            static_cast<const W*>(bias), C, eps);
+        HR_LAUNCHED();
+        return {};
+    });
+}
+
 Status layernormForward(Context& context, DType dtype, void* out, float* mean, float* rstd, const void* inp,
                         const void* weight, const void* bias, std::size_t N, std::size_t C, float eps)
 {
+    return layernormForward(context, dtype, dtype, out, mean, rstd, inp, weight, bias, N, C, eps);
+}
+
+Status layernormBackward(Context& context, DType dtype, DType weightType, void* dinp, float* dweight, float* dbias,
+                         const void* dout, const void* inp, const void* weight, const float* mean, const float* rstd,
+                         std::size_t N, std::size_t C)
+{
     HR_TRY(checkSizes(N, C));
-    return detail::dispatch(dtype, [&](auto tag) -> Status {
+    return detail::dispatch2(dtype, weightType, [&](auto tag, auto wtag) -> Status {
         using T = decltype(tag);
-        layernormForwardKernel<T><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
-            static_cast<T*>(out), mean, rstd, static_cast<const T*>(inp), static_cast<const T*>(weight),
-            static_cast<const T*>(bias), C, eps);
-        HR_LAUNCHED();
-        return {};
+        using W = decltype(wtag);
+        if (dinp) {
+            layernormBackwardKernel<T, W><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
+                static_cast<T*>(dinp), static_cast<const T*>(dout), static_cast<const T*>(inp),
+                static_cast<const W*>(weight), mean, rstd, C);
+            HR_LAUNCHED();
+        }
+        return launchParamGrads<T>(context, dweight, dbias, static_cast<const T*>(dout), static_cast<const T*>(inp),
+                                   mean, rstd, N, C);
     });
 }
 
@@ -193,18 +233,7 @@ Status layernormBackward(Context& context, DType dtype, void* dinp, float* dweig
                          const void* inp, const void* weight, const float* mean, const float* rstd, std::size_t N,
                          std::size_t C)
 {
-    HR_TRY(checkSizes(N, C));
-    return detail::dispatch(dtype, [&](auto tag) -> Status {
-        using T = decltype(tag);
-        if (dinp) {
-            layernormBackwardKernel<T><<<static_cast<unsigned>(N), kRowBlock, 0, streamOf(context)>>>(
-                static_cast<T*>(dinp), static_cast<const T*>(dout), static_cast<const T*>(inp),
-                static_cast<const T*>(weight), mean, rstd, C);
-            HR_LAUNCHED();
-        }
-        return launchParamGrads<T>(context, dweight, dbias, static_cast<const T*>(dout), static_cast<const T*>(inp),
-                                   mean, rstd, N, C);
-    });
+    return layernormBackward(context, dtype, dtype, dinp, dweight, dbias, dout, inp, weight, mean, rstd, N, C);
 }
 
 } // namespace headroom::cuda

@@ -24,4 +24,16 @@ Status layernormBackward(Context& context, DType dtype, void* dinp, float* dweig
                          const void* inp, const void* weight, const float* mean, const float* rstd, std::size_t N,
                          std::size_t C);
 
+// The same with the weight (and bias) in `weightType`, e.g. fp32 master
+// weights under bf16 activations (mixed precision).
+Status rmsnormForward(Context& context, DType dtype, DType weightType, void* out, float* rstd, const void* inp,
+                      const void* weight, std::size_t N, std::size_t C, float eps);
+Status rmsnormBackward(Context& context, DType dtype, DType weightType, void* dinp, float* dweight, const void* dout,
+                       const void* inp, const void* weight, const float* rstd, std::size_t N, std::size_t C);
+Status layernormForward(Context& context, DType dtype, DType weightType, void* out, float* mean, float* rstd,
+                        const void* inp, const void* weight, const void* bias, std::size_t N, std::size_t C, float eps);
+Status layernormBackward(Context& context, DType dtype, DType weightType, void* dinp, float* dweight, float* dbias,
+                         const void* dout, const void* inp, const void* weight, const float* mean, const float* rstd,
+                         std::size_t N, std::size_t C);
+
 } // namespace headroom::cuda
