@@ -159,8 +159,11 @@ private slots:
     void exitStatusesFollowTheProtocol()
     {
         Run r = runCli(validate({QStringLiteral("--backend"), QStringLiteral("cuda")}));
+        // Exit 3, one line: a build without the CUDA engine says so; one with it,
+        // on a machine without a device (CI, this test's machines), says that.
         QCOMPARE(r.exitCode, 3);
-        QVERIFY(r.err.contains("no CUDA engine in this build"));
+        QVERIFY2(r.err.contains("no CUDA engine in this build") || r.err.contains("no CUDA device found"),
+                 r.err.constData());
         QCOMPARE(r.err.count('\n'), 1);
         r = runCli(validate({QStringLiteral("--steps"), QStringLiteral("zero")}));
         QCOMPARE(r.exitCode, 2);

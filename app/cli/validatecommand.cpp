@@ -11,6 +11,10 @@
 #include "io/atomicfile.h"
 #include "runtime/validate.h"
 
+#ifdef HEADROOM_HAVE_CUDA_ENGINE
+#include "cuda/cudabackend.h"
+#endif
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -55,18 +59,27 @@ Result<std::uint64_t> wholeNumber(const std::string& option, const std::string& 
 
 int runValidate(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, with(scenarioValueOptions(), {"backend", "steps", "trace", "timeout-s", "inject-fault"}),
+    auto o = Options::parse(args, with(scenarioValueOptions(), {"backend", "device", "steps", "trace", "timeout-s", "inject-fault"}),
                             with(scenarioFlagOptions(), {"json", "progress"}));
     if (!o)
         return fail(o.error());
     if (!o->positional().empty())
         return fail(makeError(ErrorCode::InvalidArgument, "unexpected argument '" + o->positional().front() + "'"));
-    // No CUDA engine exists in this build yet: the default backend is the CPU.
-    const std::string backendName = o->has("backend") ? o->value("backend") : "cpu";
+    // Default: CUDA when this build has the engine and a device answers, else the CPU.
+    const std::string backendName = o->has("backend") ? o->value("backend") : "auto";
+    if (backendName != "cpu" && backendName != "cuda" && backendName != "auto")
+        return fail(makeError(ErrorCode::InvalidArgument, "--backend: must be cpu or cuda, got '" + backendName + "'"));
+#ifndef HEADROOM_HAVE_CUDA_ENGINE
     if (backendName == "cuda")
         return unavailable("no CUDA engine in this build");
-    if (backendName != "cpu")
-        return fail(makeError(ErrorCode::InvalidArgument, "--backend: must be cpu or cuda, got '" + backendName + "'"));
+#endif
+    int device = 0;
+    if (o->has("device")) {
+        auto index = wholeNumber("device", o->value("device"), 0, 64);
+        if (!index)
+            return fail(index.error());
+        device = static_cast<int>(index.value());
+    }
     rt::RunOptions run;
     if (o->has("steps")) {
         auto steps = wholeNumber("steps", o->value("steps"), 1, 1000);
@@ -108,7 +121,22 @@ int runValidate(const std::vector<std::string>& args)
                     std::this_thread::sleep_for(std::chrono::hours(1));
         }
     };
-    auto backend = rt::makeCpuBackend();
+    std::unique_ptr<rt::Backend> backend;
+#ifdef HEADROOM_HAVE_CUDA_ENGINE
+    if (backendName != "cpu") {
+        auto cuda = cuda::makeCudaBackend(device);
+        if (cuda.ok())
+            backend = std::move(cuda.value());
+        else if (backendName == "cuda")
+            return unavailable(cuda.status().code() == cuda::StatusCode::noDevice
+                                   ? "no CUDA device found: " + cuda.status().message()
+                                   : cuda.status().message());
+    }
+#else
+    (void)device;
+#endif
+    if (!backend)
+        backend = rt::makeCpuBackend();
     auto result = rt::runValidation(scenario.value(), *backend, run);
     if (!result)
         return fail(result.error());

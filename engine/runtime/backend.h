@@ -32,6 +32,23 @@ struct RunOptions {
     std::function<void(const Progress&)> progress;
 };
 
+// What a device-level backend measured beside the tracking allocator: the
+// memory the device really used (cudaMemGetInfo's total - free), and the
+// overheads that are not tensors (docs/cuda.md, "Device-level measurement").
+struct DeviceMeasurement {
+    bool present = false;          // false for the CPU backend
+    Bytes totalBytes = 0;          // the device's memory
+    Bytes othersBytes = 0;         // used before this process made its context (other processes)
+    Bytes contextBytes = 0;        // the CUDA context (used after - before its creation)
+    Bytes workspaceBytes = 0;      // the cuBLAS/cuBLASLt workspace
+    Bytes handleBytes = 0;         // what the cuBLAS handles took when created
+    Bytes scratchBytes = 0;        // the backend's fixed kernel arena
+    Bytes usedPeakBytes = 0;       // the most total - free seen, sampled after every allocation
+    std::vector<Bytes> eventUsedBytes; // the same per event (0: not seen)
+    // Overheads together: what the device uses beyond the tensors.
+    Bytes overheadBytes() const { return contextBytes + workspaceBytes + handleBytes + scratchBytes; }
+};
+
 // What a run measured. Per event: the most bytes alive at that event over
 // every time it ran, by category and by tensor-table row.
 struct Measurement {
@@ -49,6 +66,7 @@ struct Measurement {
     double stepSeconds = 0;            // mean over the steps after the first (the first when only one)
     double tokensPerSecond = 0;
     std::vector<std::string> notes;
+    DeviceMeasurement deviceLevel;     // device-level numbers (CUDA backend)
 };
 
 class Backend {
@@ -62,6 +80,18 @@ public:
 };
 
 std::unique_ptr<Backend> makeCpuBackend();
+
+class Ops;
+// The step loop both backends share: builds the Trainer on `ops` with
+// `allocator` (already given its Storage), runs options.steps steps on the
+// bundled corpus (or synthetic tokens) with progress, timeout and step
+// timing, and fills the allocator's numbers into the measurement. An
+// OutOfMemory, a timeout or any other exception ends the run as a result
+// (status out_of_memory or error), never as a crash; `isOutOfMemory` says
+// which other exceptions are a device out of memory.
+Measurement runTrainingSteps(const Scenario& scenario, const RunOptions& options, Ops& ops,
+                             TrackingAllocator& allocator,
+                             const std::function<bool(const std::exception&)>& isOutOfMemory = {});
 
 // The bundled corpus (self-written English prose) as byte-level tokens.
 const std::string& bundledCorpus();

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -94,6 +95,20 @@ Result<ValidationResult> runValidation(const Scenario& scenario, Backend& backen
     return r;
 }
 
+DeviceUsedCheck deviceUsedCheck(const ValidationResult& r)
+{
+    DeviceUsedCheck c;
+    const DeviceMeasurement& d = r.measured.deviceLevel;
+    if (!d.present || d.usedPeakBytes == 0)
+        return c;
+    c.present = true;
+    c.planned = r.plan.peakBytes + d.overheadBytes();
+    c.measured = d.usedPeakBytes > d.othersBytes ? d.usedPeakBytes - d.othersBytes : 0;
+    // Issue 5's bound: 2 % of the planned bytes or 64 MiB, whichever is larger.
+    c.tolerance = std::max<Bytes>(c.planned / 50, 64 * MiB);
+    return c;
+}
+
 std::vector<std::string> planMeasurementDifferences(const Plan& plan, const Measurement& m)
 {
     std::vector<std::string> out;
@@ -179,6 +194,20 @@ nlohmann::json validationJson(const ValidationResult& r)
         }
         j["peak_tensors"] = tensors;
     }
+    if (m.deviceLevel.present) {
+        const DeviceMeasurement& d = m.deviceLevel;
+        const DeviceUsedCheck check = deviceUsedCheck(r);
+        nlohmann::json device = {{"total_bytes", d.totalBytes},         {"others_bytes", d.othersBytes},
+                                 {"context_bytes", d.contextBytes},     {"workspace_bytes", d.workspaceBytes},
+                                 {"handle_bytes", d.handleBytes},       {"scratch_bytes", d.scratchBytes},
+                                 {"overhead_bytes", d.overheadBytes()}, {"used_peak_bytes", d.usedPeakBytes},
+                                 {"event_used_bytes", d.eventUsedBytes}};
+        if (check.present)
+            device["check"] = {{"planned_bytes", check.planned},     {"measured_bytes", check.measured},
+                               {"difference", check.difference()},   {"tolerance_bytes", check.tolerance},
+                               {"within_tolerance", check.within()}};
+        j["device_level"] = device;
+    }
     j["step_seconds"] = m.stepSeconds;
     j["tokens_per_second"] = m.tokensPerSecond;
     j["losses"] = m.losses;
@@ -257,6 +286,19 @@ std::string validationTable(const ValidationResult& r)
     if (m.status == "ok")
         out << (differences.empty() ? "planned and measured agree to the byte at every event\n"
                                     : std::to_string(differences.size()) + " differences, first: " + differences.front() + "\n");
+    if (m.deviceLevel.present) {
+        const DeviceMeasurement& d = m.deviceLevel;
+        out << "device: context " << gib(d.contextBytes) << ", cuBLAS workspace " << gib(d.workspaceBytes)
+            << ", cuBLAS handles " << gib(d.handleBytes) << ", kernel arena " << gib(d.scratchBytes)
+            << ", other processes " << gib(d.othersBytes) << "\n";
+        if (const DeviceUsedCheck check = deviceUsedCheck(r); check.present) {
+            std::snprintf(line, sizeof line, "device used: planned %s (peak + overheads), measured %s, %+.3f MiB: %s\n",
+                          gib(check.planned).c_str(), gib(check.measured).c_str(),
+                          static_cast<double>(check.difference()) / static_cast<double>(MiB),
+                          check.within() ? "within 2 % / 64 MiB" : "OUTSIDE 2 % / 64 MiB");
+            out << line;
+        }
+    }
     return out.str();
 }
 

@@ -43,6 +43,22 @@ std::string chromeTrace(const ValidationResult& result);
 // Planned vs measured per category and per event, for a terminal.
 std::string validationTable(const ValidationResult& result);
 
+// The device-level check of a CUDA run: the memory the device used for the
+// run (its peak used memory less what other processes held before) against
+// the plan's peak plus the overheads measured on the device (context, cuBLAS
+// workspace and handles, the kernels' arena). Within max(2 %, 64 MiB)
+// passes: cudaMalloc rounds blocks up to its own page sizes, which no plan
+// of tensors sees.
+struct DeviceUsedCheck {
+    bool present = false;    // only for a backend that measured the device
+    Bytes planned = 0;       // plan peak + overheads
+    Bytes measured = 0;      // used peak - others
+    Bytes tolerance = 0;
+    std::int64_t difference() const { return static_cast<std::int64_t>(measured) - static_cast<std::int64_t>(planned); }
+    bool within() const { return (difference() < 0 ? -difference() : difference()) <= static_cast<std::int64_t>(tolerance); }
+};
+DeviceUsedCheck deviceUsedCheck(const ValidationResult& result);
+
 // The CPU backend's size limit: bigger scenarios are refused.
 inline constexpr Bytes kCpuBackendByteLimit = 4 * GiB;
 

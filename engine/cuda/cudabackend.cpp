@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "cuda/cudabackend.h"
+
+#include "cuda/context.h"
+#include "cuda/cudaops.h"
+#include "cuda/device.h"
+#include "cuda/memory.h"
+#include "plan/sweep.h"
+#include "runtime/ops.h"
+#include "runtime/step/trainer.h"
+
+#include <algorithm>
+
+namespace headroom::cuda {
+
+namespace {
+
+// Device memory for the tracking allocator: cudaMalloc, zero-filled on the
+// stream (kernels after it see zeros), cudaFree. No caching: the device then
+// uses what the tensors take, which is what the check compares. After every
+// allocation the device's used memory is sampled, since that is when it can
+// reach a new high.
+class DeviceStorage final : public rt::Storage {
+public:
+    DeviceStorage(Context& context, rt::DeviceMeasurement& measured) : m_context(context), m_measured(measured) {}
+    void watch(const rt::TrackingAllocator& allocator) { m_allocator = &allocator; }
+
+    std::byte* allocate(Bytes bytes) override
+    {
+        auto pointer = m_device.allocate(bytes);
+        if (!pointer.ok()) {
+            m_lastError = pointer.status().message();
+            return nullptr;
+        }
+        if (auto zeroed = fillZero(m_context, pointer.value(), bytes); !zeroed.ok()) {
+            (void)m_device.release(pointer.value());
+            m_lastError = zeroed.message();
+            return nullptr;
+        }
+        sample();
+        return static_cast<std::byte*>(pointer.value());
+    }
+    void free(std::byte* data, Bytes) override { (void)m_device.release(data); }
+    std::string lastError() const override { return "device out of memory (" + m_lastError + ")"; }
+
+    void sample()
+    {
+        auto info = memInfo();
+        if (!info.ok())
+            return;
+        const Bytes used = info.value().usedBytes();
+        m_measured.usedPeakBytes = std::max(m_measured.usedPeakBytes, used);
+        if (m_allocator && m_allocator->inEvent()) {
+            Bytes& at = m_measured.eventUsedBytes.at(m_allocator->currentEvent());
+            at = std::max(at, used);
+        }
+    }
+
+private:
+    Context& m_context;
+    rt::DeviceMeasurement& m_measured;
+    const rt::TrackingAllocator* m_allocator = nullptr;
+    DeviceAllocator m_device;
+    std::string m_lastError;
+};
+
+class CudaBackend final : public rt::Backend {
+public:
+    CudaBackend(int device, DeviceInfo info, ContextMeasurement context)
+        : m_device(device), m_info(std::move(info)), m_context(context)
+    {
+    }
+    std::string name() const override { return "cuda"; }
+    std::string device() const override { return m_info.name + " (CUDA device " + std::to_string(m_device) + ")"; }
+    std::string unsupported(const Scenario& s) const override
+    {
+        if (auto gap = rt::programUnsupported(s); !gap.empty())
+            return gap;
+        return cudaOpsUnsupported(s);
+    }
+
+    rt::Measurement run(const Scenario& s, const rt::RunOptions& o) override
+    {
+        rt::DeviceMeasurement measured;
+        measured.present = true;
+        measured.totalBytes = m_context.afterInit.totalBytes;
+        measured.othersBytes = m_context.usedBeforeBytes;
+        measured.contextBytes = m_context.contextBytes;
+        measured.eventUsedBytes.assign(buildEvents(Mode::Train, s.model.layers).size(), 0);
+        auto failed = [&](const std::string& status, const std::string& message) {
+            rt::Measurement m;
+            m.status = status;
+            m.message = message;
+            m.device = device();
+            m.deviceLevel = measured;
+            return m;
+        };
+        auto context = Context::create(m_device);
+        if (!context.ok())
+            return failed(context.status().code() == StatusCode::outOfMemory ? "out_of_memory" : "error",
+                          "setting up the device: " + context.status().message());
+        Context& ctx = *context.value();
+        measured.workspaceBytes = ctx.workspaceBytes();
+        measured.handleBytes = ctx.handleBytes();
+        std::unique_ptr<rt::Ops> ops;
+        try {
+            CudaOpsInfo info;
+            ops = makeCudaOps(ctx, s, &info);
+            measured.scratchBytes = info.scratchBytes;
+        } catch (const CudaError& e) {
+            return failed(e.outOfMemory() ? "out_of_memory" : "error", std::string("setting up the kernels: ") + e.what());
+        }
+        // The storage outlives the allocator: buffers still held when a run
+        // ends early go back through it in the allocator's destructor.
+        DeviceStorage storage(ctx, measured);
+        rt::Measurement m;
+        {
+            rt::TrackingAllocator allocator(measured.eventUsedBytes.size());
+            storage.watch(allocator);
+            allocator.setStorage(&storage);
+            m = rt::runTrainingSteps(s, o, *ops, allocator, [](const std::exception& e) {
+                const auto* cuda = dynamic_cast<const CudaError*>(&e);
+                return cuda && cuda->outOfMemory();
+            });
+        }
+        (void)ctx.synchronize();
+        m.device = device();
+        m.deviceLevel = measured;
+        if (measured.othersBytes > 0)
+            m.notes.push_back("other processes used " + std::to_string(measured.othersBytes >> 20) +
+                              " MiB of the device before this run; they are left out of the device-used figure");
+        return m;
+    }
+
+private:
+    int m_device;
+    DeviceInfo m_info;
+    ContextMeasurement m_context;
+};
+
+} // namespace
+
+Result<std::unique_ptr<rt::Backend>> makeCudaBackend(int device)
+{
+    // The context first: measuring it needs a device nothing has touched yet.
+    auto context = initialiseAndMeasureContext(device);
+    if (!context.ok())
+        return context.status();
+    auto devices = listDevices();
+    if (!devices.ok())
+        return devices.status();
+    for (const DeviceInfo& info : devices.value())
+        if (info.index == device) {
+            std::unique_ptr<rt::Backend> backend = std::make_unique<CudaBackend>(device, info, context.value());
+            return backend;
+        }
+    return Status{StatusCode::noDevice, "no CUDA device " + std::to_string(device)};
+}
+
+} // namespace headroom::cuda
