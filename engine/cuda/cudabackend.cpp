@@ -2,6 +2,7 @@
 #include "cuda/cudabackend.h"
 
 #include "cuda/context.h"
+#include "cuda/devicestorage.h"
 #include "cuda/cudaops.h"
 #include "cuda/device.h"
 #include "cuda/memory.h"
@@ -14,55 +15,6 @@
 namespace headroom::cuda {
 
 namespace {
-
-// Device memory for the tracking allocator: cudaMalloc, zero-filled on the
-// stream (kernels after it see zeros), cudaFree. No caching: the device then
-// uses what the tensors take, which is what the check compares. After every
-// allocation the device's used memory is sampled, since that is when it can
-// reach a new high.
-class DeviceStorage final : public rt::Storage {
-public:
-    DeviceStorage(Context& context, rt::DeviceMeasurement& measured) : m_context(context), m_measured(measured) {}
-    void watch(const rt::TrackingAllocator& allocator) { m_allocator = &allocator; }
-
-    std::byte* allocate(Bytes bytes) override
-    {
-        auto pointer = m_device.allocate(bytes);
-        if (!pointer.ok()) {
-            m_lastError = pointer.status().message();
-            return nullptr;
-        }
-        if (auto zeroed = fillZero(m_context, pointer.value(), bytes); !zeroed.ok()) {
-            (void)m_device.release(pointer.value());
-            m_lastError = zeroed.message();
-            return nullptr;
-        }
-        sample();
-        return static_cast<std::byte*>(pointer.value());
-    }
-    void free(std::byte* data, Bytes) override { (void)m_device.release(data); }
-    std::string lastError() const override { return "device out of memory (" + m_lastError + ")"; }
-
-    void sample()
-    {
-        auto info = memInfo();
-        if (!info.ok())
-            return;
-        const Bytes used = info.value().usedBytes();
-        m_measured.usedPeakBytes = std::max(m_measured.usedPeakBytes, used);
-        if (m_allocator && m_allocator->inEvent()) {
-            Bytes& at = m_measured.eventUsedBytes.at(m_allocator->currentEvent());
-            at = std::max(at, used);
-        }
-    }
-
-private:
-    Context& m_context;
-    rt::DeviceMeasurement& m_measured;
-    const rt::TrackingAllocator* m_allocator = nullptr;
-    DeviceAllocator m_device;
-    std::string m_lastError;
-};
 
 class CudaBackend final : public rt::Backend {
 public:
@@ -112,7 +64,7 @@ public:
         }
         // The storage outlives the allocator: buffers still held when a run
         // ends early go back through it in the allocator's destructor.
-        DeviceStorage storage(ctx, measured);
+        DeviceStorage storage(ctx, &measured);
         rt::Measurement m;
         {
             rt::TrackingAllocator allocator(measured.eventUsedBytes.size());
