@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # The GPU machine's check (no Qt there): configure the engine, the CLI and
 # the Qt-free GPU tests, build them, run `ctest -L gpu`, ask
-# `headroom-cli devices --json --measure-context`, optionally run the PyTorch
-# reference (tools/reference/torch_peaks.py), and write what happened to
+# `headroom-cli devices --json --measure-context`, run `headroom-cli validate
+# --backend cuda` on real models (Llama 3.2 1B full fine-tune at 2048 tokens,
+# Llama 3.1 8B QLoRA), optionally run the PyTorch reference
+# (tools/reference/torch_peaks.py, with the same steps on Headroom's CUDA
+# engine side by side), and write what happened to
 # docs/validation/gpu-<device>-<date>.md and .json.
 #
 # Environment:
@@ -48,7 +51,7 @@ fi
 echo "== build"
 start=$(date +%s)
 cmake --build "$build" -j "$jobs" --target headroom-cli cuda_host_test gpu_kernels gpu_attention gpu_optim \
-  gpu_llama_block bench_gpu \
+  gpu_llama_block gpu_step gpu_agreement bench_gpu \
   2>&1 | tee "$log/build.txt"
 build_seconds=$(( $(date +%s) - start ))
 
@@ -71,8 +74,27 @@ set +e
 set -e
 cat "$log/bench.json" "$log/bench.err"
 
+echo "== validate on the CUDA engine (real models)"
+cli=$build/app/headroom-cli
+set +e
+"$cli" validate --backend cuda --json --steps 3 --model meta-llama/Llama-3.2-1B --precision bf16-mixed \
+  --optimizer adamw --micro-batch 1 --seq-len 2048 --attention sdpa >"$log/validate-llama-1b.json" 2>"$log/validate-llama-1b.err"
+"$cli" validate --backend cuda --json --steps 3 --model meta-llama/Llama-3.1-8B --precision bf16-mixed --peft qlora \
+  --weight-quant nf4-dq --lora-rank 16 --lora-targets all-linear --optimizer adamw --micro-batch 1 --seq-len 2048 \
+  --attention sdpa --checkpointing full >"$log/validate-llama-8b-qlora.json" 2>"$log/validate-llama-8b-qlora.err"
+"$cli" validate --backend cuda --json --steps 3 --model meta-llama/Llama-3.2-1B --precision bf16-mixed \
+  --optimizer adamw --micro-batch 1 --seq-len 2048 --attention eager >"$log/validate-llama-1b-eager.json" \
+  2>"$log/validate-llama-1b-eager.err"
+set -e
+for f in "$log"/validate-*.json; do echo "$f"; head -c 400 "$f"; echo; done
+
 torch_status=skipped
 if [[ ${TORCH_REFERENCE:-0} == 1 ]]; then
+  echo "== PyTorch eager vs Headroom, step time side by side (Llama 3.2 1B, bf16 mixed, 2048 tokens)"
+  set +e
+  "$python" "$root/tools/reference/torch_peaks.py" --preset speed --steps 5 --headroom-run \
+    --headroom-cli "$build/app/headroom-cli" --out "$log/speed.json" 2>&1 | tee "$log/speed.txt"
+  set -e
   echo "== PyTorch reference"
   set +e
   "$python" "$root/tools/reference/torch_peaks.py" --preset quick --steps 3 \
@@ -119,6 +141,15 @@ except json.JSONDecodeError:
 torch_json = os.path.join(log, "torch.json")
 if os.path.exists(torch_json):
     result["torch"] = json.load(open(torch_json))
+speed_json = os.path.join(log, "speed.json")
+if os.path.exists(speed_json):
+    result["speed"] = json.load(open(speed_json))
+result["validate"] = {}
+for name in ("llama-1b", "llama-8b-qlora", "llama-1b-eager"):
+    try:
+        result["validate"][name] = json.loads(read(f"validate-{name}.json"))
+    except json.JSONDecodeError:
+        result["validate"][name] = {"error": read(f"validate-{name}.err").strip()}
 base = os.path.join(out_dir, f"gpu-{slug}-{date}")
 json.dump(result, open(base + ".json", "w"), indent=2)
 with open(base + ".md", "w") as md:
@@ -150,6 +181,25 @@ with open(base + ".md", "w") as md:
                      f"{l['backward_tflops']:.1f} ({l['backward_of_peak']:.0%}) |\n")
         a = bench.get("attention_b1_t2048_h32_kv8_hd64_ms", {})
         md.write(f"\nAttention of one layer (B 1, T 2048, 32/8 heads of 64), ms: {a}\n")
+    md.write("\n## headroom-cli validate --backend cuda\n\n"
+             "| scenario | status | plan peak GiB | allocator peak GiB | device used GiB (plan + overheads) | "
+             "step s | tokens/s |\n|---|---|---|---|---|---|---|\n")
+    gib = lambda b: f"{b / 2**30:.3f}" if isinstance(b, (int, float)) else "-"
+    for name, v in result["validate"].items():
+        if "error" in v:
+            md.write(f"| {name} | {v['error'][:80]} | | | | | |\n")
+            continue
+        check = v.get("device_level", {}).get("check", {})
+        md.write(f"| {name} | {v.get('status')} | {gib(v['planned']['peak_bytes'])} | {gib(v['measured']['peak_bytes'])} | "
+                 f"{gib(check.get('measured_bytes'))} ({gib(check.get('planned_bytes'))}) | "
+                 f"{v.get('step_seconds', 0):.3f} | {v.get('tokens_per_second', 0):.0f} |\n")
+    if "speed" in result:
+        md.write("\n## Step time, PyTorch eager and Headroom, one run\n\n| scenario | PyTorch s | Headroom s | ratio |\n|---|---|---|---|\n")
+        for e in result["speed"].get("scenarios", []):
+            t = e.get("measured", {}).get("step_seconds")
+            h = e.get("headroom", {}).get("step_seconds")
+            r = e.get("speed_ratio_torch_over_headroom")
+            md.write(f"| {e['scenario']['name']} | {t if t else '-'} | {h if h else '-'} | {f'{r:.2f}' if r else '-'} |\n")
     if "torch" in result:
         md.write("\nPyTorch reference: see the JSON file (per scenario: max allocated, max reserved, "
                  "device used, and the planner's prediction).\n")
