@@ -94,6 +94,13 @@ void BreakdownChart::setPlan(const Plan& plan)
     refresh();
 }
 
+void BreakdownChart::setPlan(const Plan& plan, const DeviceSegment& selected)
+{
+    m_plan = plan;
+    m_selected = selected;
+    refresh(); // applies the selection before its one replot
+}
+
 void BreakdownChart::refresh()
 {
     if (!m_plan) {

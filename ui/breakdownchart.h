@@ -22,6 +22,8 @@ public:
     ~BreakdownChart() override;
 
     void setPlan(const headroom::Plan& plan);
+    // The plan with a segment selected, in one replot.
+    void setPlan(const headroom::Plan& plan, const DeviceSegment& selected);
     void clearPlan();
     void setSelectedSegment(const DeviceSegment& segment);
     // Re-labels for the current unit (the data is drawn in that unit).

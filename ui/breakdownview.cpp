@@ -36,15 +36,19 @@ BreakdownView::BreakdownView(QWidget* parent)
 
 void BreakdownView::setPlan(const Plan& plan)
 {
-    m_chart->setPlan(plan);
-    m_explain->setPlan(plan);
-    // Until the reader picks one, explain the largest category: usually the
-    // answer to "what is eating my memory?".
-    if (!m_userChoseSegment) {
-        const auto largest = std::max_element(plan.breakdown.begin(), plan.breakdown.end());
-        selectSegment({DeviceSegment::Kind::Category,
-                       static_cast<Category>(std::distance(plan.breakdown.begin(), largest)), 0});
+    if (m_userChoseSegment) {
+        m_chart->setPlan(plan);
+        m_explain->setPlan(plan);
+        return;
     }
+    // Until the reader picks one, explain the largest category: usually the
+    // answer to "what is eating my memory?". Chosen first, so the chart
+    // replots and the Explain panel refreshes once per edit, not twice.
+    const auto largest = std::max_element(plan.breakdown.begin(), plan.breakdown.end());
+    const DeviceSegment segment{DeviceSegment::Kind::Category,
+                                static_cast<Category>(std::distance(plan.breakdown.begin(), largest)), 0};
+    m_chart->setPlan(plan, segment);
+    m_explain->setPlan(plan, segment);
 }
 
 void BreakdownView::clearPlan()

@@ -83,6 +83,13 @@ void ExplainPanel::setPlan(const Plan& plan)
     refresh();
 }
 
+void ExplainPanel::setPlan(const Plan& plan, const DeviceSegment& segment)
+{
+    m_plan = plan;
+    m_segment = segment;
+    refresh();
+}
+
 void ExplainPanel::clearPlan()
 {
     m_plan.reset();
@@ -161,6 +168,7 @@ void ExplainPanel::showSource()
     const QModelIndex current = m_view->currentIndex();
     if (!current.isValid()) {
         m_source->setPlainText(m_model->rowCount() == 0 ? tr("Nothing of this category in this plan.") : QString());
+        m_sourceHtml.clear();
         return;
     }
     auto cell = [&](int column, int role = Qt::DisplayRole) {
@@ -172,5 +180,11 @@ void ExplainPanel::showSource()
                                      cell(TensorRowModel::Instances, TensorRowModel::BytesRole),
                                      cell(TensorRowModel::Instances, Qt::ToolTipRole), cell(TensorRowModel::AtPeak));
     const QString source = m_model->index(current.row(), 0).data(TensorRowModel::SourceRole).toString().toHtmlEscaped();
-    m_source->setHtml(QStringLiteral("<p>%1</p><p>%2</p>").arg(numbers, source));
+    const QString html = QStringLiteral("<p>%1</p><p>%2</p>").arg(numbers, source);
+    // Laying out a rich-text document is the costly part of a refresh: only
+    // when the text changed.
+    if (html != m_sourceHtml) {
+        m_sourceHtml = html;
+        m_source->setHtml(html);
+    }
 }

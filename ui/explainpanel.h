@@ -22,6 +22,8 @@ public:
     explicit ExplainPanel(QWidget* parent = nullptr);
 
     void setPlan(const headroom::Plan& plan);
+    // The plan and the segment to explain, in one refresh.
+    void setPlan(const headroom::Plan& plan, const DeviceSegment& segment);
     void clearPlan();
     void setSegment(const DeviceSegment& segment);
     DeviceSegment segment() const { return m_segment; }
@@ -44,4 +46,5 @@ private:
     TensorRowModel* m_model;
     std::optional<headroom::Plan> m_plan;
     DeviceSegment m_segment;
+    QString m_sourceHtml; // what m_source shows, to skip an unchanged setHtml
 };

@@ -21,22 +21,37 @@ TensorRowModel::TensorRowModel(QObject* parent)
 
 void TensorRowModel::setRows(const Plan& plan, Category category)
 {
-    beginResetModel();
-    m_rows.clear();
-    m_totalAtPeak = 0;
+    QList<Row> rows;
+    Bytes total = 0;
     for (const TensorRow& tensor : plan.tensors) {
         if (tensor.category != category || tensor.bytes == 0)
             continue;
         Row row{tensor, rowInstances(plan, tensor), rowInstancesLiveAt(plan, tensor, plan.peakEvent),
                 rowBytesLiveAt(plan, tensor, plan.peakEvent)};
-        m_totalAtPeak += row.bytesAtPeak;
-        m_rows.append(row);
+        total += row.bytesAtPeak;
+        rows.append(row);
     }
-    std::stable_sort(m_rows.begin(), m_rows.end(), [](const Row& a, const Row& b) {
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
         if (a.bytesAtPeak != b.bytesAtPeak)
             return a.bytesAtPeak > b.bytesAtPeak;
         return a.tensor.bytes > b.tensor.bytes;
     });
+    // An edit usually changes numbers, not which tensors there are: then the
+    // rows are updated in place (dataChanged), and the view keeps its layout
+    // and selection instead of rebuilding itself after a reset (bench_ui).
+    const bool sameRows = rows.size() == m_rows.size() &&
+                          std::equal(rows.begin(), rows.end(), m_rows.begin(), [](const Row& a, const Row& b) {
+                              return a.tensor.name == b.tensor.name && a.tensor.source == b.tensor.source;
+                          });
+    if (sameRows && !m_rows.isEmpty()) {
+        m_rows = std::move(rows);
+        m_totalAtPeak = total;
+        emit dataChanged(index(0, 0), index(static_cast<int>(m_rows.size()) - 1, columnCount() - 1));
+        return;
+    }
+    beginResetModel();
+    m_rows = std::move(rows);
+    m_totalAtPeak = total;
     endResetModel();
 }
 

@@ -102,6 +102,18 @@ void VerdictBar::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
 }
 
+void VerdictBar::setVerdictColor(const QColor& color)
+{
+    // The label's text color through its palette: a style sheet would make Qt
+    // re-polish the label each time (bench_ui), and the color changes only
+    // when the verdict flips.
+    QPalette palette = m_verdict->palette();
+    if (palette.color(QPalette::WindowText) == color)
+        return;
+    palette.setColor(QPalette::WindowText, color);
+    m_verdict->setPalette(palette);
+}
+
 void VerdictBar::refresh()
 {
     const bool havePlan = m_current.has_value();
@@ -110,7 +122,7 @@ void VerdictBar::refresh()
     if (!havePlan) {
         m_summary->clear();
         m_verdict->setText(tr("No plan"));
-        m_verdict->setStyleSheet(QStringLiteral("color: %1").arg(Palette::outOfMemory().name()));
+        setVerdictColor(Palette::outOfMemory());
         m_peak->setText(m_problem);
         m_notes->clear();
         return;
@@ -130,7 +142,7 @@ void VerdictBar::refresh()
     const double margin = static_cast<double>(plan.marginBytes);
     m_verdict->setText(plan.fits ? tr("Fits, %1 to spare").arg(MemoryUnits::format(margin))
                                  : tr("Out of memory by %1").arg(MemoryUnits::format(-margin)));
-    m_verdict->setStyleSheet(QStringLiteral("color: %1").arg((plan.fits ? Palette::fits() : Palette::outOfMemory()).name()));
+    setVerdictColor(plan.fits ? Palette::fits() : Palette::outOfMemory());
     m_verdict->setToolTip(tr("GPU memory %1 minus device used %2")
                               .arg(MemoryUnits::format(static_cast<double>(plan.capacityBytes)),
                                    MemoryUnits::format(static_cast<double>(plan.deviceUsedBytes))) +

@@ -6,6 +6,7 @@
 #include "plan/plan.h"
 #include "plan/scenario.h"
 
+#include <QColor>
 #include <QWidget>
 
 #include <optional>
@@ -28,6 +29,7 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void setVerdictColor(const QColor& color);
     QLabel* addCounter(const QString& objectName);
     void setCounter(QLabel* counter, const QString& caption, double bytes, const QString& toolTip);
 
