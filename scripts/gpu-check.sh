@@ -51,7 +51,7 @@ fi
 echo "== build"
 start=$(date +%s)
 cmake --build "$build" -j "$jobs" --target headroom-cli cuda_host_test gpu_kernels gpu_attention gpu_optim \
-  gpu_llama_block gpu_step gpu_agreement bench_gpu \
+  gpu_llama_block gpu_ops gpu_step gpu_agreement bench_gpu \
   2>&1 | tee "$log/build.txt"
 build_seconds=$(( $(date +%s) - start ))
 
