@@ -20,7 +20,7 @@ Commands:
   gpus     the GPU catalog
   bench    planner speed on an 80-layer model
   validate run the training step on a backend (cuda when a device answers, else cpu) and compare with the plan
-           [--backend cpu|cuda] [--device N] [--steps N] [--json] [--progress] [--trace FILE] [--timeout-s N]
+           [--backend cpu|cuda] [--device N] [--steps N] [--max-layers N] [--json] [--progress] [--trace FILE] [--timeout-s N]
            [--inject-fault crash|hang|oom]
   devices  CUDA devices of this build's engine (--json, --measure-context); exit 3 if none
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]

@@ -59,7 +59,7 @@ Result<std::uint64_t> wholeNumber(const std::string& option, const std::string& 
 
 int runValidate(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, with(scenarioValueOptions(), {"backend", "device", "steps", "trace", "timeout-s", "inject-fault"}),
+    auto o = Options::parse(args, with(scenarioValueOptions(), {"backend", "device", "steps", "max-layers", "trace", "timeout-s", "inject-fault"}),
                             with(scenarioFlagOptions(), {"json", "progress"}));
     if (!o)
         return fail(o.error());
@@ -86,6 +86,12 @@ int runValidate(const std::vector<std::string>& args)
         if (!steps)
             return fail(steps.error());
         run.steps = steps.value();
+    }
+    if (o->has("max-layers")) {
+        auto layers = wholeNumber("max-layers", o->value("max-layers"), 2, 100000);
+        if (!layers)
+            return fail(layers.error());
+        run.maxLayers = layers.value();
     }
     if (o->has("timeout-s")) {
         auto seconds = wholeNumber("timeout-s", o->value("timeout-s"), 1, 86400 * 7);

@@ -24,6 +24,16 @@ public:
     }
     std::string name() const override { return "cuda"; }
     std::string device() const override { return m_info.name + " (CUDA device " + std::to_string(m_device) + ")"; }
+    // What the device had free once the context existed, less 512 MiB for
+    // the cuBLAS workspace and handles, the kernels' arena, the kernels'
+    // code loaded on first use and cudaMalloc's rounding. A larger planned
+    // peak is validated on fewer layers and extrapolated.
+    Bytes capacityBytes() const override
+    {
+        constexpr Bytes kReserve = 512ull << 20;
+        const Bytes free = m_context.afterInit.freeBytes;
+        return free > kReserve ? free - kReserve : 1;
+    }
     std::string unsupported(const Scenario& s) const override
     {
         if (auto gap = rt::programUnsupported(s); !gap.empty())

@@ -29,6 +29,7 @@ struct RunOptions {
     bool injectOutOfMemory = false;   // refuse the first activation allocation
     double timeoutSeconds = 0;        // 0: none
     bool syntheticData = false;       // random tokens instead of the bundled corpus
+    std::uint64_t maxLayers = 0;      // validation: run at most this many layers and extrapolate (0: as needed)
     std::function<void(const Progress&)> progress;
 };
 
@@ -77,6 +78,9 @@ public:
     // Empty when the backend runs the scenario; else why not, in words.
     virtual std::string unsupported(const Scenario& scenario) const = 0;
     virtual Measurement run(const Scenario& scenario, const RunOptions& options) = 0;
+    // The largest planned peak this backend runs as a whole (0: no limit);
+    // a bigger scenario is validated on fewer layers and extrapolated.
+    virtual Bytes capacityBytes() const { return 0; }
 };
 
 std::unique_ptr<Backend> makeCpuBackend();

@@ -8,6 +8,7 @@
 #include "runtime/cpu/parallel.h"
 #include "runtime/cpu/trainer.h"
 #include "runtime/ops.h"
+#include "runtime/validate.h"
 
 #include <chrono>
 #include <random>
@@ -57,6 +58,7 @@ public:
     std::string name() const override { return "cpu"; }
     std::string device() const override { return "CPU (" + std::to_string(cpu::threadCount()) + " threads)"; }
     std::string unsupported(const Scenario& s) const override { return cpuUnsupported(s); }
+    Bytes capacityBytes() const override { return kCpuBackendByteLimit; }
 
     Measurement run(const Scenario& s, const RunOptions& o) override
     {

@@ -80,18 +80,52 @@ Result<ValidationResult> runValidation(const Scenario& scenario, Backend& backen
     auto plan = headroomPlan(scenario);
     if (!plan)
         return plan.error();
-    if (backend.name() == "cpu" && plan->peakBytes > kCpuBackendByteLimit)
-        return makeError(ErrorCode::UnsupportedCombination,
-                         "the scenario needs " + formatGiB(static_cast<double>(plan->peakBytes)) +
-                             " at its peak: the cpu backend runs small models only (limit " +
-                             formatGiB(static_cast<double>(kCpuBackendByteLimit)) + ")");
     if (options.steps == 0)
         return makeError(ErrorCode::InvalidArgument, "steps: must be at least 1");
     ValidationResult r;
     r.scenario = scenario;
     r.plan = std::move(plan.value());
     r.backend = backend.name();
-    r.measured = backend.run(scenario, options);
+    const std::uint64_t L = scenario.model.layers;
+    const Bytes capacity = backend.capacityBytes();
+    const bool tooLarge = capacity > 0 && r.plan.peakBytes > capacity;
+    const bool limited = options.maxLayers > 0 && options.maxLayers < L;
+    if (!tooLarge && !limited) {
+        r.measured = backend.run(scenario, options);
+        return r;
+    }
+    // Fewer layers, twice, then per layer (runtime/extrapolation.h).
+    auto peakWith = [&](std::uint64_t layers) -> Bytes {
+        Scenario s = scenario;
+        s.model.layers = layers;
+        auto p = headroomPlan(s);
+        return p ? p->peakBytes : ~Bytes{0};
+    };
+    std::uint64_t large = limited ? std::min(options.maxLayers, L - 1) : L - 1;
+    while (large >= 2 && capacity > 0 && peakWith(large) > capacity)
+        --large;
+    const std::string needs = "the scenario needs " + formatGiB(static_cast<double>(r.plan.peakBytes)) +
+                              " at its peak with " + std::to_string(L) + " layers";
+    if (large < 2 || scenario.train.checkpointing == Checkpointing::EveryK)
+        return makeError(ErrorCode::UnsupportedCombination,
+                         scenario.train.checkpointing == Checkpointing::EveryK
+                             ? needs + ", more than the " + backend.name() +
+                                   " backend holds, and extrapolating over layers with every-k checkpointing is "
+                                   "not implemented"
+                             : needs + ": the " + backend.name() + " backend runs small models only (limit " +
+                                   formatGiB(static_cast<double>(capacity)) + "), and two layers of it need " +
+                                   formatGiB(static_cast<double>(peakWith(2))));
+    const std::uint64_t small = std::max<std::uint64_t>(1, large / 2);
+    Scenario smallScenario = scenario, largeScenario = scenario;
+    smallScenario.model.layers = small;
+    largeScenario.model.layers = large;
+    r.extrapolation.reason =
+        tooLarge ? needs + ", more than the " + backend.name() + " backend holds (" +
+                       formatGiB(static_cast<double>(capacity)) + ")"
+                 : "at most " + std::to_string(options.maxLayers) + " layers were asked for (--max-layers)";
+    const Measurement smallRun = backend.run(smallScenario, options);
+    const Measurement largeRun = backend.run(largeScenario, options);
+    r.measured = extrapolate(smallRun, small, largeRun, large, L, r.extrapolation);
     return r;
 }
 
@@ -211,7 +245,25 @@ nlohmann::json validationJson(const ValidationResult& r)
     j["step_seconds"] = m.stepSeconds;
     j["tokens_per_second"] = m.tokensPerSecond;
     j["losses"] = m.losses;
-    j["extrapolated"] = false;
+    j["extrapolated"] = r.extrapolation.used;
+    if (r.extrapolation.used) {
+        const Extrapolation& x = r.extrapolation;
+        nlohmann::json runs = nlohmann::json::array();
+        for (const auto& [layers, run] : {std::pair{x.smallLayers, &x.small}, std::pair{x.largeLayers, &x.large}}) {
+            nlohmann::json one = {{"layers", layers},
+                                  {"status", run->status},
+                                  {"peak_bytes", run->peakBytes},
+                                  {"categories", categoriesJson(run->peakCategories)},
+                                  {"step_seconds", run->stepSeconds}};
+            if (run->status != "ok")
+                one["message"] = run->message;
+            if (run->deviceLevel.present)
+                one["device_used_peak_bytes"] = run->deviceLevel.usedPeakBytes;
+            runs.push_back(one);
+        }
+        j["extrapolation"] = {{"full_layers", x.fullLayers}, {"reason", x.reason}, {"peak_kind", x.peakKind},
+                              {"runs", runs}};
+    }
     nlohmann::json notes = nlohmann::json::array();
     if (r.scenario.profile != Profile::Headroom)
         notes.push_back(std::string("planned with the headroom profile (the engine's own program), not the scenario's ") +
@@ -258,6 +310,10 @@ std::string validationTable(const ValidationResult& r)
     const Plan& plan = r.plan;
     const Measurement& m = r.measured;
     out << "Validation on " << m.device << " (" << r.backend << " backend): " << m.status << "\n";
+    if (r.extrapolation.used)
+        out << "  extrapolated per layer from runs with " << r.extrapolation.smallLayers << " and "
+            << r.extrapolation.largeLayers << " of " << r.extrapolation.fullLayers << " layers: "
+            << r.extrapolation.reason << "\n";
     if (m.status != "ok")
         out << "  " << m.message << "\n";
     char line[256];

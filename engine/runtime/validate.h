@@ -7,6 +7,7 @@
 #include "core/result.h"
 #include "plan/plan.h"
 #include "runtime/backend.h"
+#include "runtime/extrapolation.h"
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
@@ -20,7 +21,8 @@ struct ValidationResult {
     Scenario scenario;           // as given (its profile may be pytorch)
     Plan plan;                   // the headroom-profile plan the backend is compared with
     std::string backend;
-    Measurement measured;
+    Measurement measured;          // extrapolated when extrapolation.used
+    Extrapolation extrapolation;   // the runs with fewer layers, when the model was too large
 };
 
 // The headroom-profile plan of a scenario (the scenario's own profile is
