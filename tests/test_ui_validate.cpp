@@ -10,6 +10,8 @@
 #include "memoryunits.h"
 #include "model/catalog.h"
 #include "plan/defaultscenario.h"
+#include "runtime/validate.h"
+#include "runtime_testmodels.h"
 #include "screenshot.h"
 #include "validateview.h"
 #include "validationrunner.h"
@@ -364,6 +366,33 @@ private slots:
         QString why;
         QVERIFY(!ValidationJson::parseReport(json, &why));
         QCOMPARE(why, error);
+    }
+
+    void deviceLevelNumbersReachTheView()
+    {
+        // The engine's own JSON for a CUDA-like run: a CPU validation with
+        // device-level numbers filled in as the CUDA backend fills them.
+        Scenario s = testing::tinyScenario();
+        auto backend = rt::makeCpuBackend();
+        auto run = rt::runValidation(s, *backend, {});
+        QVERIFY(run.ok());
+        rt::ValidationResult result = run.value();
+        auto* r = &result;
+        rt::DeviceMeasurement& d = r->measured.deviceLevel;
+        d.present = true;
+        d.othersBytes = 300 * MiB;
+        d.contextBytes = 500 * MiB;
+        d.workspaceBytes = 32 * MiB;
+        d.scratchBytes = 1 * MiB;
+        d.usedPeakBytes = d.othersBytes + r->plan.peakBytes + d.overheadBytes() + 10 * MiB;
+        const QByteArray json = QByteArray::fromStdString(rt::validationJson(result).dump());
+        QString why;
+        const auto report = ValidationJson::parseReport(json, &why);
+        QVERIFY2(report, qPrintable(why));
+        QCOMPARE(*report->deviceUsedMeasured, double(r->plan.peakBytes + d.overheadBytes() + 10 * MiB));
+        QCOMPARE(*report->deviceUsedPlanned, double(r->plan.peakBytes + d.overheadBytes()));
+        QCOMPARE(*report->deviceOverhead, double(d.overheadBytes()));
+        QVERIFY(report->deviceWithinTolerance); // 10 MiB over, within 64 MiB
     }
 
     void progressLinesAndHumanText()

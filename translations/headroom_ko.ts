@@ -2747,6 +2747,19 @@
         <source>✕ out of memory: %1</source>
         <translation>✕ 메모리 부족: %1</translation>
     </message>
+    <message>
+        <source>Device memory used: %1 measured, %2 planned (the peak plus %3 of CUDA context, cuBLAS workspace and kernel arena): %4</source>
+        <extracomment>%1 measured bytes, %2 planned bytes, %3 the overheads included in %2, %4 the verdict of the check</extracomment>
+        <translation>장치 메모리 사용량: 측정 %1, 계획 %2 (피크에 CUDA 컨텍스트, cuBLAS 작업 공간, 커널 영역 %3 포함): %4</translation>
+    </message>
+    <message>
+        <source>within 2 % or 64 MiB</source>
+        <translation>2 % 또는 64 MiB 이내</translation>
+    </message>
+    <message>
+        <source>outside 2 % or 64 MiB</source>
+        <translation>2 % 또는 64 MiB 초과</translation>
+    </message>
 </context>
 <context>
     <name>ValidationJson</name>

@@ -641,6 +641,15 @@ void ValidateView::drawSummary()
     if (report.tokensPerSecond)
         parts << tr("Tokens/s: %1").arg(QLocale().toString(*report.tokensPerSecond, 'f', 0));
     QString text = parts.join(QStringLiteral(" · "));
+    if (report.deviceUsedMeasured && report.deviceUsedPlanned)
+        //: %1 measured bytes, %2 planned bytes, %3 the overheads included in %2, %4 the verdict of the check
+        text += QLatin1Char('\n') + tr("Device memory used: %1 measured, %2 planned (the peak plus %3 of CUDA context, "
+                                       "cuBLAS workspace and kernel arena): %4")
+                                        .arg(MemoryUnits::format(*report.deviceUsedMeasured),
+                                             MemoryUnits::format(*report.deviceUsedPlanned),
+                                             MemoryUnits::format(report.deviceOverhead.value_or(0.0)),
+                                             report.deviceWithinTolerance ? tr("within 2 % or 64 MiB")
+                                                                          : tr("outside 2 % or 64 MiB"));
     if (report.extrapolated)
         text += QLatin1Char('\n') + tr("Extrapolated: the full model did not fit, so fewer layers were run and the "
                                        "per-layer measurement was scaled up.");

@@ -160,6 +160,12 @@ std::optional<ValidationReport> ValidationJson::parseReport(const QByteArray& te
     report.stepSeconds = numberOf(object.value(QLatin1String("step_seconds")));
     report.tokensPerSecond = numberOf(object.value(QLatin1String("tokens_per_second")));
     report.extrapolated = object.value(QLatin1String("extrapolated")).toBool();
+    const QJsonObject device = object.value(QLatin1String("device_level")).toObject();
+    const QJsonObject check = device.value(QLatin1String("check")).toObject();
+    report.deviceUsedMeasured = numberOf(check.value(QLatin1String("measured_bytes")));
+    report.deviceUsedPlanned = numberOf(check.value(QLatin1String("planned_bytes")));
+    report.deviceOverhead = numberOf(device.value(QLatin1String("overhead_bytes")));
+    report.deviceWithinTolerance = check.value(QLatin1String("within_tolerance")).toBool();
     for (const QJsonValue& note : object.value(QLatin1String("notes")).toArray())
         report.notes.append(note.toString());
     return report;

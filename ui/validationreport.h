@@ -51,6 +51,10 @@ struct ValidationReport {
     std::optional<double> stepSeconds;
     std::optional<double> tokensPerSecond;
     bool extrapolated = false;
+    // Device level (the CUDA engine): the memory the device used for the run,
+    // against the plan's peak plus the measured context, workspace and arena.
+    std::optional<double> deviceUsedMeasured, deviceUsedPlanned, deviceOverhead;
+    bool deviceWithinTolerance = false;
     QStringList notes;
 };
 
