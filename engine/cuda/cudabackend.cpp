@@ -48,6 +48,13 @@ public:
         measured.totalBytes = m_context.afterInit.totalBytes;
         measured.othersBytes = m_context.usedBeforeBytes;
         measured.contextBytes = m_context.contextBytes;
+        if (!m_context.nvmlAvailable) {
+            // Without NVML the memory in use before the context cannot be told
+            // from the context itself: both count as the baseline, and neither
+            // side of the device-used check includes the context.
+            measured.othersBytes = m_context.afterInit.usedBytes();
+            measured.contextBytes = 0;
+        }
         measured.eventUsedBytes.assign(buildEvents(Mode::Train, s.model.layers).size(), 0);
         auto failed = [&](const std::string& status, const std::string& message) {
             rt::Measurement m;
@@ -88,7 +95,10 @@ public:
         (void)ctx.synchronize();
         m.device = device();
         m.deviceLevel = measured;
-        if (measured.othersBytes > 0)
+        if (!m_context.nvmlAvailable)
+            m.notes.push_back("NVML was not available: the CUDA context is counted with the memory in use before the "
+                              "run, and left out of the device-used check on both sides");
+        else if (measured.othersBytes > 0)
             m.notes.push_back("other processes used " + std::to_string(measured.othersBytes >> 20) +
                               " MiB of the device before this run; they are left out of the device-used figure");
         return m;
