@@ -96,7 +96,7 @@ public:
         m.device = device();
         m.deviceLevel = measured;
         if (!m_context.nvmlAvailable)
-            m.notes.push_back("NVML was not available: the CUDA context is counted with the memory in use before the "
+            m.notes.emplace_back("NVML was not available: the CUDA context is counted with the memory in use before the "
                               "run, and left out of the device-used check on both sides");
         else if (measured.othersBytes > 0)
             m.notes.push_back("other processes used " + std::to_string(measured.othersBytes >> 20) +

@@ -319,8 +319,8 @@ public:
 
     double crossEntropyForward(At lse, At logits, At targets, std::size_t rows, std::size_t V) override
     {
-        float* rowLoss = slot<float>(m_arena.rowLoss);
-        float* mean = slot<float>(m_arena.meanLoss);
+        auto* rowLoss = slot<float>(m_arena.rowLoss);
+        auto* mean = slot<float>(m_arena.meanLoss);
         int* valid = slot<int>(m_arena.validCount);
         check(cuda::crossEntropyForward(m_context, deviceType(logits.tensor->dtype), f32(lse), rowLoss, ptr(logits),
                                         ints(targets), rows, V));

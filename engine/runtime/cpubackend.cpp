@@ -80,6 +80,7 @@ Measurement runTrainingSteps(const Scenario& s, const RunOptions& o, Ops& ops, T
     Measurement m;
     const std::vector<Event> events = buildEvents(Mode::Train, s.model.layers);
     std::vector<std::string> labels;
+    labels.reserve(events.size());
     for (const Event& e : events)
         labels.push_back(eventLabel(e));
     allocator.setEventLabels(labels);

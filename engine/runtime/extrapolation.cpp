@@ -65,7 +65,7 @@ Measurement extrapolate(const Measurement& small, std::uint64_t smallLayers, con
     out.message = small.status != "ok" ? small.message : large.message;
     if (out.status != "ok")
         return out;
-    const double l1 = double(smallLayers), l2 = double(largeLayers), L = double(fullLayers);
+    const auto l1 = double(smallLayers), l2 = double(largeLayers), L = double(fullLayers);
     const auto a = bytesByKind(small, smallLayers), b = bytesByKind(large, largeLayers);
     for (const KindBytes& ka : a) {
         auto kb = std::find_if(b.begin(), b.end(), [&](const KindBytes& k) { return sameKind(k.kind, ka.kind); });
