@@ -109,6 +109,34 @@ private slots:
         QCOMPARE(view.explain()->model()->totalAtPeak(), plan.breakdown[static_cast<std::size_t>(Category::Activations)]);
     }
 
+    void aBurstOfEditsKeepsTheCategoryUntilItPauses()
+    {
+        Scenario small = teachingScenario().value();
+        Scenario large = small;
+        large.train.microBatch = 16;
+        const Plan weightsLargest = planFor(small), activationsLargest = planFor(large);
+        auto largest = [](const Plan& p) {
+            return static_cast<Category>(std::distance(p.breakdown.begin(),
+                                                       std::max_element(p.breakdown.begin(), p.breakdown.end())));
+        };
+        QCOMPARE(largest(weightsLargest), Category::Weights);
+        QVERIFY(largest(activationsLargest) != Category::Weights);
+        BreakdownView view;
+        view.setPlan(weightsLargest);
+        QCOMPARE(view.explain()->segment().category, Category::Weights);
+        // The next edit comes at once: the panel keeps its category, with the new plan's numbers.
+        view.setPlan(activationsLargest);
+        QCOMPARE(view.explain()->segment().category, Category::Weights);
+        QCOMPARE(view.explain()->model()->totalAtPeak(),
+                 activationsLargest.breakdown[static_cast<std::size_t>(Category::Weights)]);
+        // Once the edits pause, it follows the largest category.
+        QTRY_COMPARE_WITH_TIMEOUT(view.explain()->segment().category, largest(activationsLargest), 5000);
+        // An edit after a pause switches at once.
+        QTest::qWait(BreakdownView::kSettleMs + 100);
+        view.setPlan(weightsLargest);
+        QCOMPARE(view.explain()->segment().category, Category::Weights);
+    }
+
     void explainRowsAddUpToTheBreakdown()
     {
         const Plan plan = planFor(teachingScenario().value());

@@ -6,6 +6,7 @@
 
 #include <QHBoxLayout>
 #include <QSplitter>
+#include <QTimer>
 
 #include <algorithm>
 
@@ -15,7 +16,16 @@ BreakdownView::BreakdownView(QWidget* parent)
     : QWidget(parent)
     , m_chart(new BreakdownChart(this))
     , m_explain(new ExplainPanel(this))
+    , m_followLargest(new QTimer(this))
 {
+    m_followLargest->setSingleShot(true);
+    m_followLargest->setInterval(kSettleMs);
+    connect(m_followLargest, &QTimer::timeout, this, [this] {
+        if (m_userChoseSegment)
+            return;
+        m_autoSegment = m_pendingSegment;
+        selectSegment(m_pendingSegment);
+    });
     auto* splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(m_chart);
     splitter->addWidget(m_explain);
@@ -36,6 +46,8 @@ BreakdownView::BreakdownView(QWidget* parent)
 
 void BreakdownView::setPlan(const Plan& plan)
 {
+    const bool inBurst = m_sinceLastPlan.isValid() && m_sinceLastPlan.elapsed() < kSettleMs;
+    m_sinceLastPlan.restart();
     if (m_userChoseSegment) {
         m_chart->setPlan(plan);
         m_explain->setPlan(plan);
@@ -45,14 +57,29 @@ void BreakdownView::setPlan(const Plan& plan)
     // answer to "what is eating my memory?". Chosen first, so the chart
     // replots and the Explain panel refreshes once per edit, not twice.
     const auto largest = std::max_element(plan.breakdown.begin(), plan.breakdown.end());
-    const DeviceSegment segment{DeviceSegment::Kind::Category,
-                                static_cast<Category>(std::distance(plan.breakdown.begin(), largest)), 0};
-    m_chart->setPlan(plan, segment);
-    m_explain->setPlan(plan, segment);
+    m_pendingSegment = {DeviceSegment::Kind::Category,
+                        static_cast<Category>(std::distance(plan.breakdown.begin(), largest)), 0};
+    // While edits come in a burst (a spin box held down, a slider dragged),
+    // the panel keeps explaining the category it shows, with this plan's
+    // numbers, instead of jumping between categories whose sizes cross; it
+    // follows the largest once the edits pause. Replacing the whole panel is
+    // the costliest repaint of an edit (docs/benchmarks.md).
+    if (m_haveAutoSegment && !(m_pendingSegment == m_autoSegment) && inBurst) {
+        m_chart->setPlan(plan, m_autoSegment);
+        m_explain->setPlan(plan, m_autoSegment);
+        m_followLargest->start();
+        return;
+    }
+    m_followLargest->stop();
+    m_autoSegment = m_pendingSegment;
+    m_haveAutoSegment = true;
+    m_chart->setPlan(plan, m_autoSegment);
+    m_explain->setPlan(plan, m_autoSegment);
 }
 
 void BreakdownView::clearPlan()
 {
+    m_followLargest->stop();
     m_chart->clearPlan();
     m_explain->clearPlan();
 }

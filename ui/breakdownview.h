@@ -5,9 +5,11 @@
 #include "devicestack.h"
 #include "plan/plan.h"
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 class BreakdownChart;
+class QTimer;
 class ExplainPanel;
 
 class BreakdownView : public QWidget {
@@ -24,8 +26,17 @@ public:
     BreakdownChart* chart() const { return m_chart; }
     ExplainPanel* explain() const { return m_explain; }
 
+    // Edits closer together than this are one burst: while it lasts, the
+    // automatically chosen category stays put (docs/benchmarks.md).
+    static constexpr int kSettleMs = 250;
+
 private:
     BreakdownChart* m_chart;
     ExplainPanel* m_explain;
     bool m_userChoseSegment = false;
+    bool m_haveAutoSegment = false;
+    DeviceSegment m_autoSegment;     // the largest category, as shown
+    DeviceSegment m_pendingSegment;  // the largest category of the latest plan
+    QElapsedTimer m_sinceLastPlan;
+    QTimer* m_followLargest;
 };
