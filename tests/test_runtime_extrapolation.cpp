@@ -29,7 +29,7 @@ Scenario sixLayers()
 class SmallBackend : public rt::Backend {
 public:
     explicit SmallBackend(Bytes capacity) : m_capacity(capacity), m_cpu(rt::makeCpuBackend()) {}
-    std::string name() const override { return "cpu"; }
+    std::string name() const override { return "small-device"; }
     std::string device() const override { return m_cpu->device(); }
     std::string unsupported(const Scenario& s) const override { return m_cpu->unsupported(s); }
     rt::Measurement run(const Scenario& s, const rt::RunOptions& o) override
@@ -127,7 +127,7 @@ private slots:
         // The most layers that fit (5), then half of that.
         QCOMPARE(backend.layersRun, (std::vector<std::uint64_t>{2, 5}));
         QCOMPARE(r->measured.peakBytes, r->plan.peakBytes);
-        QVERIFY(r->extrapolation.reason.find("more than the cpu backend holds") != std::string::npos);
+        QVERIFY(r->extrapolation.reason.find("more than the small-device backend holds") != std::string::npos);
     }
 
     void aModelThatFitsIsNotExtrapolated()
@@ -139,6 +139,25 @@ private slots:
         QVERIFY(!r->extrapolation.used);
         QCOMPARE(backend.layersRun, (std::vector<std::uint64_t>{6}));
         QCOMPARE(rt::validationJson(r.value()).at("extrapolated").get<bool>(), false);
+    }
+
+    void theCpuBackendRefusesALargeModelUnlessAsked()
+    {
+        Scenario s = sixLayers();
+        auto plan = rt::headroomPlan(s);
+        QVERIFY(plan.ok());
+        // A scenario over the CPU backend's limit: a wide model, long sequences.
+        s.model = testing::tinyLlama(4, 1024, 8, 8, 4096, 32000);
+        s.train.seqLen = 4096;
+        s.train.microBatch = 4;
+        auto big = rt::headroomPlan(s);
+        QVERIFY(big.ok());
+        QVERIFY(big->peakBytes > rt::kCpuBackendByteLimit);
+        auto backend = rt::makeCpuBackend();
+        auto r = rt::runValidation(s, *backend, {});
+        QVERIFY(!r.ok());
+        QVERIFY2(r.error().detail.find("small models only") != std::string::npos, r.error().detail.c_str());
+        QVERIFY(r.error().detail.find("--max-layers") != std::string::npos);
     }
 
     void everyKCheckpointingIsNotExtrapolated()

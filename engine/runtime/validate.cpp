@@ -94,6 +94,12 @@ Result<ValidationResult> runValidation(const Scenario& scenario, Backend& backen
         r.measured = backend.run(scenario, options);
         return r;
     }
+    if (tooLarge && !limited && !backend.extrapolatesLargeModels())
+        return makeError(ErrorCode::UnsupportedCombination,
+                         "the scenario needs " + formatGiB(static_cast<double>(r.plan.peakBytes)) + " at its peak: the " +
+                             backend.name() + " backend runs small models only (limit " +
+                             formatGiB(static_cast<double>(capacity)) +
+                             "); --max-layers N runs N layers and extrapolates");
     // Fewer layers, twice, then per layer (runtime/extrapolation.h).
     auto peakWith = [&](std::uint64_t layers) -> Bytes {
         Scenario s = scenario;
