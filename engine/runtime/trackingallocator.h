@@ -74,20 +74,6 @@ public:
 
 private:
     friend class TrackingAllocator;
-
-// Where the bytes of a buffer live. The default is host memory; the CUDA
-// backend gives device memory (cudaMalloc + cudaMemset), so the same step
-// program measures the same rows on either.
-class Storage {
-public:
-    virtual ~Storage() = default;
-    // `bytes` zero-filled bytes, or nullptr when the memory is exhausted
-    // (the allocator then throws OutOfMemory naming the event).
-    virtual std::byte* allocate(Bytes bytes) = 0;
-    virtual void free(std::byte* data, Bytes bytes) = 0;
-    // "device out of memory (cudaMalloc)": why the last allocate returned nullptr.
-    virtual std::string lastError() const { return "out of memory"; }
-};
     void swap(Buffer& other) noexcept
     {
         std::swap(m_owner, other.m_owner);
