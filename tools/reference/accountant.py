@@ -1,0 +1,379 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What PyTorch allocates in real training steps of a Hugging Face model,
+counted on the meta device (no GPU, no weights).
+
+Reference tooling for Headroom (tools/reference/README.md); Headroom itself
+never runs Python.
+
+Input is a Headroom scenario (headroom.scenario/1) whose model is an inline
+config.json ({"model": {"config": {...}, "id": ...}}). The model is built by
+transformers from that config on the meta device, wrapped by PEFT when the
+scenario asks for LoRA, and trained for `steps` optimizer steps (each with
+grad_accum micro-batches: forward, loss, backward; then optimizer.step and
+zero_grad) while tracker.py counts every storage. emulate.py makes the meta
+run allocate what a CUDA run would (its docstring lists each switch and the
+PyTorch source it follows).
+
+The result per step is what torch.cuda.max_memory_allocated() would read
+after torch.cuda.reset_peak_memory_stats() at the step's start, with the
+phase, layer and op at that peak and the bytes per category alive then.
+"""
+
+import contextlib
+import copy
+import logging
+
+import torch
+
+import emulate
+from tracker import Tracker, TrackingMode
+
+# Headroom's phases (engine/plan/plan.h Phase), by the names the reference
+# file uses.
+PHASES = ("load", "embed_fwd", "layer_fwd", "head_fwd", "loss_fwd", "loss_bwd", "head_bwd", "layer_bwd",
+          "embed_bwd", "optimizer_step")
+
+_FINAL_NORMS = ("norm", "ln_f", "final_layer_norm", "final_layernorm", "final_norm")
+
+GPU_COMPUTE_MAJOR = {"h100-sxm-80gb": 9, "h100-pcie-80gb": 9, "h100-nvl-94gb": 9, "h200-141gb": 9,
+                     "a100-40gb": 8, "a100-80gb": 8, "rtx-4090": 8, "rtx-3090": 8, "l4-24gb": 8, "t4-16gb": 7,
+                     "v100-16gb": 7, "v100-32gb": 7}
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+@contextlib.contextmanager
+def meta_stubs():
+    """Stubs for transformers helpers that read tensor values, which the meta
+    device has not. Each returns what it returns on a GPU for the inputs the
+    accountant feeds (no padding, one unpacked sequence per row). On a GPU
+    they allocate a few B x S int64 temporaries during the embedding phase,
+    which the stub leaves out."""
+    import transformers.masking_utils as mu
+    saved = []
+    original = mu.find_packed_sequence_indices
+
+    def find_packed(position_ids):
+        # masking_utils.find_packed_sequence_indices: None when position_ids
+        # restart nowhere (one sequence per row), as arange positions do.
+        if position_ids is not None and position_ids.device.type == "meta":
+            return None
+        return original(position_ids)
+    saved.append((mu, "find_packed_sequence_indices", original))
+    mu.find_packed_sequence_indices = find_packed
+    try:
+        yield
+    finally:
+        for owner, name, value in saved:
+            setattr(owner, name, value)
+
+
+def _model_class(config, hf_class):
+    import transformers
+    if hf_class:
+        cls = getattr(transformers, hf_class, None)
+        if cls is None:
+            raise ScenarioError(f"transformers has no class {hf_class}")
+        return cls
+    if config.model_type == "bert":
+        return transformers.BertForMaskedLM
+    return transformers.AutoModelForCausalLM
+
+
+def build_model(scenario, device="meta"):
+    """The model as a user's script would have it before the first step."""
+    import transformers
+
+    model_node = scenario["model"]
+    if "config" not in model_node:
+        raise ScenarioError("the accountant needs an inline config.json (model.config)")
+    cfg = dict(model_node["config"])
+    hf_class = model_node.get("hf_class") or scenario.get("reference", {}).get("hf_class")
+    train = scenario.get("train", {})
+    attention = train.get("attention", "sdpa")
+    model_type = cfg.pop("model_type")
+    cfg.pop("architectures", None)
+    cfg.pop("torch_dtype", None)
+    cfg.pop("dtype", None)
+    config = transformers.AutoConfig.for_model(model_type, **cfg)
+    if "use_cache" in train:
+        config.use_cache = bool(train["use_cache"])
+    precision = train.get("precision", "bf16-mixed")
+    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision, torch.float32)
+    peft = train.get("peft", {})
+    if peft.get("method", "none") != "none" and precision in ("bf16-mixed", "fp16-mixed"):
+        # LoRA users load the frozen base in 16-bit (from_pretrained(dtype=...)) and
+        # train under autocast; PEFT keeps the adapters in fp32
+        # (get_peft_model autocast_adapter_dtype=True). Headroom plans the same.
+        dtype = torch.bfloat16 if precision == "bf16-mixed" else torch.float16
+    cls = _model_class(config, hf_class)
+    with torch.device(device):
+        if cls is transformers.AutoModelForCausalLM:
+            model = cls.from_config(config, attn_implementation=attention, dtype=dtype)
+        else:
+            config._attn_implementation = attention
+            model = cls(config).to(dtype)
+    if peft.get("method", "none") != "none":
+        model = _apply_lora(model, peft)
+    if train.get("checkpointing", "none") == "full":
+        model.gradient_checkpointing_enable()   # transformers' default: use_reentrant=False
+    model.train()
+    return model
+
+
+def _apply_lora(model, peft):
+    from peft import LoraConfig, get_peft_model
+    if peft["method"] == "qlora":
+        raise ScenarioError("QLoRA needs the NF4 emulation, which the accountant does not have yet")
+    targets = peft.get("targets") or None
+    if targets == ["all-linear"]:
+        targets = "all-linear"
+    config = LoraConfig(r=int(peft.get("rank", 16)), lora_alpha=float(peft.get("alpha", 32)),
+                        lora_dropout=float(peft.get("dropout", 0.0)), target_modules=targets,
+                        task_type=None)
+    return get_peft_model(model, config)
+
+
+def _make_optimizer(params, name, em):
+    kwargs = {"foreach": True} if em.foreach else {}
+    if name == "adamw":
+        return torch.optim.AdamW(params, lr=1e-5, **kwargs)
+    if name == "sgd":
+        return torch.optim.SGD(params, lr=1e-5, **kwargs)
+    if name == "sgd-momentum":
+        return torch.optim.SGD(params, lr=1e-5, momentum=0.9, **kwargs)
+    if name == "adafactor":
+        # What Trainer builds for optim="adafactor" (transformers trainer.py
+        # get_optimizer_cls_and_kwargs: scale_parameter=False, relative_step=False).
+        from transformers.optimization import Adafactor
+        return Adafactor(params, lr=1e-3, scale_parameter=False, relative_step=False)
+    raise ScenarioError(f"optimizer {name} is not emulated by the accountant")
+
+
+def _find_layers(model):
+    """The ModuleList of transformer layers and the module that holds it."""
+    best = None
+    for name, module in model.named_modules():
+        if isinstance(module, torch.nn.ModuleList) and len(module) > 0:
+            first = module[0]
+            if sum(1 for _ in first.parameters()) >= 4 and (best is None or len(module) > len(best[1])):
+                best = (name, module)
+    if best is None:
+        raise ScenarioError("no layer list found in the model")
+    name, layers = best
+    parent = model.get_submodule(name.rsplit(".", 1)[0]) if "." in name else model
+    return parent, layers
+
+
+class PhaseHooks:
+    """Moves tracker.phase/layer along the step with module and tensor hooks.
+
+    Forward: the base model's pre-hook starts the embedding phase, each
+    layer's pre-hook its layer, the final norm (or the head) the head phase,
+    the head's post-hook the loss. Backward: the gradient of the head's
+    output starts the head's backward; the gradient of a layer's input ends
+    that layer's backward (the next one down starts). Hooks do nothing while
+    backward runs, so checkpoint recompute keeps the backward label.
+    """
+
+    def __init__(self, model, tracker):
+        self.tracker = tracker
+        self.in_backward = False
+        self.handles = []
+        base, layers = _find_layers(model)
+        self.layers = layers
+        self.n_layers = len(layers)
+        self.handles.append(base.register_forward_pre_hook(self._enter("embed_fwd", -1)))
+        for i, layer in enumerate(layers):
+            self.handles.append(layer.register_forward_pre_hook(self._layer_pre(i), with_kwargs=True))
+        norm = next((getattr(base, n) for n in _FINAL_NORMS if isinstance(getattr(base, n, None), torch.nn.Module)),
+                    None)
+        head = self._head(model)
+        self.handles.append(head.register_forward_hook(self._head_post))
+        first_head = norm if norm is not None else head
+        self.handles.append(first_head.register_forward_pre_hook(self._head_pre, with_kwargs=True))
+        self.head = head
+
+    @staticmethod
+    def _head(model):
+        for name in ("lm_head", "embed_out", "classifier", "score", "cls"):
+            for mod_name, module in model.named_modules():
+                if mod_name.split(".")[-1] == name and not isinstance(module, torch.nn.ModuleDict):
+                    # PEFT wraps a targeted head in a LoRA layer: take the wrapper.
+                    return module
+        out = model.get_output_embeddings()
+        if out is None:
+            raise ScenarioError("no head module found")
+        return out
+
+    def _enter(self, phase, layer):
+        def hook(_module, _args):
+            if not self.in_backward:
+                self.tracker.phase, self.tracker.layer = phase, layer
+        return hook
+
+    def _hidden(self, args, kwargs):
+        if args and isinstance(args[0], torch.Tensor):
+            return args[0]
+        return kwargs.get("hidden_states")
+
+    def _layer_pre(self, i):
+        def hook(_module, args, kwargs):
+            if self.in_backward:
+                return
+            self.tracker.phase, self.tracker.layer = "layer_fwd", i
+            h = self._hidden(args, kwargs)
+            if isinstance(h, torch.Tensor) and h.requires_grad:
+                below = ("layer_bwd", i - 1) if i > 0 else ("embed_bwd", -1)
+                h.register_hook(self._grad_sets(*below))
+        return hook
+
+    def _head_pre(self, _module, args, kwargs):
+        if self.in_backward:
+            return
+        self.tracker.phase, self.tracker.layer = "head_fwd", -1
+        h = self._hidden(args, kwargs)
+        if isinstance(h, torch.Tensor) and h.requires_grad:
+            h.register_hook(self._grad_sets("layer_bwd", self.n_layers - 1))
+
+    def _head_post(self, _module, _args, out):
+        if self.in_backward:
+            return
+        self.tracker.phase, self.tracker.layer = "loss_fwd", -1
+        if isinstance(out, torch.Tensor) and out.requires_grad:
+            out.register_hook(self._grad_sets("head_bwd", -1))
+
+    def _grad_sets(self, phase, layer):
+        def hook(grad):
+            self.tracker.phase, self.tracker.layer = phase, layer
+            return None
+        return hook
+
+
+def _inputs(model, train, device, vocab):
+    b, s = int(train.get("micro_batch", 1)), int(train.get("seq_len", 2048))
+    ids = torch.zeros((b, s), dtype=torch.long, device=device)
+    if device != "meta":
+        ids = torch.randint(0, vocab, (b, s), device=device)
+    name = type(model.get_base_model() if hasattr(model, "get_base_model") else model).__name__
+    if name.endswith("ForSequenceClassification"):
+        labels = torch.zeros((b,), dtype=torch.long, device=device)
+    else:
+        labels = ids.clone()
+    return {"input_ids": ids, "labels": labels}
+
+
+def run(scenario, steps=2, em=None, keep_events=False, device="meta", events_out=None, snapshot_at=None):
+    """Trains the scenario's model for `steps` steps; returns the report.
+
+    snapshot_at=(step, bytes) keeps the live set at the moment that step's
+    peak reaches those bytes (a second run with the first run's peak), as
+    report["snapshot"]: what is alive at the peak, grouped by where it was made.
+    """
+    em = em or emulate.Emulations()
+    scenario = copy.deepcopy(scenario)
+    train = scenario.get("train", {})
+    for key in ("weight_quant",):
+        if train.get(key, "none") != "none":
+            raise ScenarioError(f"train.{key} is not emulated by the accountant yet")
+    precision = train.get("precision", "bf16-mixed")
+    if precision not in ("fp32", "bf16-mixed", "fp16-mixed", "bf16"):
+        raise ScenarioError(f"precision {precision} is not emulated by the accountant")
+    autocast_dtype = {"bf16-mixed": torch.bfloat16, "fp16-mixed": torch.float16}.get(precision)
+    loop = train.get("loop", "trainer")
+    if loop not in ("trainer", "custom"):
+        raise ScenarioError(f"train.loop must be trainer or custom, got {loop}")
+    accum = int(train.get("grad_accum", 1))
+    gpu = scenario.get("hardware", {}).get("gpu", "h100-sxm-80gb")
+    em.compute_major = GPU_COMPUTE_MAJOR.get(gpu, 9)
+    if em.compute_major < 8:
+        raise ScenarioError("the sdpa emulation follows sm_80 and later (flash attention); pick such a GPU")
+
+    logging.getLogger("transformers").setLevel(logging.ERROR)
+    model = build_model(scenario, device)
+    tracker = Tracker(keep_events=keep_events)
+    tracker.snapshot_at = snapshot_at
+
+    # Load: what exists before the first step (model.to("cuda")).
+    for p in model.parameters():
+        tracker.add_tensor(p, "parameter")
+        tracker.label(p, "weights")
+    for b in model.buffers():
+        tracker.add_tensor(b, "buffer")
+        tracker.label(b, "weights")
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    for p in trainable:
+        p.register_post_accumulate_grad_hook(lambda q: tracker.label(q.grad, "gradients"))
+    optimizer = _make_optimizer(trainable, train.get("optimizer", "adamw"), em)
+    hooks = PhaseHooks(model, tracker)
+    vocab = getattr(model.config, "vocab_size", 1000)
+    workspace = em.cublas_workspace_bytes(training=True) // 2
+
+    report = {"steps": [], "emulations": em.names(), "loop": loop}
+    held_outputs = None
+    batch = None
+    mode = TrackingMode(tracker, em)
+    autocast_ctx = (lambda: emulate.autocast(True, autocast_dtype)) if (autocast_dtype and em.autocast) \
+        else contextlib.nullcontext
+    with meta_stubs(), emulate.Patches(em, autocast_dtype if em.autocast else None), mode:
+        for step in range(steps):
+            tracker.step = step
+            tracker.reset_window()
+            for micro in range(accum):
+                tracker.phase, tracker.layer = "embed_fwd", -1
+                batch = None   # the loader's previous batch is dropped when the next is fetched
+                batch = _inputs(model, train, device, vocab)
+                if step == 0 and micro == 0 and workspace:
+                    tracker.fixed(workspace, "cublas workspace (forward handle)", "workspace")
+                with autocast_ctx():
+                    outputs = model(**batch)
+                loss = outputs.loss if hasattr(outputs, "loss") else outputs["loss"]
+                if loop == "trainer":
+                    # Trainer.compute_loss returns the loss only; the outputs die here.
+                    outputs = None
+                    held_outputs = None
+                else:
+                    # `outputs = model(**batch)` rebinds after the forward: the previous
+                    # step's outputs lived through it and die now.
+                    held_outputs = outputs
+                    outputs = None
+                if accum > 1:
+                    loss = loss / accum
+                tracker.phase, tracker.layer = "loss_bwd", -1
+                hooks.in_backward = True
+                if step == 0 and micro == 0 and workspace:
+                    tracker.fixed(workspace, "cublas workspace (backward handle)", "workspace")
+                loss.backward()
+                hooks.in_backward = False
+                del loss
+            tracker.phase, tracker.layer = "optimizer_step", -1
+            optimizer.step()
+            for state in optimizer.state.values():
+                for value in state.values():
+                    tracker.label(value, "optimizer-state")
+            optimizer.zero_grad(set_to_none=True)
+            report["steps"].append({"peak_allocated_bytes": tracker.window_peak, "peak": tracker.window_info,
+                                    "allocated_after_bytes": tracker.allocated})
+        del held_outputs, batch
+    report["peak_allocated_bytes"] = report["steps"][-1]["peak_allocated_bytes"]
+    report["peak_phase"] = report["steps"][-1]["peak"]["phase"]
+    report["peak_layer"] = report["steps"][-1]["peak"]["layer"]
+    report["peak_op"] = report["steps"][-1]["peak"]["op"]
+    report["categories"] = report["steps"][-1]["peak"]["categories"]
+    report["parameters"] = sum(p.numel() for p in model.parameters())
+    report["trainable_parameters"] = sum(p.numel() for p in trainable)
+    if keep_events:
+        report["events"] = tracker.events
+    if tracker.snapshot is not None:
+        groups = {}
+        for n, cat, phase, layer, op in tracker.snapshot:
+            key = (cat, phase, "per-layer" if layer >= 0 else "-", op)
+            g = groups.setdefault(key, [0, 0])
+            g[0] += n
+            g[1] += 1
+        report["snapshot"] = sorted(([*k, v[0], v[1]] for k, v in groups.items()), key=lambda r: -r[4])
+    if events_out is not None:
+        tracker.write_events(events_out)
+    return report

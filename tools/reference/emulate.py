@@ -1,0 +1,311 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a CUDA run does differently from the meta (or CPU) device.
+
+Each emulation is a switch (Emulations fields) and cites the PyTorch source
+it follows. They are applied by patching Python functions, never with a
+TorchFunctionMode (that breaks checkpoint recompute).
+
+- dropout:   CUDA dropout is aten::native_dropout, which keeps a 1-byte bool
+             mask (aten/src/ATen/native/Dropout.cpp: is_fused_kernel_acceptable
+             needs a CUDA tensor; elsewhere _dropout_impl keeps a noise tensor
+             of the input's dtype).
+- sdpa:      scaled_dot_product_attention picks its kernel as CUDA would
+             (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
+             select_sdp_backend, priority flash > efficient > math): flash for
+             fp16/bf16 with no mask and head_dim <= 256 (it handles grouped
+             KV heads); memory-efficient for fp32 or masked inputs without
+             grouped KV heads; otherwise the math path. Flash and efficient
+             save the output and the fp32 log-sum-exp, never the s x s matrix.
+- attn_bwd_scratch: the flash backward's fp32 dq accumulator and softmax_d,
+             and expanded dk/dv for grouped KV heads
+             (aten/src/ATen/native/transformers/cuda/flash_attn/flash_api.cpp,
+             mha_bwd); the efficient backward's fp32 delta
+             (attention_backward.cu, _efficient_attention_backward).
+- autocast:  torch.autocast('cuda') has no meta counterpart, so its cast
+             policy is applied to the functions transformers calls
+             (aten/src/ATen/autocast_mode.cpp: lower_precision_fp list for
+             linear/matmul/bmm/baddbmm/addmm/sdpa, fp32 list for layer_norm,
+             pow, rsqrt, exp, log, softplus, losses; fp32_set_opt_dtype for
+             softmax/log_softmax; cached_cast caches the low-precision copy of
+             a leaf that requires grad until the outermost autocast exits).
+- foreach:   torch.optim defaults to the foreach implementation on CUDA
+             (torch/optim/optimizer.py _default_to_fused_or_foreach); on meta
+             it would pick the single-tensor loop, so foreach=True is passed.
+- cublas_workspace: cuBLAS workspaces come from the caching allocator once
+             per (handle, stream) (aten/src/ATen/cuda/CublasHandlePool.cpp,
+             getChosenWorkspaceSize: 32 MiB on sm_90, 4 MiB + 8 x 16 KiB...
+             below); the backward runs on autograd's device thread with its
+             own handle, so training has two. Reported as its own line.
+"""
+
+import contextlib
+import dataclasses
+import math
+import sys
+
+import torch
+import torch.nn.functional as F
+
+MiB = 1 << 20
+
+
+@dataclasses.dataclass
+class Emulations:
+    dropout: bool = True
+    sdpa: bool = True
+    attn_bwd_scratch: bool = True
+    autocast: bool = True
+    foreach: bool = True
+    cublas_workspace: bool = True
+    compute_major: int = 9          # sm_90 (H100/H200)
+
+    def names(self):
+        return [f.name for f in dataclasses.fields(self) if f.type == "bool" and getattr(self, f.name)]
+
+    def cublas_workspace_bytes(self, training):
+        if not self.cublas_workspace:
+            return 0
+        # CublasHandlePool.cpp getChosenWorkspaceSize: ":4096:8" (4096 KiB x 2
+        # + 16 KiB x 8... read as 4096 KiB * 8 chunks) default 8 MiB + 128 KiB
+        # before Hopper, 32 MiB on sm_90 and later.
+        per = 32 * MiB if self.compute_major >= 9 else 8 * MiB + 128 * 1024
+        return per * (2 if training else 1)
+
+    # Called by tracker.TrackingMode before every aten op.
+    def before_op(self, tracker, func, args, kwargs):
+        if not self.attn_bwd_scratch:
+            return
+        packet = func.overloadpacket
+        if packet is torch.ops.aten._scaled_dot_product_flash_attention_backward:
+            q, k = args[1], args[2]
+            b, h, s, d = q.shape
+            hk = k.shape[1]
+            s_round = (s + 127) // 128 * 128
+            d_round = (d + 31) // 32 * 32 if d <= 192 else 256
+            scratch = b * s_round * h * d_round * 4 + b * h * s_round * 4  # dq_accum, softmax_d (fp32)
+            if hk != h:
+                scratch += 2 * b * k.shape[2] * h * d * q.element_size()  # dk_expanded, dv_expanded
+            tracker.transient(scratch, "flash_attention_backward scratch")
+        elif packet is torch.ops.aten._scaled_dot_product_efficient_attention_backward:
+            q = args[1]
+            b, h, s, _d = q.shape
+            tracker.transient(b * h * s * 4, "efficient_attention_backward delta")
+
+
+# --- autocast -----------------------------------------------------------------
+
+class _AutocastState:
+    def __init__(self):
+        self.stack = []           # (enabled, dtype)
+        self.cache = {}
+        self.default_dtype = torch.bfloat16
+
+    @property
+    def enabled(self):
+        return bool(self.stack) and self.stack[-1][0]
+
+    @property
+    def dtype(self):
+        return self.stack[-1][1] if self.stack else self.default_dtype
+
+
+STATE = _AutocastState()
+
+
+@contextlib.contextmanager
+def autocast(enabled=True, dtype=None, cache_enabled=True):
+    """The emulated torch.autocast('cuda') region."""
+    STATE.stack.append((enabled, dtype or (STATE.stack[-1][1] if STATE.stack else STATE.default_dtype)))
+    try:
+        yield
+    finally:
+        STATE.stack.pop()
+        if not STATE.stack:
+            STATE.cache.clear()   # autocast_mode.cpp: clear_cache when nesting drops to zero
+
+
+def _low(t):
+    """cached_cast to the autocast dtype (autocast_mode.cpp cached_cast)."""
+    if not isinstance(t, torch.Tensor) or t.dtype != torch.float32:
+        return t
+    cacheable = t.is_leaf and t.requires_grad
+    if cacheable:
+        hit = STATE.cache.get(id(t))
+        if hit is not None and hit[0] is t:
+            return hit[1]
+    out = t.to(STATE.dtype)
+    if cacheable:
+        STATE.cache[id(t)] = (t, out)
+    return out
+
+
+def _fp32(t):
+    if isinstance(t, torch.Tensor) and t.dtype in (torch.float16, torch.bfloat16):
+        return t.float()
+    return t
+
+
+def _wrap_low(original):
+    def wrapped(*args, **kwargs):
+        if STATE.enabled:
+            args = tuple(_low(a) for a in args)
+            kwargs = {k: _low(v) for k, v in kwargs.items()}
+        return original(*args, **kwargs)
+    wrapped.__wrapped__ = original
+    return wrapped
+
+
+def _wrap_fp32(original):
+    def wrapped(*args, **kwargs):
+        if STATE.enabled:
+            args = tuple(_fp32(a) for a in args)
+            kwargs = {k: _fp32(v) for k, v in kwargs.items()}
+        return original(*args, **kwargs)
+    wrapped.__wrapped__ = original
+    return wrapped
+
+
+def _wrap_set_dtype(original):
+    # fp32_set_opt_dtype: softmax/log_softmax without an explicit dtype run with
+    # dtype=float32 (the kernel reads the low-precision input, writes fp32).
+    def wrapped(input, *args, **kwargs):
+        if STATE.enabled and kwargs.get("dtype") is None and len(args) < 2 and \
+                isinstance(input, torch.Tensor) and input.dtype in (torch.float16, torch.bfloat16):
+            kwargs["dtype"] = torch.float32
+        return original(input, *args, **kwargs)
+    wrapped.__wrapped__ = original
+    return wrapped
+
+
+# --- scaled_dot_product_attention as on CUDA ---------------------------------
+
+def _sdpa_cuda(original):
+    def sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False):
+        if STATE.enabled:
+            query, key, value = _low(query), _low(key), _low(value)
+        dt = query.dtype
+        d = query.shape[-1]
+        grouped = key.shape[-3] != query.shape[-3]
+        if dt in (torch.float16, torch.bfloat16) and attn_mask is None and d <= 256 and d % 8 == 0:
+            out = torch.ops.aten._scaled_dot_product_flash_attention(
+                query, key, value, dropout_p, is_causal, False, scale=scale)
+            return out[0]
+        if not grouped and d % (4 if dt == torch.float32 else 8) == 0:
+            needs_grad = query.requires_grad or key.requires_grad or value.requires_grad
+            out = torch.ops.aten._scaled_dot_product_efficient_attention(
+                query, key, value, attn_mask, needs_grad, dropout_p, is_causal, scale=scale)
+            return out[0]
+        # Math path (sdp_utils.cpp falls back to it): the aten composite, which
+        # repeats grouped KV heads and materialises the scores.
+        return torch.ops.aten._scaled_dot_product_attention_math(
+            query, key, value, attn_mask, dropout_p, is_causal, None, scale=scale, enable_gqa=enable_gqa)[0]
+    sdpa.__wrapped__ = original
+    return sdpa
+
+
+def _dropout_cuda(original):
+    def dropout(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0:
+            return input
+        return torch.native_dropout(input, p, True)[0]
+    dropout.__wrapped__ = original
+    return dropout
+
+
+# --- installing the patches -----------------------------------------------------
+
+_LOW = [(F, "linear"), (torch, "matmul"), (torch, "bmm"), (torch, "baddbmm"), (torch, "addmm"), (torch, "mm"),
+        (torch.Tensor, "__matmul__"), (torch.Tensor, "matmul"), (torch.Tensor, "bmm")]
+_FP32 = [(F, "layer_norm"), (torch, "pow"), (torch.Tensor, "pow"), (torch.Tensor, "__pow__"), (torch, "rsqrt"),
+         (torch.Tensor, "rsqrt"), (torch, "exp"), (torch.Tensor, "exp"), (torch, "log"), (torch.Tensor, "log"),
+         (F, "softplus"), (F, "cross_entropy"), (F, "nll_loss"), (F, "mse_loss")]
+_SET_DTYPE = [(F, "softmax"), (F, "log_softmax"), (torch, "softmax"), (torch.Tensor, "softmax"),
+              (torch, "log_softmax"), (torch.Tensor, "log_softmax")]
+
+
+class Patches:
+    """Installs the emulations for the duration of a `with` block."""
+
+    def __init__(self, emulations, autocast_dtype):
+        self.em = emulations
+        self.autocast_dtype = autocast_dtype
+        self.saved = []
+
+    def _set(self, owner, name, value):
+        self.saved.append((owner, name, getattr(owner, name)))
+        setattr(owner, name, value)
+
+    def __enter__(self):
+        em = self.em
+        if em.autocast and self.autocast_dtype is not None:
+            STATE.default_dtype = self.autocast_dtype
+            for owner, name in _LOW:
+                self._set(owner, name, _wrap_low(getattr(owner, name)))
+            for owner, name in _FP32:
+                self._set(owner, name, _wrap_fp32(getattr(owner, name)))
+            for owner, name in _SET_DTYPE:
+                self._set(owner, name, _wrap_set_dtype(getattr(owner, name)))
+            self._patch_checkpoint_and_transformers()
+        if em.sdpa:
+            self._set(F, "scaled_dot_product_attention", _sdpa_cuda(F.scaled_dot_product_attention))
+        if em.dropout:
+            self._set(F, "dropout", _dropout_cuda(F.dropout))
+        return self
+
+    def _patch_checkpoint_and_transformers(self):
+        import torch.utils.checkpoint as ckpt
+
+        # Checkpoint recompute re-enters the forward's autocast state
+        # (torch/utils/checkpoint.py _get_autocast_kwargs, recompute_fn): for
+        # 'meta' inputs it finds none, so hand it the emulated one.
+        original_kwargs = ckpt._get_autocast_kwargs
+
+        def get_kwargs(device_type="cuda"):
+            if device_type == "meta":
+                _dev, cpu = original_kwargs("cpu")
+                return {"enabled": STATE.enabled, "dtype": STATE.dtype, "cache_enabled": True}, cpu
+            return original_kwargs(device_type)
+        self._set(ckpt, "_get_autocast_kwargs", get_kwargs)
+        original_available = torch.amp.is_autocast_available
+        self._set(torch.amp, "is_autocast_available",
+                  lambda device_type: device_type == "meta" or original_available(device_type))
+        original_autocast = torch.amp.autocast
+
+        def amp_autocast(device_type, *args, **kwargs):
+            if device_type == "meta":
+                return autocast(kwargs.get("enabled", True), kwargs.get("dtype"))
+            return original_autocast(device_type, *args, **kwargs)
+        self._set(torch.amp, "autocast", amp_autocast)
+
+        # transformers' maybe_autocast (utils/generic.py) returns a null context
+        # on meta; the rotary embedding uses it to force fp32.
+        import transformers.utils.generic as generic
+        original_maybe = generic.maybe_autocast
+
+        def maybe_autocast(device_type, dtype=None, enabled=True, cache_enabled=None):
+            if device_type == "meta":
+                return autocast(enabled, dtype)
+            return original_maybe(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+        for module in list(sys.modules.values()):
+            # vars(), not getattr: transformers' lazy modules import on attribute access.
+            if module is not None and getattr(module, "__dict__", {}).get("maybe_autocast") is original_maybe:
+                self._set(module, "maybe_autocast", maybe_autocast)
+
+    def __exit__(self, *exc):
+        for owner, name, value in reversed(self.saved):
+            setattr(owner, name, value)
+        self.saved.clear()
+        return False
+
+
+def attention_kernel_note(dtype, grouped, masked, head_dim):
+    """The kernel _sdpa_cuda picks, in words (for the report)."""
+    if dtype in (torch.float16, torch.bfloat16) and not masked and head_dim <= 256:
+        return "flash"
+    if not grouped:
+        return "efficient"
+    return "math"
+
+
+def ceil_to(x, m):
+    return int(math.ceil(x / m) * m)

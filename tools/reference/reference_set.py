@@ -1,0 +1,241 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Regenerates tests/data/reference/pytorch_reference.json: the reference
+scenarios, each run through accountant.py (PyTorch on the meta device).
+
+    tools/reference/setup.sh        # once: the pinned virtualenv
+    .venv-ref/bin/python tools/reference/reference_set.py [--only SUBSTRING] [--jobs N]
+
+Model configs come from Headroom's own catalog (resources/catalog/models.json,
+each a copy of the model's config.json with its source), so nothing is read
+from the Hub. tests/test_reference.cpp plans every scenario with the pytorch
+profile and compares.
+"""
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CATALOG = os.path.join(ROOT, "resources", "catalog", "models.json")
+OUT = os.path.join(ROOT, "tests", "data", "reference", "pytorch_reference.json")
+GPU = "h100-sxm-80gb"
+
+
+def catalog_configs():
+    with open(CATALOG) as f:
+        doc = json.load(f)
+    return {m["id"]: m["config"] for m in doc["models"] if "config" in m}
+
+
+def scenario(model_id, config, **train):
+    t = {"precision": "bf16-mixed", "optimizer": "adamw", "micro_batch": 1, "seq_len": 1024, "grad_accum": 1,
+         "checkpointing": "none", "attention": "sdpa", "loop": "trainer"}
+    t.update(train)
+    return {"schema": "headroom.scenario/1", "model": {"config": config, "id": model_id}, "mode": "train",
+            "train": t, "hardware": {"gpu": GPU}, "profile": "pytorch"}
+
+
+# (model id, family, [train overrides...]). Options are crossed where they
+# move different rows of the table: precision (weights, grads, autocast
+# copies, logits), attention kernel (saved scores or not), checkpointing,
+# optimizer (state and step temporaries), LoRA, batch and sequence (the
+# activation and logits terms), accumulation, the loop (logits alive in
+# backward), use_cache (per-layer keys and values held by the outputs).
+PLAN = [
+    ("meta-llama/Llama-3.2-1B", "llama", [
+        {}, {"checkpointing": "full"}, {"precision": "fp32", "attention": "eager"},
+        {"precision": "bf16"}, {"precision": "fp16-mixed"}, {"loop": "custom"},
+        {"use_cache": False}, {"use_cache": False, "loop": "custom"}, {"optimizer": "sgd"},
+        {"optimizer": "adafactor"}, {"grad_accum": 4}, {"micro_batch": 4, "seq_len": 512},
+        {"micro_batch": 2, "seq_len": 4096, "checkpointing": "full"},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]},
+         "checkpointing": "full", "micro_batch": 4},
+        {"attention": "eager", "seq_len": 512}]),
+    ("meta-llama/Llama-2-7b-hf", "llama", [
+        {"precision": "bf16", "micro_batch": 1, "seq_len": 2048, "checkpointing": "full"},
+        {"micro_batch": 4, "seq_len": 512},
+        {"precision": "fp32", "optimizer": "sgd", "seq_len": 512, "micro_batch": 2},
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 2},
+        {"peft": {"method": "lora", "rank": 64, "alpha": 16, "targets": ["all-linear"]}, "checkpointing": "full",
+         "micro_batch": 8, "seq_len": 2048}]),
+    ("meta-llama/Llama-3.1-8B", "llama", [
+        {"precision": "bf16", "checkpointing": "full", "seq_len": 4096},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "k_proj", "v_proj", "o_proj"]},
+         "micro_batch": 2, "seq_len": 2048},
+        {"loop": "custom", "precision": "bf16", "seq_len": 2048, "use_cache": False}]),
+    ("TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", "llama", [
+        {"micro_batch": 8, "seq_len": 2048, "checkpointing": "full"}, {"precision": "fp32", "seq_len": 512},
+        {"attention": "eager", "micro_batch": 2, "use_cache": False}]),
+    ("mistralai/Mistral-7B-v0.1", "mistral", [
+        {"precision": "bf16", "seq_len": 2048, "checkpointing": "full", "micro_batch": 2},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "loop": "custom",
+         "micro_batch": 2, "seq_len": 2048},
+        {"precision": "bf16", "optimizer": "sgd", "attention": "eager", "seq_len": 512}]),
+    ("Qwen/Qwen2.5-0.5B", "qwen2", [
+        {}, {"micro_batch": 8, "seq_len": 512}, {"precision": "fp32"}, {"precision": "fp32", "attention": "eager"},
+        {"checkpointing": "full", "micro_batch": 16, "seq_len": 2048}, {"loop": "custom"}, {"use_cache": False},
+        {"optimizer": "adafactor", "precision": "bf16"}, {"grad_accum": 8, "micro_batch": 2},
+        {"precision": "fp16-mixed", "micro_batch": 4, "seq_len": 128},
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4}]),
+    ("Qwen/Qwen2.5-1.5B", "qwen2", [
+        {"micro_batch": 2}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 4096},
+        {"precision": "bf16", "loop": "custom", "use_cache": False}]),
+    ("Qwen/Qwen2.5-7B", "qwen2", [
+        {"precision": "bf16", "checkpointing": "full", "seq_len": 2048},
+        {"peft": {"method": "lora", "rank": 32, "alpha": 64, "targets": ["all-linear"]}, "checkpointing": "full",
+         "micro_batch": 4, "seq_len": 2048}]),
+    ("google/gemma-2b", "gemma", [
+        {}, {"precision": "fp32", "seq_len": 512}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
+        {"loop": "custom", "micro_batch": 2}, {"attention": "eager", "use_cache": False}]),
+    ("google/gemma-2-2b", "gemma2", [
+        {"attention": "eager"}, {"attention": "eager", "precision": "fp32", "seq_len": 512},
+        {"attention": "eager", "checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
+        {"attention": "sdpa", "micro_batch": 2}, {"attention": "eager", "loop": "custom"},
+        {"attention": "sdpa", "use_cache": False, "precision": "bf16"}]),
+    ("microsoft/Phi-3-mini-4k-instruct", "phi3", [
+        {"precision": "bf16", "seq_len": 2048}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["qkv_proj", "o_proj"]}, "micro_batch": 2},
+        {"precision": "fp32", "attention": "eager", "seq_len": 512, "optimizer": "sgd"},
+        {"loop": "custom", "use_cache": False}]),
+    ("gpt2", "gpt2", [
+        {"precision": "fp32", "micro_batch": 4, "seq_len": 512}, {"precision": "fp32", "attention": "eager",
+                                                                  "micro_batch": 4, "seq_len": 512},
+        {}, {"micro_batch": 16, "seq_len": 1024, "checkpointing": "full"}, {"loop": "custom", "micro_batch": 8},
+        {"use_cache": False, "micro_batch": 8}, {"precision": "fp16-mixed", "micro_batch": 8},
+        {"precision": "bf16", "optimizer": "sgd", "micro_batch": 8, "attention": "eager"},
+        {"grad_accum": 4, "micro_batch": 4},
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["c_attn"]}, "micro_batch": 8}]),
+    ("gpt2-medium", "gpt2", [
+        {"precision": "fp32", "micro_batch": 2, "seq_len": 1024}, {"micro_batch": 8, "checkpointing": "full"},
+        {"optimizer": "adafactor", "micro_batch": 4}]),
+    ("EleutherAI/pythia-160m", "gpt_neox", [
+        {}, {"precision": "fp32", "micro_batch": 4}, {"attention": "eager", "micro_batch": 4},
+        {"checkpointing": "full", "micro_batch": 16, "seq_len": 2048}, {"loop": "custom", "micro_batch": 4},
+        {"use_cache": False, "micro_batch": 4}]),
+    ("EleutherAI/pythia-1.4b", "gpt_neox", [
+        {"micro_batch": 4}, {"precision": "bf16", "checkpointing": "full", "micro_batch": 8, "seq_len": 2048}]),
+    ("EleutherAI/polyglot-ko-1.3b", "gpt_neox", [
+        # Near the seed book's runs (shared/seeds/001: fp16 weights, plain AdamW
+        # without fp32 master weights, which bf16 has the bytes of).
+        {"precision": "bf16", "micro_batch": 4, "seq_len": 512, "attention": "eager"},
+        {"precision": "bf16", "micro_batch": 8, "seq_len": 512, "attention": "eager"},
+        {"precision": "bf16-mixed", "micro_batch": 4, "seq_len": 512},
+        {"peft": {"method": "lora", "rank": 8, "alpha": 32, "dropout": 0.05, "targets": ["query_key_value"]},
+         "micro_batch": 16, "seq_len": 512, "precision": "bf16"},
+        {"checkpointing": "full", "micro_batch": 16, "seq_len": 512}]),
+    ("bert-base-uncased", "bert", [
+        {"precision": "fp32", "micro_batch": 8, "seq_len": 512}, {"precision": "fp32", "attention": "eager",
+                                                                  "micro_batch": 8, "seq_len": 512},
+        {"micro_batch": 32, "seq_len": 128}, {"checkpointing": "full", "micro_batch": 16, "seq_len": 512},
+        {"loop": "custom", "micro_batch": 8, "seq_len": 512}]),
+    ("bert-large-uncased", "bert", [
+        {"precision": "fp32", "micro_batch": 4, "seq_len": 512, "attention": "eager"},
+        {"precision": "fp32", "micro_batch": 4, "seq_len": 512},
+        {"micro_batch": 8, "seq_len": 512, "optimizer": "sgd"}]),
+]
+
+
+def case_id(model_id, train):
+    base = model_id.split("/")[-1].lower()
+    parts = [train["precision"], train["attention"], f"b{train['micro_batch']}", f"s{train['seq_len']}"]
+    if train["checkpointing"] != "none":
+        parts.append("ckpt")
+    if train["optimizer"] != "adamw":
+        parts.append(train["optimizer"])
+    if train.get("peft"):
+        parts.append(f"lora{train['peft']['rank']}")
+    if train["grad_accum"] > 1:
+        parts.append(f"ga{train['grad_accum']}")
+    if train["loop"] != "trainer":
+        parts.append(train["loop"])
+    if "use_cache" in train:
+        parts.append("cache" if train["use_cache"] else "nocache")
+    return base + "-" + "-".join(parts)
+
+
+def build_cases():
+    configs = catalog_configs()
+    cases = []
+    for model_id, family, variants in PLAN:
+        for overrides in variants:
+            s = scenario(model_id, configs[model_id], **overrides)
+            cases.append({"id": case_id(model_id, s["train"]), "family": family, "scenario": s})
+    ids = [c["id"] for c in cases]
+    dupes = {i for i in ids if ids.count(i) > 1}
+    if dupes:
+        raise SystemExit(f"duplicate case ids: {sorted(dupes)}")
+    return cases
+
+
+def _run_case(case):
+    sys.path.insert(0, HERE)
+    import accountant
+    t0 = time.time()
+    try:
+        report = accountant.run(case["scenario"], steps=2)
+    except Exception as e:  # one case's failure is reported, the rest still run
+        return {"error": f"{type(e).__name__}: {e}"}
+    peak = report["steps"][-1]["peak"]
+    return {"peak_allocated_bytes": report["peak_allocated_bytes"],
+            "step_peaks_bytes": [s["peak_allocated_bytes"] for s in report["steps"]],
+            "peak_phase": peak["phase"], "peak_layer": peak["layer"], "peak_op": peak["op"],
+            "categories_at_peak": dict(sorted(peak["categories"].items())),
+            "parameters": report["parameters"], "trainable_parameters": report["trainable_parameters"],
+            "seconds": round(time.time() - t0, 2)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="run only cases whose id contains this")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--out", default=OUT)
+    args = ap.parse_args()
+    cases = build_cases()
+    if args.only:
+        cases = [c for c in cases if args.only in c["id"]]
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(_run_case, cases))
+    failed = [c["id"] for c, r in zip(cases, results) if "error" in r]
+    for case, result in zip(cases, results):
+        case["pytorch"] = result
+        if "error" in result:
+            print(f"{case['id']:70s} FAILED {result['error']}", flush=True)
+            continue
+        print(f"{case['id']:70s} {result['peak_allocated_bytes'] / 2**30:8.3f} GiB  {result['peak_phase']:>14s}"
+              f" {result['peak_layer']:3d}  {result['seconds']:.1f}s", flush=True)
+    import peft
+    import torch
+    import transformers
+
+    sys.path.insert(0, HERE)
+    import emulate
+    doc = {
+        "schema": "headroom.reference/1",
+        "what": "peak allocated bytes (torch.cuda.max_memory_allocated semantics: 512-byte blocks) of the second "
+                "of two training steps, counted by tools/reference/accountant.py on PyTorch's meta device",
+        "generated_by": {"torch": torch.__version__, "transformers": transformers.__version__,
+                         "peft": peft.__version__, "python": platform.python_version(),
+                         "command": "tools/reference/reference_set.py"},
+        "emulated": emulate.Emulations().names(),
+        "cases": cases,
+    }
+    if failed:
+        raise SystemExit(f"{len(failed)} cases failed; nothing written")
+    if args.only:
+        return
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"{len(cases)} cases -> {os.path.relpath(args.out, ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
