@@ -153,6 +153,11 @@ private slots:
             Scenario s = randomScenario(rng);
             if (s.mode != Mode::Train)
                 continue;
+            // Checkpointing turns use_cache off, and use_cache changes what a
+            // fused-QKV layer saves (the cache copies the values, so the fused
+            // output is not kept whole): compare at the same use_cache, the one
+            // checkpointing forces.
+            s.train.useCache = UseCache::Off;
             s.train.checkpointing = Checkpointing::None;
             const Bytes none = mustPlan(s).deviceUsedBytes;
             s.train.checkpointing = Checkpointing::Full;
@@ -348,9 +353,16 @@ private slots:
         s.train.attention = Attention::Eager;
         s.train.microBatch = 4;
         s.train.seqLen = 1024;
+        s.train.useCache = UseCache::Off;
         const Bytes b = 4, sq = 1024, h = 768, a = 12, T = b * sq;
         const Plan p = mustPlan(s);
         QCOMPARE(sumRows(p, LayerSet::Plain, Category::Activations), 58 * T * h + 5 * a * sq * sq * b + 16 * T);
+        // With use_cache (GPT-2's config default) the cache's torch.cat copies
+        // keys and values (2 sbh each in bf16) and attention saves the copies,
+        // while the query view still keeps the fused c_attn output.
+        s.train.useCache = UseCache::ConfigDefault;
+        QCOMPARE(sumRows(mustPlan(s), LayerSet::Plain, Category::Activations),
+                 62 * T * h + 5 * a * sq * sq * b + 16 * T);
     }
 
     void llamaActivationsItemised()

@@ -314,6 +314,7 @@ ordered specToJson(const ModelSpec& spec)
         {"experts", spec.experts},
         {"experts_per_token", spec.expertsPerToken},
         {"dropout", spec.dropout},
+        {"use_cache", spec.useCache},
         {"approximate", spec.approximate},
         {"encoder", spec.encoder},
         {"origin", spec.origin},
@@ -331,7 +332,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.allowOnly({"id", "model_type", "hf_class", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
-                 "experts", "experts_per_token", "dropout", "approximate", "encoder", "origin",
+                 "experts", "experts_per_token", "dropout", "use_cache", "approximate", "encoder", "origin",
                  "checkpoint_parameters", "checkpoint_dtype"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
@@ -358,6 +359,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.enumeration("norm", parseNormKind, normKindName, spec.norm);
     r.string("hidden_act", spec.hiddenAct, false);
     r.boolean("gated_mlp", spec.gatedMlp);
+    r.boolean("use_cache", spec.useCache);
     r.boolean("tie_embeddings", spec.tieEmbeddings);
     r.boolean("qkv_bias", spec.qkvBias);
     r.boolean("attn_out_bias", spec.attnOutBias);
@@ -405,6 +407,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.headDim == b.headDim && a.intermediate == b.intermediate && a.vocab == b.vocab
         && a.maxPositions == b.maxPositions && a.typeVocab == b.typeVocab && a.norm == b.norm
         && a.hiddenAct == b.hiddenAct && a.gatedMlp == b.gatedMlp && a.tieEmbeddings == b.tieEmbeddings
+        && a.useCache == b.useCache
         && a.qkvBias == b.qkvBias && a.attnOutBias == b.attnOutBias && a.mlpBias == b.mlpBias
         && a.learnedPositions == b.learnedPositions && a.parallelResidual == b.parallelResidual
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
@@ -534,7 +537,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         Reader t(*train, "train", error);
         t.allowOnly({"precision", "weight_quant", "optimizer", "peft", "micro_batch", "seq_len", "grad_accum",
                      "checkpointing", "checkpoint_every", "attention", "chunked_cross_entropy", "loss_chunks",
-                     "optimizer_in_backward", "activation_offload", "galore_rank"});
+                     "optimizer_in_backward", "activation_offload", "galore_rank", "loop", "use_cache"});
         TrainConfig& c = s.train;
         t.enumeration("precision", parsePrecision, precisionName, c.precision);
         t.enumeration("weight_quant", parseWeightQuant, weightQuantName, c.weightQuant);
@@ -578,6 +581,18 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         t.boolean("optimizer_in_backward", c.optimizerInBackward);
         t.boolean("activation_offload", c.activationOffload);
         t.integer("galore_rank", 1, kMaxRank, c.galoreRank);
+        t.enumeration("loop", parseTrainingLoop, trainingLoopName, c.loop);
+        // use_cache: true or false as passed to the model, or "config" for the
+        // config.json's own value (the default when absent).
+        if (const json* cache = t.find("use_cache"); cache && !t.failed()) {
+            if (cache->is_boolean())
+                c.useCache = cache->get<bool>() ? UseCache::On : UseCache::Off;
+            else if (cache->is_string() && cache->get<std::string>() == "config")
+                c.useCache = UseCache::ConfigDefault;
+            else
+                t.fail(ErrorCode::InvalidArgument, "train.use_cache",
+                       "must be true, false or \"config\" (the model's config.json value), got " + show(*cache));
+        }
     }
 
     if (const json* inference = top.object("inference")) {
@@ -766,6 +781,8 @@ ordered scenarioToOrdered(const Scenario& scenario)
              {"optimizer_in_backward", t.optimizerInBackward},
              {"activation_offload", t.activationOffload},
              {"galore_rank", t.galoreRank},
+             {"loop", trainingLoopName(t.loop)},
+             {"use_cache", t.useCache == UseCache::ConfigDefault ? ordered("config") : ordered(t.useCache == UseCache::On)},
          }},
         {"inference",
          {

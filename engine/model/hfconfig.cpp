@@ -352,6 +352,7 @@ Result<ModelSpec> specFromObject(const json& config, const std::string& id)
     s.family = info->family;
     ConfigReader reader(config);
     info->read(reader, s);
+    s.useCache = reader.flag("use_cache", true);  // configuration_utils.py PretrainedConfig: use_cache=True
     if (reader.error())
         return *reader.error();
     if (auto error = checkShapes(s))

@@ -56,6 +56,8 @@ struct ModelSpec {
     std::uint64_t experts = 0;         // MoE: num_local_experts (0 = dense)
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
+    bool useCache = true;              // config.json use_cache (PretrainedConfig default true): a decoder's
+                                       // forward returns per-layer keys and values, in training too
 
     bool approximate = false;          // true for a model scaled from a size alone
     bool encoder = false;              // BERT-style: bidirectional, no causal lm_head

@@ -114,10 +114,13 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
     const Bytes abss = satMul(satMul(d.b, d.a), satMul(d.s, d.s));
     const bool dropout = ctx.dropoutActive;
     if (attn == Attention::Eager) {
-        // Eager: fp32 softmax (HF Llama: softmax(dtype=float32)) plus its 16-bit
-        // copy fed to the value matmul; GPT-2/BERT softmax in the input dtype;
-        // dropout adds a 1-byte mask and the dropped copy (Korthikanti §4.1: 5as²b).
-        const bool fp32Softmax = ctx.model.norm == NormKind::RmsNorm || ctx.autocast;
+        // Eager: fp32 softmax (eager_attention_forward in modeling_llama.py,
+        // modeling_gpt_neox.py, gemma, phi3...: softmax(dtype=float32)) plus its
+        // 16-bit copy fed to the value matmul; GPT-2/BERT softmax in the input
+        // dtype, fp32 under autocast (fp32_set_opt_dtype); dropout adds a 1-byte
+        // mask and the dropped copy (Korthikanti §4.1: 5as²b).
+        const Family f = ctx.model.family;
+        const bool fp32Softmax = (f != Family::Gpt2 && f != Family::Bert) || ctx.autocast;
         if (fp32Softmax && d.p != 4) {
             s.save("attn.probs_fp32", satMul(abss, 4), "fp32 softmax output, saved by softmax");
             s.save("attn.probs", satMul(abss, d.p), "16-bit copy of the probabilities, saved by the value matmul");
@@ -153,11 +156,29 @@ bool targeted(const BuildContext& ctx, ModuleKind kind)
 // the MLP width; native gelu/silu save only their input (memory-model.md §1, GPT-2).
 bool pythonGelu(const std::string& act) { return act == "gelu_new" || act == "gelu_fast" || act == "quick_gelu"; }
 
+// What scaled_dot_product_attention runs on a CUDA GPU, as far as the saved
+// tensors go (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp
+// select_sdp_backend, priority flash > memory-efficient > math):
+// flash for 16-bit inputs with head_dim <= 256 (a multiple of 8), which reads
+// grouped KV heads directly (transformers sdpa_attention.py passes
+// enable_gqa when there is no mask); memory-efficient otherwise, which has no
+// grouped-query support; then the math path, which materialises the scores
+// like eager attention. Checked against the accountant's sdpa cases.
+Attention savedAttentionKind(const BuildContext& ctx, const Dims& d)
+{
+    const Attention asked = ctx.scenario.train.attention;
+    if (asked != Attention::Sdpa)
+        return asked;
+    if (d.p == 2 && d.d <= 256 && d.d % 8 == 0)
+        return Attention::Flash;
+    return d.kv == d.a ? Attention::Sdpa : Attention::Eager;
+}
+
 SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
 {
     SavedSet s;
     const ModelSpec& m = ctx.model;
-    const Attention attn = ctx.scenario.train.attention;
+    const Attention attn = savedAttentionKind(ctx, d);
     const bool ft = ctx.fullFinetune;
     Bytes loraTargets = 0;
     for (const ParamTensor& t : ctx.table.layer)
@@ -183,7 +204,9 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             saveLinearInput(s, ctx, d, "norm1.out", "v.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnV), "lora.v_in");
         }
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
-        if (fused)
+        // With use_cache the cache's torch.cat copies the values, so attention
+        // saves the copy and the fused output can go (cache_utils.py DynamicLayer.update).
+        if (fused && !ctx.trainUseCache)
             s.save("attn.qkv_out", satMul(d.T, qkvWidth, d.p), "fused qkv output, kept alive by the value view");
         saveNorm(s, ctx, d, "norm2.in", "norm2.out", "norm2.stat");
         if (m.family == Family::Gemma2) {
@@ -227,10 +250,19 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         saveLinearInput(s, ctx, d, "ln1.out", "c_attn.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQkv), "lora.c_attn_in");
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut),
                        satMul(d.T, d.a * d.d + 2 * d.kv * d.d, d.p));
+        // use_cache: keys and values copied into the cache are what attention
+        // saves; the query view still keeps the fused c_attn output whole.
+        if (ctx.trainUseCache)
+            s.save("attn.kv_cache", satMul(d.T, 2 * d.kv * d.d, d.p), "keys and values copied into the KV cache (use_cache), saved by attention");
         saveNorm(s, ctx, d, "ln2.in", "ln2.out", "ln2.stat");
         saveLinearInput(s, ctx, d, "ln2.out", "c_fc.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpIn), "lora.c_fc_in");
+        // Under autocast, pow is on the fp32 list (aten/src/ATen/autocast_mode.cpp):
+        // x**3 casts x to fp32 (the cast is what pow saves) and type promotion
+        // keeps tanh(.) and 1+tanh(.) in fp32; only 0.5x stays 16-bit: 14 bytes
+        // per element (accountant: gpt2-bf16-mixed-sdpa-b1-s1024).
+        const Bytes geluBytes = ctx.autocast ? 3 * 4 + d.p : 4 * d.p;
         if (pythonGelu(m.hiddenAct))
-            s.save("mlp.gelu_saves", satMul(d.T, d.i, 4 * d.p), "gelu_new in Python ops saves x, tanh(.), 0.5x and 1+tanh(.) (4 tensors of the MLP width)");
+            s.save("mlp.gelu_saves", satMul(d.T, d.i, geluBytes), "gelu_new in Python ops saves x, tanh(.), 0.5x and 1+tanh(.) (4 tensors of the MLP width; x, tanh and 1+tanh in fp32 under autocast)");
         else
             s.save("mlp.fc_out", satMul(d.T, d.i, d.p), "MLP up output, saved by the native GELU");
         saveLinearInput(s, ctx, d, "mlp.down_in", "mlp.down_in", d.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
@@ -244,10 +276,14 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         s.layerInputKey = "ln.in";
         s.save("ln2.stat", satMul(d.T, 8), "fp32 mean and rstd of the second LayerNorm");
         saveLinearInput(s, ctx, d, "ln1.out", "qkv.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQkv), "lora.qkv_in");
-        s.save("attn.qkv_out", satMul(d.T, 3 * d.h, d.p), "fused query_key_value output, kept whole by the value view");
+        // The value is a view of the fused output and keeps it whole, unless
+        // use_cache copies it into the cache (DynamicLayer.update's torch.cat),
+        // in which case attention saves the copy.
+        const Bytes qkvView = ctx.trainUseCache ? 0 : satMul(d.T, 3 * d.h, d.p);
+        s.save("attn.qkv_out", qkvView, "fused query_key_value output, kept whole by the value view");
         s.save("attn.q", satMul(d.T, d.h, d.p), "query after partial rotary (torch.cat makes a new tensor)");
         s.save("attn.k", satMul(d.T, d.h, d.p), "key after partial rotary");
-        attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), satMul(d.T, 3 * d.h, d.p));
+        attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), qkvView);
         saveLinearInput(s, ctx, d, "ln2.out", "fc.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpIn), "lora.fc_in");
         if (ft && !ctx.autocast)
             s.save("ln2.out", satMul(d.T, d.h, d.p), "second LayerNorm output, saved by dense_h_to_4h");
@@ -317,7 +353,7 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // scores before softmax. Backward: the incoming and outgoing hidden-state
     // gradients and the widest intermediate gradient pair.
     const Bytes abss = satMul(satMul(d.b, d.a), satMul(d.s, d.s));
-    const bool eager = tc.attention == Attention::Eager;
+    const bool eager = savedAttentionKind(ctx, d) == Attention::Eager;
     const Bytes width = m.isMoe() ? satMul(d.i, m.expertsPerToken) : d.i;
     rows.push_back({"layer.fwd_temporary", "block output before the residual add; eager attention: 16-bit scores before softmax",
                     Category::Temporaries, satAdd(satMul(d.T, d.h, d.p), eager ? satMul(abss, d.p) : 0),
@@ -365,8 +401,28 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const bool upcast = logitBytes != 4 && ctx.profile.fp32LogitsUpcast && (m.family != Family::Bert || ctx.autocast);
     const Bytes chunks = tc.chunkedCrossEntropy ? std::max<Bytes>(1, tc.lossChunks) : 1;
     const Bytes lossBytes = upcast || logitBytes == 4 ? 4 : logitBytes;
+    // The training loop decides how long the outputs live (TrainingLoop): the
+    // Trainer drops them before backward; `outputs = model(**batch)` in a
+    // hand-written loop keeps them through backward and the optimizer step,
+    // and the previous step's outputs live until the next forward returns
+    // (Python rebinds the name only then). Checked against the accountant's
+    // custom-loop cases (tests/data/reference).
+    const bool keepOutputs = tc.loop == TrainingLoop::Custom;
     rows.push_back({"logits", "lm_head output: tokens x vocab in the compute dtype", Category::Logits,
-                    satMul(TV, logitBytes), Phase::HeadFwd, Phase::LossFwd, LayerSet::Global, false});
+                    satMul(TV, logitBytes), Phase::HeadFwd, keepOutputs ? Phase::OptimizerStep : Phase::LossFwd,
+                    LayerSet::Global, false});
+    if (keepOutputs)
+        rows.push_back({"loop.previous_logits", "the previous step's outputs.logits, alive until this forward returns (custom loop)",
+                        Category::Logits, satMul(TV, logitBytes), Phase::Load, Phase::LossFwd, LayerSet::Global, false});
+    if (keepOutputs && ctx.trainUseCache) {
+        // outputs.past_key_values: DynamicCache copies each layer's keys and
+        // values (cache_utils.py DynamicLayer.update, torch.cat), kv heads only.
+        const Bytes kvBytes = satMul(d.T, 2 * d.kv * d.d, d.p);
+        rows.push_back({"loop.kv_cache", "this step's outputs.past_key_values after the layer's backward (custom loop, use_cache)",
+                        Category::KvCache, kvBytes, Phase::LayerBwd, Phase::OptimizerStep, LayerSet::All, false});
+        rows.push_back({"loop.previous_kv_cache", "the previous step's past_key_values, alive until this forward returns",
+                        Category::KvCache, kvBytes, Phase::Load, Phase::LossFwd, LayerSet::All, false});
+    }
     if (upcast)
         rows.push_back({"logits.fp32", "logits.float() inside the loss (transformers ForCausalLMLoss)", Category::Logits,
                         ceilDiv(satMul(TV, 4), chunks), Phase::LossFwd, Phase::LossFwd, LayerSet::Global, false});

@@ -274,8 +274,27 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         const Phase headFrom = accumulating ? Phase::Load : Phase::HeadBwd;
         rows.push_back(row("grads.layer", "gradients of one layer's trainable parameters (param dtype; sharded under ZeRO-2/3, FSDP)",
                            Category::Gradients, ceilDiv(satMul(layer.trainable, gradBytes), gradShards), layerFrom, last, LayerSet::All));
+        // The word embedding's gradient comes from embedding_dense_backward in
+        // the embedding's own backward, the last of the step (aten/src/ATen/
+        // native/Embedding.cpp). Untied, it is born there and becomes .grad.
+        // Tied to the lm_head, autograd's InputBuffer sums it with the head's
+        // gradient out of place (torch/csrc/autograd/input_buffer.cpp
+        // accumulate), so three vocab x hidden gradients are alive at once.
+        // Checked against the accountant's SGD cases, whose peak this is.
+        const bool embedGradSplit = ctx.fullFinetune && gradShards == 1;
+        const Bytes embedGrad = embedGradSplit ? satMul(satMul(ctx.model.vocab, ctx.model.hidden), gradBytes) : 0;
+        const bool tied = ctx.model.tieEmbeddings;
+        const Bytes globalGrads = ceilDiv(satMul(global.trainable, gradBytes), gradShards);
         rows.push_back(row("grads.global", "gradients of the embeddings, final norm and head (param dtype)",
-                           Category::Gradients, ceilDiv(satMul(global.trainable, gradBytes), gradShards), headFrom, last));
+                           Category::Gradients, (tied || accumulating) ? globalGrads : globalGrads - std::min(globalGrads, embedGrad),
+                           headFrom, last));
+        if (embedGradSplit && !tied && !accumulating)
+            rows.push_back(row("grads.embedding", "the word embedding's gradient, made by the embedding's backward (embedding_dense_backward)",
+                               Category::Gradients, embedGrad, Phase::EmbedBwd, last));
+        if (embedGradSplit && (tied || accumulating))
+            rows.push_back(row("grads.embedding_backward", tied ? "embedding_dense_backward's gradient and its out-of-place sum with the tied head's (autograd InputBuffer)"
+                                                                 : "embedding_dense_backward's gradient before it is added into .grad",
+                               Category::Temporaries, tied ? satMul(embedGrad, 2) : embedGrad, Phase::EmbedBwd, Phase::EmbedBwd));
         if (ctx.deepspeedStyle && !offload) {
             // DeepSpeed's mixed-precision optimizer converts its gradient partition
             // to fp32 inside step() and frees it after: stage 1/2 the whole

@@ -31,6 +31,7 @@ struct BuildContext {
     bool quantizedBase = false;   // frozen linear weights in int8/NF4
     bool deepspeedStyle = false;  // ZeRO 1-3: 16-bit model, fp32 master inside the optimizer
     bool dropoutActive = false;   // training with dropout > 0
+    bool trainUseCache = false;   // the training forward returns per-layer keys and values (use_cache in effect)
     Bytes shards = 1;             // data-parallel degree for sharded states
     std::uint64_t checkpointEvery = 0; // as Plan::checkpointEvery: 0 none, 1 every layer, k every k-th
     bool anyPlainLayer() const { return checkpointEvery != 1; }

@@ -159,6 +159,11 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
         ctx.autocast = mixed && !ctx.deepspeedStyle;
         ctx.residual = (ctx.autocast && (ctx.fullFinetune || ctx.quantizedBase)) ? 4 : ctx.act;
         ctx.dropoutActive = m.dropout > 0;
+        // use_cache in training: the config's value unless the user set one;
+        // gradient checkpointing turns it off (transformers modeling_layers.py
+        // GradientCheckpointingLayer); encoders return no cache.
+        const bool cacheAsked = tc.useCache == UseCache::On || (tc.useCache == UseCache::ConfigDefault && m.useCache);
+        ctx.trainUseCache = cacheAsked && !m.encoder && tc.checkpointing == Checkpointing::None;
         if (!ctx.fullFinetune) {
             ctx.loraTargets = resolveLoraTargets(m, table, tc.peft.targets);
             ctx.cacheLoraTargets();

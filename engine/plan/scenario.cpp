@@ -54,6 +54,10 @@ constexpr std::array<std::pair<Mode, const char*>, 2> kMode{{{Mode::Train, "trai
 constexpr std::array<std::pair<KvCacheDtype, const char*>, 5> kKv{{
     {KvCacheDtype::Fp32, "fp32"}, {KvCacheDtype::Fp16, "fp16"}, {KvCacheDtype::Bf16, "bf16"},
     {KvCacheDtype::Fp8, "fp8"}, {KvCacheDtype::Int8, "int8"}}};
+constexpr std::array<std::pair<TrainingLoop, const char*>, 2> kLoop{{
+    {TrainingLoop::Trainer, "trainer"}, {TrainingLoop::Custom, "custom"}}};
+constexpr std::array<std::pair<UseCache, const char*>, 3> kUseCache{{
+    {UseCache::ConfigDefault, "config"}, {UseCache::On, "on"}, {UseCache::Off, "off"}}};
 
 } // namespace
 
@@ -77,5 +81,9 @@ bool parseSharding(const std::string& s, Sharding& out) { return parseName(kShar
 bool parseProfile(const std::string& s, Profile& out) { return parseName(kProfile, s, out); }
 bool parseMode(const std::string& s, Mode& out) { return parseName(kMode, s, out); }
 bool parseKvCacheDtype(const std::string& s, KvCacheDtype& out) { return parseName(kKv, s, out); }
+const char* trainingLoopName(TrainingLoop l) { return nameOf(kLoop, l); }
+const char* useCacheName(UseCache u) { return nameOf(kUseCache, u); }
+bool parseTrainingLoop(const std::string& s, TrainingLoop& out) { return parseName(kLoop, s, out); }
+bool parseUseCache(const std::string& s, UseCache& out) { return parseName(kUseCache, s, out); }
 
 } // namespace headroom

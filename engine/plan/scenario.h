@@ -41,6 +41,18 @@ struct PeftConfig {
 };
 
 enum class Checkpointing { None, Full, EveryK };
+
+// The training loop around forward and backward, because it decides what
+// the model outputs keep alive (docs/planner.md "The training loop").
+enum class TrainingLoop {
+    Trainer, // Hugging Face Trainer and loops that keep only the loss: outputs die before backward
+    Custom,  // `outputs = model(**batch); outputs.loss.backward(); optimizer.step()`: outputs live until the next forward returns
+};
+
+// transformers' use_cache during training: the config's value (true for
+// almost every config.json), or what the user passes. Gradient checkpointing
+// turns it off in training (modeling_layers.py GradientCheckpointingLayer).
+enum class UseCache { ConfigDefault, On, Off };
 enum class Attention { Eager, Sdpa, Flash };
 
 struct TrainConfig {
@@ -59,6 +71,8 @@ struct TrainConfig {
     bool optimizerInBackward = false;   // per-parameter step in backward hooks, grads freed at once
     bool activationOffload = false;     // saved activations moved to CPU (torch.autograd.graph.save_on_cpu)
     std::uint64_t galoreRank = 128;
+    TrainingLoop loop = TrainingLoop::Trainer;
+    UseCache useCache = UseCache::ConfigDefault;
 };
 
 enum class KvCacheDtype { Fp32, Fp16, Bf16, Fp8, Int8 };
@@ -105,6 +119,8 @@ const char* shardingName(Sharding s);
 const char* profileName(Profile p);
 const char* modeName(Mode m);
 const char* kvCacheDtypeName(KvCacheDtype d);
+const char* trainingLoopName(TrainingLoop l);
+const char* useCacheName(UseCache u);
 bool parsePrecision(const std::string& s, Precision& out);
 bool parseWeightQuant(const std::string& s, WeightQuant& out);
 bool parseOptimizer(const std::string& s, Optimizer& out);
@@ -115,5 +131,7 @@ bool parseSharding(const std::string& s, Sharding& out);
 bool parseProfile(const std::string& s, Profile& out);
 bool parseMode(const std::string& s, Mode& out);
 bool parseKvCacheDtype(const std::string& s, KvCacheDtype& out);
+bool parseTrainingLoop(const std::string& s, TrainingLoop& out);
+bool parseUseCache(const std::string& s, UseCache& out);
 
 } // namespace headroom

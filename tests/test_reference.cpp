@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The pytorch profile against what PyTorch allocates: every case of
+// tests/data/reference/pytorch_reference.json (two training steps of a
+// Hugging Face model counted on the meta device by tools/reference/
+// accountant.py; emulated CUDA behaviour listed in the file) planned here,
+// no Python at test time. Targets (issue 13): peak allocated within 3 % of
+// the reference for every case, median within 1 %, the peak in the same
+// phase. A case that misses is listed in tests/data/reference/residuals.json
+// with the error it may not exceed and the reason (docs/validation/
+// reference.md); a listed case that meets the targets fails the test until
+// it is taken off the list, so the list only shrinks.
+#include "io/scenariofile.h"
+#include "plan/planner.h"
+
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using namespace headroom;
+
+namespace {
+
+nlohmann::json readJson(const char* path)
+{
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return nlohmann::json::parse(text.str());
+}
+
+// The accountant's phase names (tools/reference/accountant.py PHASES).
+const char* accountantPhase(Phase p)
+{
+    switch (p) {
+    case Phase::Load: return "load";
+    case Phase::EmbedFwd: return "embed_fwd";
+    case Phase::LayerFwd: return "layer_fwd";
+    case Phase::HeadFwd: return "head_fwd";
+    case Phase::LossFwd: return "loss_fwd";
+    case Phase::LossBwd: return "loss_bwd";
+    case Phase::HeadBwd: return "head_bwd";
+    case Phase::LayerBwd: return "layer_bwd";
+    case Phase::EmbedBwd: return "embed_bwd";
+    case Phase::OptimizerStep: return "optimizer_step";
+    case Phase::Decode: return "decode";
+    }
+    return "?";
+}
+
+} // namespace
+
+class TestReference : public QObject {
+    Q_OBJECT
+
+private slots:
+    void againstPytorch()
+    {
+        const auto doc = readJson(HEADROOM_TEST_DATA "/reference/pytorch_reference.json");
+        const auto residuals = readJson(HEADROOM_TEST_DATA "/reference/residuals.json").at("cases");
+        QCOMPARE(std::string(doc.at("schema")), std::string("headroom.reference/1"));
+        std::vector<double> errors;
+        std::map<std::string, std::vector<double>> byFamily;
+        std::size_t listedSeen = 0;
+        std::printf("\n| case | PyTorch | Headroom | error | phase (PyTorch / Headroom) |\n|---|---|---|---|---|\n");
+        for (const auto& c : doc.at("cases")) {
+            const std::string id = c.at("id");
+            auto scenario = scenarioFromJson(c.at("scenario"));
+            QVERIFY2(scenario.ok(), qPrintable(QString::fromStdString(
+                                        id + ": " + (scenario.ok() ? std::string() : scenario.error().detail))));
+            auto plan = makePlan(scenario.value());
+            QVERIFY2(plan.ok(), qPrintable(QString::fromStdString(id)));
+            const auto& ref = c.at("pytorch");
+            const double reference = ref.at("peak_allocated_bytes").get<double>();
+            const double predicted = static_cast<double>(plan->peakAllocatedBytes);
+            const double error = (predicted - reference) / reference;
+            const std::string refPhase = ref.at("peak_phase");
+            const std::string planPhase = accountantPhase(plan->events[plan->peakEvent].phase);
+            errors.push_back(std::fabs(error));
+            byFamily[c.at("family")].push_back(std::fabs(error));
+            std::printf("| %s | %.3f GiB | %.3f GiB | %+.2f %% | %s / %s |\n", id.c_str(), reference / double(GiB),
+                        predicted / double(GiB), 100 * error, refPhase.c_str(), planPhase.c_str());
+            const bool meets = std::fabs(error) <= 0.03 && refPhase == planPhase;
+            const auto listed = residuals.find(id);
+            if (listed == residuals.end()) {
+                QVERIFY2(meets, qPrintable(QStringLiteral("%1: %2 %, peak in %3 (PyTorch %4)")
+                                               .arg(QString::fromStdString(id))
+                                               .arg(100 * error, 0, 'f', 2)
+                                               .arg(QString::fromStdString(planPhase), QString::fromStdString(refPhase))));
+                continue;
+            }
+            ++listedSeen;
+            QVERIFY2(!meets, qPrintable(QString::fromStdString(id + ": meets the targets now; take it off residuals.json")));
+            const double bound = listed->at("max_abs_error").get<double>();
+            QVERIFY2(std::fabs(error) <= bound + 1e-4,
+                     qPrintable(QStringLiteral("%1: %2 % is worse than the %3 % residuals.json allows")
+                                    .arg(QString::fromStdString(id))
+                                    .arg(100 * error, 0, 'f', 2)
+                                    .arg(100 * bound, 0, 'f', 2)));
+            QVERIFY2(!listed->at("reason").get<std::string>().empty(), qPrintable(QString::fromStdString(id)));
+        }
+        QCOMPARE(listedSeen, residuals.size());  // no stale entries
+        QVERIFY(errors.size() >= 80);
+        std::printf("\n| family | cases | median | worst |\n|---|---|---|---|\n");
+        for (auto& [family, e] : byFamily) {
+            std::sort(e.begin(), e.end());
+            std::printf("| %s | %zu | %.2f %% | %.2f %% |\n", family.c_str(), e.size(), 100 * e[e.size() / 2],
+                        100 * e.back());
+        }
+        std::sort(errors.begin(), errors.end());
+        const double median = errors.size() % 2 ? errors[errors.size() / 2]
+                                                : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
+        std::printf("\ncases: %zu, median absolute error %.2f %%, largest %.2f %%, listed residuals %zu\n",
+                    errors.size(), 100 * median, 100 * errors.back(), listedSeen);
+        QVERIFY(median <= 0.01);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestReference)
+#include "test_reference.moc"
