@@ -432,6 +432,22 @@
         <translation>FlashAttention 2</translation>
     </message>
     <message>
+        <source>Trainer: outputs freed before backward</source>
+        <translation>Trainer: 역전파 전에 출력 해제</translation>
+    </message>
+    <message>
+        <source>Custom loop: outputs kept until the next step</source>
+        <translation>직접 작성한 루프: 다음 스텝까지 출력 유지</translation>
+    </message>
+    <message>
+        <source>As the model&apos;s config says</source>
+        <translation>모델 config 설정대로</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>켬</translation>
+    </message>
+    <message>
         <source>None (one GPU)</source>
         <translation>없음 (GPU 1개)</translation>
     </message>
@@ -2216,6 +2232,22 @@
     <message>
         <source>Offload activations to CPU</source>
         <translation>활성값 CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>Training loop</source>
+        <translation>학습 루프</translation>
+    </message>
+    <message>
+        <source>Hugging Face Trainer keeps only the loss. A hand-written loop that keeps `outputs` holds the logits (and the KV cache) through backward and the optimizer step, until the next forward returns</source>
+        <translation>Hugging Face Trainer는 손실만 남깁니다. `outputs`를 변수로 유지하는 직접 작성한 루프는 로짓(과 KV 캐시)을 역전파와 옵티마이저 스텝 동안, 다음 순전파가 끝날 때까지 유지합니다</translation>
+    </message>
+    <message>
+        <source>use_cache in training</source>
+        <translation>학습 중 use_cache</translation>
+    </message>
+    <message>
+        <source>transformers returns every layer&apos;s keys and values when use_cache is on (most configs&apos; default), unless gradient checkpointing turns it off</source>
+        <translation>use_cache가 켜져 있으면(대부분 config의 기본값) transformers는 모든 레이어의 키와 값을 반환합니다. 그래디언트 체크포인팅을 쓰면 꺼집니다</translation>
     </message>
     <message>
         <source>Saved activations move to CPU memory (torch.autograd.graph.save_on_cpu)</source>

@@ -117,6 +117,25 @@ QString DisplayNames::attention(Attention attention)
     return QString();
 }
 
+QString DisplayNames::trainingLoop(TrainingLoop loop)
+{
+    switch (loop) {
+    case TrainingLoop::Trainer: return tr("Trainer: outputs freed before backward");
+    case TrainingLoop::Custom: return tr("Custom loop: outputs kept until the next step");
+    }
+    return QString();
+}
+
+QString DisplayNames::useCache(UseCache useCache)
+{
+    switch (useCache) {
+    case UseCache::ConfigDefault: return tr("As the model's config says");
+    case UseCache::On: return tr("On");
+    case UseCache::Off: return tr("Off");
+    }
+    return QString();
+}
+
 QString DisplayNames::sharding(Sharding sharding)
 {
     switch (sharding) {

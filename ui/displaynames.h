@@ -24,6 +24,8 @@ public:
     static QString peftMethod(headroom::PeftMethod method);
     static QString checkpointing(headroom::Checkpointing checkpointing);
     static QString attention(headroom::Attention attention);
+    static QString trainingLoop(headroom::TrainingLoop loop);
+    static QString useCache(headroom::UseCache useCache);
     static QString sharding(headroom::Sharding sharding);
     static QString profile(headroom::Profile profile);
     static QString profileDescription(headroom::Profile profile);

@@ -77,6 +77,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_checkpointing(new QComboBox(this))
     , m_checkpointEvery(makeSpin(1, 1024))
     , m_attention(new QComboBox(this))
+    , m_loop(new QComboBox(this))
+    , m_useCache(new QComboBox(this))
     , m_chunkedLoss(new QCheckBox(this))
     , m_lossChunks(makeSpin(1, 1024))
     , m_optimizerInBackward(new QCheckBox(this))
@@ -158,6 +160,12 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("Checkpoint one layer in k (layers 0, k, 2k…)"));
     addField(m_activationForm, m_attention, QT_TR_NOOP("Attention"),
              QT_TR_NOOP("Eager attention materialises the seq × seq scores; SDPA and FlashAttention do not"));
+    addField(m_activationForm, m_loop, QT_TR_NOOP("Training loop"),
+             QT_TR_NOOP("Hugging Face Trainer keeps only the loss. A hand-written loop that keeps `outputs` holds the "
+                        "logits (and the KV cache) through backward and the optimizer step, until the next forward returns"));
+    addField(m_activationForm, m_useCache, QT_TR_NOOP("use_cache in training"),
+             QT_TR_NOOP("transformers returns every layer's keys and values when use_cache is on (most configs' "
+                        "default), unless gradient checkpointing turns it off"));
     addField(m_activationForm, m_chunkedLoss, QT_TR_NOOP("Chunked cross-entropy"),
              QT_TR_NOOP("Compute the loss in chunks so the fp32 logits never exist all at once (torchtune)"));
     addField(m_activationForm, m_lossChunks, QT_TR_NOOP("Loss chunks"),
@@ -202,7 +210,7 @@ void ScenarioPanel::nameInputs()
         {m_mode, "mode"}, {m_profile, "profile"}, {m_precision, "precision"}, {m_weightQuant, "weightQuant"},
         {m_optimizer, "optimizer"}, {m_galoreRank, "galoreRank"}, {m_microBatch, "microBatch"}, {m_seqLen, "seqLen"},
         {m_gradAccum, "gradAccum"}, {m_effectiveBatch, "effectiveBatch"}, {m_checkpointing, "checkpointing"},
-        {m_checkpointEvery, "checkpointEvery"}, {m_attention, "attention"}, {m_chunkedLoss, "chunkedLoss"},
+        {m_checkpointEvery, "checkpointEvery"}, {m_attention, "attention"}, {m_loop, "loop"}, {m_useCache, "useCache"}, {m_chunkedLoss, "chunkedLoss"},
         {m_lossChunks, "lossChunks"}, {m_optimizerInBackward, "optimizerInBackward"},
         {m_activationOffload, "activationOffload"}, {m_inferBatch, "inferBatch"}, {m_promptTokens, "promptTokens"},
         {m_newTokens, "newTokens"}, {m_inferPrecision, "inferPrecision"}, {m_inferWeightQuant, "inferWeightQuant"},
@@ -281,6 +289,8 @@ void ScenarioPanel::retranslate()
     const auto attentions = {Attention::Eager, Attention::Sdpa, Attention::Flash};
     setComboItems(m_attention, enumItems(attentions, DisplayNames::attention));
     setComboItems(m_inferAttention, enumItems(attentions, DisplayNames::attention));
+    setComboItems(m_loop, enumItems({TrainingLoop::Trainer, TrainingLoop::Custom}, DisplayNames::trainingLoop));
+    setComboItems(m_useCache, enumItems({UseCache::ConfigDefault, UseCache::On, UseCache::Off}, DisplayNames::useCache));
     // Inference weights are stored in one dtype (no master copy, no autocast).
     setComboItems(m_inferPrecision, {{tr("bf16"), enumData(Precision::Bf16), {}},
                                      {tr("fp16"), enumData(Precision::Fp16), {}},
@@ -317,7 +327,7 @@ void ScenarioPanel::setTabOrderByLayout()
     const QList<QWidget*> order = {m_modelPicker, m_mode, m_profile, m_gpu, m_gpuCount, m_sharding, m_cpuOffload,
                                    m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
                                    m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
-                                   m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
+                                   m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
                                    m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
                                    m_kvCacheDtype, m_inferAttention};
     for (qsizetype i = 1; i < order.size(); ++i)
@@ -351,7 +361,7 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
     // their changes themselves.
     return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
             m_galoreRank, m_microBatch, m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
-            m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_inferBatch, m_promptTokens,
+            m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_inferBatch, m_promptTokens,
             m_newTokens, m_inferPrecision, m_inferWeightQuant, m_kvCacheDtype, m_inferAttention};
 }
 
@@ -439,6 +449,8 @@ void ScenarioPanel::setScenario(const Scenario& s)
     selectComboData(m_checkpointing, enumData(t.checkpointing));
     m_checkpointEvery->setValue(clampToSpin(t.checkpointEvery, m_checkpointEvery));
     selectComboData(m_attention, enumData(t.attention));
+    selectComboData(m_loop, enumData(t.loop));
+    selectComboData(m_useCache, enumData(t.useCache));
     m_chunkedLoss->setChecked(t.chunkedCrossEntropy);
     m_lossChunks->setValue(clampToSpin(t.lossChunks, m_lossChunks));
     m_optimizerInBackward->setChecked(t.optimizerInBackward);
@@ -482,6 +494,8 @@ Scenario ScenarioPanel::scenario() const
     t.checkpointing = comboEnum<Checkpointing>(m_checkpointing);
     t.checkpointEvery = spinValue(m_checkpointEvery);
     t.attention = comboEnum<Attention>(m_attention);
+    t.loop = comboEnum<TrainingLoop>(m_loop);
+    t.useCache = comboEnum<UseCache>(m_useCache);
     t.chunkedCrossEntropy = m_chunkedLoss->isChecked();
     t.lossChunks = spinValue(m_lossChunks);
     t.optimizerInBackward = m_optimizerInBackward->isChecked();

@@ -90,6 +90,8 @@ private:
     QComboBox* m_checkpointing;
     QSpinBox* m_checkpointEvery;
     QComboBox* m_attention;
+    QComboBox* m_loop;
+    QComboBox* m_useCache;
     QCheckBox* m_chunkedLoss;
     QSpinBox* m_lossChunks;
     QCheckBox* m_optimizerInBackward;

@@ -34,6 +34,7 @@ Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
   --peft none|lora|qlora --lora-rank N --lora-alpha X --lora-dropout X --lora-targets q_proj,v_proj|all-linear
   --micro-batch N --seq-len N --grad-accum N --checkpointing none|full|every-k --checkpoint-every K
   --attention eager|sdpa|flash --chunked-ce --loss-chunks N --optimizer-in-backward --activation-offload
+  --loop trainer|custom (custom: outputs/logits kept until the next step) --use-cache config|on|off
   --gpu ID --gpus N --sharding none|ddp|zero1|zero2|zero3|fsdp --cpu-offload
   --batch N --prompt-tokens N --new-tokens N --kv-cache-dtype fp32|fp16|bf16|fp8|int8   (inference)
 Output: --json (machine-readable); plan: --tensors, --timeline

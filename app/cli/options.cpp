@@ -61,7 +61,7 @@ const std::vector<std::string>& scenarioValueOptions()
         "scenario", "model", "config", "model-dir", "size", "mode", "precision", "weight-quant", "optimizer", "peft",
         "lora-rank", "lora-alpha", "lora-dropout", "lora-targets", "micro-batch", "seq-len", "grad-accum",
         "checkpointing", "checkpoint-every", "attention", "loss-chunks", "gpu", "gpus", "sharding", "profile",
-        "batch", "prompt-tokens", "new-tokens", "kv-cache-dtype", "galore-rank"};
+        "batch", "prompt-tokens", "new-tokens", "kv-cache-dtype", "galore-rank", "loop", "use-cache"};
     return names;
 }
 
@@ -226,6 +226,8 @@ Result<Scenario> scenarioFromOptions(const Options& o)
     if (o.has("activation-offload"))
         t.activationOffload = true;
     HR_COUNT("galore-rank", t.galoreRank);
+    HR_TRY(parseEnum(o, "loop", parseTrainingLoop, t.loop, "trainer, custom"));
+    HR_TRY(parseEnum(o, "use-cache", parseUseCache, t.useCache, "config, on, off"));
     if (o.has("gpu"))
         s.hardware.gpu = o.value("gpu");
     HR_COUNT("gpus", s.hardware.count);

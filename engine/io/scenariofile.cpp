@@ -315,6 +315,7 @@ ordered specToJson(const ModelSpec& spec)
         {"experts_per_token", spec.expertsPerToken},
         {"dropout", spec.dropout},
         {"use_cache", spec.useCache},
+        {"final_logit_softcap", spec.finalLogitSoftcap},
         {"approximate", spec.approximate},
         {"encoder", spec.encoder},
         {"origin", spec.origin},
@@ -332,7 +333,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.allowOnly({"id", "model_type", "hf_class", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
-                 "experts", "experts_per_token", "dropout", "use_cache", "approximate", "encoder", "origin",
+                 "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "approximate", "encoder", "origin",
                  "checkpoint_parameters", "checkpoint_dtype"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
@@ -360,6 +361,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.string("hidden_act", spec.hiddenAct, false);
     r.boolean("gated_mlp", spec.gatedMlp);
     r.boolean("use_cache", spec.useCache);
+    r.boolean("final_logit_softcap", spec.finalLogitSoftcap);
     r.boolean("tie_embeddings", spec.tieEmbeddings);
     r.boolean("qkv_bias", spec.qkvBias);
     r.boolean("attn_out_bias", spec.attnOutBias);
@@ -407,7 +409,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.headDim == b.headDim && a.intermediate == b.intermediate && a.vocab == b.vocab
         && a.maxPositions == b.maxPositions && a.typeVocab == b.typeVocab && a.norm == b.norm
         && a.hiddenAct == b.hiddenAct && a.gatedMlp == b.gatedMlp && a.tieEmbeddings == b.tieEmbeddings
-        && a.useCache == b.useCache
+        && a.useCache == b.useCache && a.finalLogitSoftcap == b.finalLogitSoftcap
         && a.qkvBias == b.qkvBias && a.attnOutBias == b.attnOutBias && a.mlpBias == b.mlpBias
         && a.learnedPositions == b.learnedPositions && a.parallelResidual == b.parallelResidual
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout

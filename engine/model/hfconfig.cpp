@@ -108,6 +108,21 @@ public:
         }
         return p;
     }
+    // A setting that is on when it holds a positive number and off when it is
+    // null (transformers' convention for optional caps such as softcapping).
+    bool positiveOrNull(const std::string& key, bool fallback)
+    {
+        const json* v = find(key);
+        if (!v)
+            return fallback;
+        if (v->is_null())
+            return false;
+        if (!v->is_number()) {
+            fail(ErrorCode::MissingField, quoted(key) + " is " + v->dump() + "; expected a number or null");
+            return fallback;
+        }
+        return v->get<double>() > 0;
+    }
     double maxProbability(std::initializer_list<std::string> keys, double fallback)
     {
         double p = 0.0;
@@ -183,6 +198,9 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     // tie_word_embeddings: False in LlamaConfig, MistralConfig, Qwen2Config,
     // MixtralConfig, Phi3Config; True in GemmaConfig and Gemma2Config.
     s.tieEmbeddings = r.flag("tie_word_embeddings", gemma);
+    // Gemma2Config.final_logit_softcapping: 30.0 by default, null turns it off
+    // (modeling_gemma2.py Gemma2ForCausalLM.forward: logits / cap, tanh, * cap).
+    s.finalLogitSoftcap = t == "gemma2" && r.positiveOrNull("final_logit_softcapping", true);
     if (gemma) {
         // GemmaMLP (v4.38-4.4x) uses hidden_activation and treats None as
         // gelu_pytorch_tanh; Gemma2Config.hidden_activation defaults to it;

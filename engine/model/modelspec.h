@@ -56,6 +56,7 @@ struct ModelSpec {
     std::uint64_t experts = 0;         // MoE: num_local_experts (0 = dense)
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
+    bool finalLogitSoftcap = false;    // Gemma 2: logits = cap * tanh(logits / cap) before the loss
     bool useCache = true;              // config.json use_cache (PretrainedConfig default true): a decoder's
                                        // forward returns per-layer keys and values, in training too
 

@@ -411,17 +411,37 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     rows.push_back({"logits", "lm_head output: tokens x vocab in the compute dtype", Category::Logits,
                     satMul(TV, logitBytes), Phase::HeadFwd, keepOutputs ? Phase::OptimizerStep : Phase::LossFwd,
                     LayerSet::Global, false});
+    if (m.finalLogitSoftcap)
+        // tanh saves its output for backward (derivatives.yaml tanh_backward),
+        // freed when the loss backward reaches it.
+        rows.push_back({"logits.softcap_tanh", "tanh output of the final logit soft-capping (Gemma 2), saved for its backward",
+                        Category::Logits, satMul(TV, logitBytes), Phase::HeadFwd, Phase::LossBwd, LayerSet::Global, false});
     if (keepOutputs)
         rows.push_back({"loop.previous_logits", "the previous step's outputs.logits, alive until this forward returns (custom loop)",
                         Category::Logits, satMul(TV, logitBytes), Phase::Load, Phase::LossFwd, LayerSet::Global, false});
-    if (keepOutputs && ctx.trainUseCache) {
+    if (ctx.trainUseCache) {
         // outputs.past_key_values: DynamicCache copies each layer's keys and
-        // values (cache_utils.py DynamicLayer.update, torch.cat), kv heads only.
-        const Bytes kvBytes = satMul(d.T, 2 * d.kv * d.d, d.p);
-        rows.push_back({"loop.kv_cache", "this step's outputs.past_key_values after the layer's backward (custom loop, use_cache)",
-                        Category::KvCache, kvBytes, Phase::LayerBwd, Phase::OptimizerStep, LayerSet::All, false});
-        rows.push_back({"loop.previous_kv_cache", "the previous step's past_key_values, alive until this forward returns",
-                        Category::KvCache, kvBytes, Phase::Load, Phase::LossFwd, LayerSet::All, false});
+        // values (cache_utils.py DynamicLayer.update, torch.cat), kv heads only,
+        // in the keys' dtype (lazy_initialization takes it for both). Under
+        // autocast over fp32 weights, RoPE's cos/sin follow the fp32 residual
+        // stream, so the rotated keys and the cache are fp32 while attention
+        // saves its own 16-bit casts: the cache is a tensor of its own, alive
+        // until the outputs die (the forward's end in the Trainer loop).
+        // Otherwise attention saves the cache's tensors themselves, and only a
+        // custom loop keeps them past the layer's backward.
+        const bool rope = !m.learnedPositions;
+        const Bytes cacheElement = (rope && ctx.autocast && d.r == 4) ? 4 : d.p;
+        const Bytes kvBytes = satMul(d.T, 2 * d.kv * d.d, cacheElement);
+        if (cacheElement != d.p)
+            rows.push_back({"kv_cache.fp32", "this step's past_key_values: fp32 keys and values (RoPE under autocast), held by the outputs",
+                            Category::KvCache, kvBytes, Phase::LayerFwd, keepOutputs ? Phase::OptimizerStep : Phase::LossFwd,
+                            LayerSet::All, false});
+        else if (keepOutputs)
+            rows.push_back({"loop.kv_cache", "this step's outputs.past_key_values after the layer's backward (custom loop, use_cache)",
+                            Category::KvCache, kvBytes, Phase::LayerBwd, Phase::OptimizerStep, LayerSet::All, false});
+        if (keepOutputs)
+            rows.push_back({"loop.previous_kv_cache", "the previous step's past_key_values, alive until this forward returns",
+                            Category::KvCache, kvBytes, Phase::Load, Phase::LossFwd, LayerSet::All, false});
     }
     if (upcast)
         rows.push_back({"logits.fp32", "logits.float() inside the loss (transformers ForCausalLMLoss)", Category::Logits,

@@ -60,6 +60,7 @@ struct GroupSums {
     Bytes trainable = 0;         // trainable elements (adapters when PEFT)
     Bytes linearElements = 0;    // elements of linear weights (autocast copies)
     Bytes largest = 0;           // largest single tensor (LOMO's live gradient, dequantised weight)
+    Bytes largestSides = 0;      // rows + cols of that tensor (Adafactor's factor vectors)
     Bytes largestQuantized = 0;  // largest quantized linear (dequantisation temporary)
     Bytes optimizerBytes = 0;    // optimizer state on one GPU, unsharded
     Bytes loraElements = 0;
@@ -123,6 +124,8 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
     for (const ParamTensor& t : tensors) {
         const Bytes n = t.elements();
         g.params = satAdd(g.params, n);
+        if (satMul(t.rows, t.cols) > g.largest)
+            g.largestSides = satAdd(t.rows, t.cols);
         g.largest = std::max(g.largest, satMul(t.rows, t.cols));
         const bool quantizable = t.isLinearWeight && t.kind != ModuleKind::LmHead && t.kind != ModuleKind::Router;
         Bytes stored;
@@ -229,9 +232,14 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         if (ctx.anyCheckpointedLayer())
             rows.push_back(row("autocast.weight_copies_recompute", "16-bit weight copies of a checkpointed layer: cast again in forward and in recompute, freed after",
                            Category::Weights, copy, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Checkpointed));
+        // transformers checkpoints with use_reentrant=False (modeling_utils.py
+        // gradient_checkpointing_enable), whose forward runs with grad enabled:
+        // cached_cast keeps each weight's copy in autocast's cache, not saved by
+        // autograd but alive until the outermost autocast exits, after the loss
+        // (the accountant's tinyllama b8 s2048 checkpointed case peaks there).
         if (ctx.anyCheckpointedLayer())
-            rows.push_back(row("autocast.weight_copies_fwd", "16-bit weight copies of a checkpointed layer during its forward (no grad: not cached)",
-                           Category::Temporaries, copy, Phase::LayerFwd, Phase::LayerFwd, LayerSet::Checkpointed));
+            rows.push_back(row("autocast.weight_copies_fwd", "16-bit weight copies of a checkpointed layer, held by autocast's cache until the forward (and the loss) ends",
+                           Category::Weights, copy, Phase::LayerFwd, Phase::LossFwd, LayerSet::Checkpointed));
         const Bytes head = satMul(ctx.model.vocab, ctx.model.hidden, lowBytes);
         rows.push_back(row("autocast.head_copy", "16-bit copy of the lm_head (or tied embedding) weight cast by autocast",
                            Category::Weights, head, Phase::HeadFwd, Phase::HeadBwd));
@@ -349,9 +357,20 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                                Category::Temporaries, ceilDiv(satMul(trainableTotal, stateBytes), stateShards), last, last));
         }
         if (tc.optimizer == Optimizer::Adafactor) {
+            // transformers optimization.py Adafactor.step, one parameter at a
+            // time: `update = grad**2 + eps` is alive when _approx_sq_grad makes
+            // its row x column product, and `update` again when `add_(-update)`
+            // negates it: two fp32 tensors of the parameter's size. A 16-bit
+            // parameter adds its fp32 copies of grad and parameter (grad.float(),
+            // p.float()). Checked against the accountant (llama-3.2-1b adafactor:
+            // the tied embedding, 2 x 1002 MiB at the step's peak).
+            // Plus _approx_sq_grad's fp32 row and column factors (rows + cols).
+            const bool globalLargest = global.largest >= layer.largest;
             const Bytes largest = ctx.fullFinetune ? std::max(layer.largest, global.largest) : layer.loraElements;
-            rows.push_back(row("optimizer.adafactor_temporary", "Adafactor's update temporaries, about 12 bytes x the largest parameter (transformers optimization.py; memory-model.md §3)",
-                               Category::Temporaries, satMul(largest, 12), last, last));
+            const Bytes sides = ctx.fullFinetune ? (globalLargest ? global.largestSides : layer.largestSides) : 0;
+            const Bytes perElement = (ctx.fullFinetune && masterBytes(ctx) != 4) ? 16 : 8;
+            rows.push_back(row("optimizer.adafactor_temporary", "Adafactor's update temporaries: two fp32 tensors of the largest parameter, four for a 16-bit one (transformers optimization.py Adafactor.step)",
+                               Category::Temporaries, satAdd(satMul(largest, perElement), satMul(sides, 4)), last, last));
         }
     } else {
         ctx.note("CPU offload: optimizer state and fp32 master weights are held in CPU memory.");

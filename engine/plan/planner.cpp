@@ -164,6 +164,12 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
         // GradientCheckpointingLayer); encoders return no cache.
         const bool cacheAsked = tc.useCache == UseCache::On || (tc.useCache == UseCache::ConfigDefault && m.useCache);
         ctx.trainUseCache = cacheAsked && !m.encoder && tc.checkpointing == Checkpointing::None;
+        if (tc.loop == TrainingLoop::Custom)
+            ctx.note(ctx.trainUseCache
+                         ? "Custom training loop: the model outputs (logits and every layer's keys and values) stay alive through backward and the optimizer step, until the next forward returns."
+                         : "Custom training loop: the model outputs (logits) stay alive through backward and the optimizer step, until the next forward returns.");
+        if (ctx.trainUseCache)
+            ctx.note("use_cache is on in training (the config's default unless set): transformers copies every layer's keys and values into a cache returned with the outputs.");
         if (!ctx.fullFinetune) {
             ctx.loraTargets = resolveLoraTargets(m, table, tc.peft.targets);
             ctx.cacheLoraTargets();
