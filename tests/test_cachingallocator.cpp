@@ -4,10 +4,16 @@
 // c10/cuda/CUDACachingAllocator.cpp; the trace reader; and the planner's use
 // of both.
 #include "io/allocatortrace.h"
+#include "model/catalog.h"
+#include "plan/allocatorstream.h"
 #include "plan/cachingallocator.h"
+#include "plan/defaultscenario.h"
+#include "plan/planner.h"
+#include "plan/sweep.h"
 
 #include <QtTest>
 
+#include <chrono>
 
 using namespace headroom;
 
@@ -266,6 +272,86 @@ private slots:
             QVERIFY2(r.error().detail.find(expected) != std::string::npos, r.error().detail.c_str());
         }
         QCOMPARE(readAllocatorTraceFile("/nonexistent/trace.txt").error().code, ErrorCode::FileNotFound);
+    }
+
+    void streamOrder()
+    {
+        // Two layers; weights per layer persist; an activation per layer from
+        // its forward to its backward; a temporary in the loss backward.
+        Plan plan;
+        plan.layers = 2;
+        plan.events = buildEvents(Mode::Train, 2);
+        plan.tensors = {
+            {"w", "", Category::Weights, 1000, Phase::Load, Phase::OptimizerStep, LayerSet::All},
+            {"act", "", Category::Activations, 2000, Phase::LayerFwd, Phase::LayerBwd, LayerSet::All},
+            {"tmp", "", Category::Temporaries, 3000, Phase::LossBwd, Phase::LossBwd},
+            {"paged", "", Category::OptimizerState, 4000, Phase::Load, Phase::OptimizerStep, LayerSet::Global, true},
+        };
+        const auto stream = allocatorStream(plan, 2);
+        // Instances: 0,1 = w (layers 0,1); 2,3 = act (layers 0,1); 4 = tmp;
+        // the managed row is outside the allocator.
+        // Events: 0 load, 1 embed, 2-3 fwd 0-1, 4 head, 5 loss fwd, 6 loss bwd,
+        // 7 head bwd, 8 bwd layer 1, 9 bwd layer 0, 10 embed bwd, 11 step.
+        std::string text;
+        for (const AllocatorEvent& e : stream)
+            text += (e.kind == AllocatorEvent::Kind::Alloc ? "a" : "f") + std::to_string(e.id) + " ";
+        // Step 1: w0 w1 at load; act0, act1 in forward; tmp at loss backward,
+        // freed at head backward; act1 freed after bwd layer 1 (event 8), act0
+        // after event 9. Step 2 does not allocate the weights again.
+        QCOMPARE(text, std::string("a0 a1 a2 a3 a4 f4 f3 f2 a2 a3 a4 f4 f3 f2 "));
+        QVERIFY(simulateCachingAllocator(stream).ok());
+    }
+
+    void planner()
+    {
+        auto plan = makePlan(teachingScenario().value());
+        QVERIFY(plan.ok());
+        QVERIFY(plan->peakReservedBytes >= plan->peakAllocatedBytes);
+        QCOMPARE(plan->allocatorCacheBytes, plan->peakReservedBytes - plan->peakAllocatedBytes);
+        const auto stream = allocatorStream(plan.value(), kAllocatorSteps);
+        const auto s = simulateCachingAllocator(stream, runtimeProfile(Profile::Pytorch).allocator);
+        QVERIFY(s.ok());
+        QCOMPARE(plan->peakReservedBytes, std::max(s->peakReservedBytes, plan->peakAllocatedBytes));
+        QCOMPARE(plan->allocatorSegments, s->peakSegments);
+        // The simulated allocated peak is the table's peak with each block
+        // rounded, so not below the tensors' bytes.
+        QVERIFY(s->peakAllocatedBytes >= plan->peakAllocatedBytes);
+        qInfo("default scenario: %zu allocator events, allocated %.3f GiB, reserved %.3f GiB, %llu segments",
+              stream.size(), static_cast<double>(plan->peakAllocatedBytes) / GiB,
+              static_cast<double>(plan->peakReservedBytes) / GiB,
+              static_cast<unsigned long long>(plan->allocatorSegments));
+    }
+
+    void largePlanSpeed()
+    {
+        // docs/benchmarks.md's scenario: Llama-3.1-70B (80 layers), QLoRA,
+        // every other layer checkpointed. The timing is printed, not a pass/fail.
+        auto model = presetModel("meta-llama/Llama-3.1-70B");
+        QVERIFY(model.ok());
+        Scenario sc;
+        sc.model = model.value();
+        sc.train.precision = Precision::Bf16Mixed;
+        sc.train.peft.method = PeftMethod::Qlora;
+        sc.train.peft.targets = {"all-linear"};
+        sc.train.weightQuant = WeightQuant::Nf4DoubleQuant;
+        sc.train.optimizer = Optimizer::PagedAdamW8bit;
+        sc.train.checkpointing = Checkpointing::EveryK;
+        sc.train.checkpointEvery = 2;
+        sc.train.attention = Attention::Flash;
+        sc.train.seqLen = 1024;
+        sc.hardware.gpu = "h100-sxm-80gb";
+        auto plan = makePlan(sc);
+        QVERIFY(plan.ok());
+        const auto stream = allocatorStream(plan.value(), kAllocatorSteps);
+        const int repeats = 50;
+        const auto t0 = std::chrono::steady_clock::now();
+        Bytes sink = 0;
+        for (int i = 0; i < repeats; ++i)
+            sink += simulateCachingAllocator(stream).value().peakReservedBytes;
+        const auto t1 = std::chrono::steady_clock::now();
+        QVERIFY(sink > 0);
+        qInfo("%zu events: %.1f us per simulation", stream.size(),
+              std::chrono::duration<double, std::micro>(t1 - t0).count() / repeats);
     }
 };
 

@@ -38,6 +38,10 @@ inline std::size_t eventIndex(Mode mode, Phase phase, std::int64_t layer, std::u
 // 10 MiB get their own segment rounded to 2 MiB).
 Bytes allocatorBlockBytes(Bytes request);
 
+// Steps the caching allocator simulation runs (the second starts with the
+// first one's cache).
+inline constexpr int kAllocatorSteps = 2;
+
 // Fills plan.events, timeline, peak*, breakdown and the three counters (not
 // fits/margin). plan.tensors, layers and checkpointEvery must be set. Error
 // Overflow when the table totals more than 2^62 bytes.
