@@ -437,6 +437,62 @@ private slots:
         QVERIFY(!largestMicroBatch(huge)->found);
     }
 
+    // The searches bisect on estimated plans and settle on simulated ones:
+    // what they return is what makePlan says, for several models and cards.
+    void fitSearchAgreesWithTheSimulatedPlan()
+    {
+        const char* models[] = {"meta-llama/Llama-3.1-8B", "Qwen/Qwen2.5-0.5B", "mistralai/Mistral-7B-v0.1"};
+        const char* gpus[] = {"rtx-4090", "h100-sxm-80gb", "a100-40gb"};
+        for (const char* id : models)
+            for (const char* gpu : gpus)
+                for (int variant = 0; variant < 2; ++variant) {
+                    Scenario s = baseScenario(id);
+                    if (!findGpu(gpu))
+                        continue;
+                    s.hardware.gpu = gpu;
+                    s.train.checkpointing = Checkpointing::Full;
+                    if (variant == 1) {
+                        s.train.peft.method = PeftMethod::Lora;
+                        s.train.attention = Attention::Flash;
+                    }
+                    const std::string what = std::string(id) + " on " + gpu + " variant " + std::to_string(variant);
+                    auto batch = largestMicroBatch(s);
+                    QVERIFY2(batch.ok(), what.c_str());
+                    if (batch->found) {
+                        Scenario at = s;
+                        at.train.microBatch = batch->value;
+                        const Plan p = mustPlan(at);
+                        QVERIFY2(p.fits && p.reservedSimulated, what.c_str());
+                        QCOMPARE(batch->deviceUsedBytes, p.deviceUsedBytes);
+                        at.train.microBatch = batch->value + 1;
+                        QVERIFY2(!mustPlan(at).fits, what.c_str());
+                        QVERIFY(batch->plansSimulated >= 2 && batch->plansSimulated < batch->plansEvaluated);
+                    } else {
+                        Scenario at = s;
+                        at.train.microBatch = 1;
+                        QVERIFY2(!mustPlan(at).fits, what.c_str());
+                    }
+                    auto seq = longestSequence(s);
+                    QVERIFY2(seq.ok(), what.c_str());
+                    if (seq->found) {
+                        Scenario at = s;
+                        at.train.seqLen = seq->value;
+                        QVERIFY2(mustPlan(at).fits, what.c_str());
+                        QCOMPARE(seq->deviceUsedBytes, mustPlan(at).deviceUsedBytes);
+                        at.train.seqLen = seq->value + 1;
+                        QVERIFY2(!mustPlan(at).fits, what.c_str());
+                    }
+                }
+        // The estimate says so on the plan; the default plan is simulated.
+        Scenario s = baseScenario("meta-llama/Llama-3.1-8B");
+        PlanOptions quick;
+        quick.estimateReserved = true;
+        auto estimated = makePlan(s, buildParameterTable(s.model), quick);
+        QVERIFY(estimated.ok() && !estimated->reservedSimulated && estimated->allocatorSegments == 0);
+        QVERIFY(mustPlan(s).reservedSimulated);
+        QCOMPARE(estimated->peakAllocatedBytes, mustPlan(s).peakAllocatedBytes);
+    }
+
     void ladderOfTheStudyNotes()
     {
         auto s = teachingScenario();

@@ -95,7 +95,7 @@ inline void addLanes(Delta& __restrict to, const Delta& __restrict from)
 
 } // namespace
 
-Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Bytes)
+Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, bool estimateReserved)
 {
     const std::uint64_t L = plan.layers;
     plan.events = buildEvents(mode, L);
@@ -247,7 +247,19 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Byt
     // allocations and frees for two steps (the second starts with the first
     // one's cache; max_memory_reserved() after it is what users read), see
     // allocatorstream.h for the order. An exact allocator holds the live bytes.
-    if (profile.allocatorRounding) {
+    plan.reservedSimulated = true;
+    if (profile.allocatorRounding && estimateReserved) {
+        // The quick estimate: the largest rounded live set plus a share of
+        // what comes and goes (cached blocks later requests cannot reuse).
+        Bytes persistent = 0;
+        for (std::size_t c = 0; c < kCategoryCount; ++c)
+            persistent += plan.timeline[0][c];
+        const Bytes churn = roundedPeak > persistent ? roundedPeak - persistent : 0;
+        const auto cached = static_cast<Bytes>(static_cast<double>(churn) * kEstimatedFragmentation);
+        plan.peakReservedBytes = std::max(satAdd(roundedPeak, cached), plan.peakAllocatedBytes);
+        plan.allocatorSegments = 0;
+        plan.reservedSimulated = false;
+    } else if (profile.allocatorRounding) {
         thread_local std::vector<AllocatorEvent> stream;
         thread_local CachingAllocatorSim allocator;
         stream.clear();
