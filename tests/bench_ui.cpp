@@ -178,15 +178,16 @@ int main(int argc, char** argv)
     }
 
     std::vector<double> mapMs;
-    std::size_t fitting = 0;
+    std::size_t fitting = 0, simulated = 0;
     for (int i = 0; i < 7; ++i) {
         timer.start();
         const FitMap map = computeFitMap(scenario, 64);
         mapMs.push_back(static_cast<double>(timer.nsecsElapsed()) / 1e6);
         fitting = static_cast<std::size_t>(std::count(map.fits.begin(), map.fits.end(), 1));
+        simulated = map.simulatedCells;
     }
-    std::printf("64x64 fit map (4096 plans, %zu fit): median %.1f ms  min %.1f ms  (target <= 200 ms)\n", fitting,
-                percentile(mapMs, 0.5), percentile(mapMs, 0.0));
+    std::printf("64x64 fit map (4096 estimated plans, %zu simulated again, %zu fit): median %.1f ms  min %.1f ms  (target <= 200 ms)\n",
+                simulated, fitting, percentile(mapMs, 0.5), percentile(mapMs, 0.0));
 
     // The whole background job of the sweep tab: both sweeps with their fit
     // searches and the 64x64 map, from start() to the result on the UI thread.

@@ -2452,6 +2452,10 @@
         <source>&lt;b&gt;%1 × %2 tokens&lt;/b&gt;&lt;br&gt;Device used %3 (%4)</source>
         <translation>&lt;b&gt;%1 × 토큰 %2개&lt;/b&gt;&lt;br&gt;디바이스 사용량 %3 (%4)</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;%1 × %2 tokens&lt;/b&gt;&lt;br&gt;Device used about %3, estimated (%4)</source>
+        <translation>&lt;b&gt;%1 × 토큰 %2개&lt;/b&gt;&lt;br&gt;디바이스 사용량 약 %3, 추정치 (%4)</translation>
+    </message>
 </context>
 <context>
     <name>TensorRowModel</name>

@@ -36,12 +36,9 @@ QVector<DeviceSegment> DeviceStack::segments(const Plan& plan)
     stack.reserve(segmentCount());
     for (std::size_t c = 0; c < kCategoryCount; ++c)
         stack.append({DeviceSegment::Kind::Category, static_cast<Category>(c), static_cast<double>(plan.breakdown[c])});
-    // device used = reserved + managed + context (plan.h), and the breakdown
-    // (peakBytes) holds the managed bytes too: what remains between the
-    // tensors and device used, less the context, is the allocator's cache.
-    const double aboveTensors = static_cast<double>(plan.deviceUsedBytes) - static_cast<double>(plan.contextBytes) -
-                                static_cast<double>(plan.peakBytes);
-    stack.append({DeviceSegment::Kind::AllocatorCache, Category::Weights, aboveTensors > 0 ? aboveTensors : 0.0});
+    // The allocator's cache as the engine reports it (Plan::allocatorCacheBytes:
+    // peak reserved less peak allocated, from the caching allocator simulation).
+    stack.append({DeviceSegment::Kind::AllocatorCache, Category::Weights, static_cast<double>(plan.allocatorCacheBytes)});
     stack.append({DeviceSegment::Kind::Context, Category::Weights, static_cast<double>(plan.contextBytes)});
     return stack;
 }

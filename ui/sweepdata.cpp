@@ -117,22 +117,111 @@ FitMap computeFitMap(const Scenario& scenario, std::size_t size, std::uint64_t b
     map.batches = mapAxis(size, batchTop, 1, 1);
     map.sequences = mapAxis(size, sequenceTop, kSequenceGranule, kSequenceStep);
     const std::size_t columns = map.batches.size(), rows = map.sequences.size();
-    map.fits.assign(columns * rows, 0);
-    map.deviceUsedBytes.assign(columns * rows, 0);
+    const std::size_t cells = columns * rows;
+    map.fits.assign(cells, 0);
+    map.deviceUsedBytes.assign(cells, 0);
+    map.simulated.assign(cells, 0);
+    if (cells == 0)
+        return map;
+    auto at = [&](std::size_t cell) -> Scenario& {
+        knob(s, SweepAxis::SequenceLength) = map.sequences[cell / columns];
+        knob(s, SweepAxis::MicroBatch) = map.batches[cell % columns];
+        return s;
+    };
+    // 1. Every cell with the quick estimate. A cell that does not plan (too
+    // large: overflow) fails the same way with the simulation, and a profile
+    // without the caching allocator has nothing to simulate: both are final.
+    PlanOptions estimate;
+    estimate.estimateReserved = true;
+    Bytes capacity = 0;
     for (std::size_t row = 0; row < rows; ++row) {
-        knob(s, SweepAxis::SequenceLength) = map.sequences[row];
         for (std::size_t col = 0; col < columns; ++col) {
-            knob(s, SweepAxis::MicroBatch) = map.batches[col];
-            auto plan = makePlan(s, table);
-            if (!plan)
+            const std::size_t cell = row * columns + col;
+            auto plan = makePlan(at(cell), table, estimate);
+            if (!plan) {
+                map.simulated[cell] = 1;
                 continue;  // too large to plan (overflow): does not fit
-            map.fits[row * columns + col] = plan->fits ? 1 : 0;
-            map.deviceUsedBytes[row * columns + col] = plan->deviceUsedBytes;
+            }
+            capacity = plan->capacityBytes;
+            map.fits[cell] = plan->fits ? 1 : 0;
+            map.deviceUsedBytes[cell] = plan->deviceUsedBytes;
+            map.simulated[cell] = plan->reservedSimulated ? 1 : 0;
         }
-        if (progress && !progress(row + 1, rows)) {
+        // The last row is reported once the simulated cells are done.
+        if (progress && !progress(row, rows)) {
             map.cancelled = true;
             return map;
         }
     }
+
+    // 2. The simulation where the verdict could differ (sweepdata.h).
+    std::vector<std::size_t> queue;
+    std::vector<std::uint8_t> queued(cells, 0);
+    auto push = [&](std::size_t cell) {
+        if (!map.simulated[cell] && !queued[cell]) {
+            queued[cell] = 1;
+            queue.push_back(cell);
+        }
+    };
+    auto neighbours = [&](std::size_t cell, auto&& visit) {
+        const std::size_t row = cell / columns, col = cell % columns;
+        if (col > 0)
+            visit(cell - 1);
+        if (col + 1 < columns)
+            visit(cell + 1);
+        if (row > 0)
+            visit(cell - columns);
+        if (row + 1 < rows)
+            visit(cell + columns);
+    };
+    // Cells next to a change of verdict, both of them.
+    auto pushBoundary = [&] {
+        for (std::size_t cell = 0; cell < cells; ++cell) {
+            const std::size_t col = cell % columns;
+            if (col + 1 < columns && map.fits[cell] != map.fits[cell + 1]) {
+                push(cell);
+                push(cell + 1);
+            }
+            if (cell + columns < cells && map.fits[cell] != map.fits[cell + columns]) {
+                push(cell);
+                push(cell + columns);
+            }
+        }
+    };
+    for (std::size_t corner : {std::size_t{0}, columns - 1, cells - columns, cells - 1})
+        push(corner);
+    const double cap = static_cast<double>(capacity);
+    for (std::size_t cell = 0; cell < cells; ++cell) {
+        const auto used = static_cast<double>(map.deviceUsedBytes[cell]);
+        if (used > 0 && used * kSimulatedOverEstimateMax > cap && used * kSimulatedOverEstimateMin <= cap)
+            push(cell);
+    }
+    pushBoundary();
+    while (!queue.empty()) {
+        for (std::size_t next = 0; next < queue.size(); ++next) {
+            const std::size_t cell = queue[next];
+            auto plan = makePlan(at(cell), table);
+            map.simulated[cell] = 1;
+            ++map.simulatedCells;
+            if (!plan) {  // not expected: it planned with the estimate
+                map.fits[cell] = 0;
+                map.deviceUsedBytes[cell] = 0;
+                continue;
+            }
+            const std::uint8_t fits = plan->fits ? 1 : 0;
+            if (fits != map.fits[cell])
+                neighbours(cell, push);  // the estimate was wrong here: look around
+            map.fits[cell] = fits;
+            map.deviceUsedBytes[cell] = plan->deviceUsedBytes;
+            if (progress && next % 64 == 63 && !progress(rows - 1, rows)) {
+                map.cancelled = true;
+                return map;
+            }
+        }
+        queue.clear();
+        pushBoundary();
+    }
+    if (progress && !progress(rows, rows))
+        map.cancelled = true;
     return map;
 }

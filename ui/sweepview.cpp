@@ -378,8 +378,12 @@ void SweepView::mouseMoveEvent(QMouseEvent* event)
                                 ? static_cast<double>(m_fitMap.sequences[1] - m_fitMap.sequences[0]) : 1.0;
         const std::size_t s = clampIndex((sy - static_cast<double>(m_fitMap.sequences.front())) / step, m_fitMap.sequences.size());
         const std::size_t cell = s * m_fitMap.batches.size() + b;
+        // Cells away from the fit boundary keep the quick estimate's bytes
+        // (sweepdata.h); their verdict is the simulation's.
+        const bool simulated = cell < m_fitMap.simulated.size() && m_fitMap.simulated[cell] != 0;
         QToolTip::showText(event->globalPosition().toPoint(),
-                           tr("<b>%1 × %2 tokens</b><br>Device used %3 (%4)")
+                           (simulated ? tr("<b>%1 × %2 tokens</b><br>Device used %3 (%4)")
+                                      : tr("<b>%1 × %2 tokens</b><br>Device used about %3, estimated (%4)"))
                                .arg(QLocale().toString(static_cast<qulonglong>(m_fitMap.batches[b])),
                                     QLocale().toString(static_cast<qulonglong>(m_fitMap.sequences[s])),
                                     MemoryUnits::format(static_cast<double>(m_fitMap.deviceUsedBytes[cell])),

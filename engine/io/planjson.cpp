@@ -41,6 +41,8 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
     j["gpu"] = plan.gpu.id;
     j["peak_allocated_bytes"] = plan.peakAllocatedBytes;
     j["peak_reserved_bytes"] = plan.peakReservedBytes;
+    j["allocator_cache_bytes"] = plan.allocatorCacheBytes;
+    j["allocator_segments"] = plan.allocatorSegments;
     j["context_bytes"] = plan.contextBytes;
     j["device_used_bytes"] = plan.deviceUsedBytes;
     j["parameters"] = plan.totalParameters;

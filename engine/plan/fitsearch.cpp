@@ -5,6 +5,7 @@
 #include "model/genericmodel.h"
 #include "plan/planner.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -12,13 +13,23 @@ namespace headroom {
 
 namespace {
 
-// Largest x in [1, upper] with fits(x), assuming monotonicity; found=false when fits(1) fails.
-Result<FitResult> searchLargest(std::uint64_t upper, const std::function<Result<Plan>(std::uint64_t)>& planAt)
+// Largest x in [1, upper] with fits(x), assuming monotonicity; found=false
+// when fits(1) fails. First a bisection on estimated plans, then the
+// simulated plans have the last word: from the estimate's answer, gallop
+// (steps 1, 2, 4...) up while they fit or down until one fits, and bisect
+// the bracket. When the estimate is right that costs two simulated plans.
+using PlanAt = std::function<Result<Plan>(std::uint64_t, const PlanOptions&)>;
+
+Result<FitResult> searchLargest(std::uint64_t upper, const PlanAt& planAt)
 {
     FitResult result;
-    auto fitsAt = [&](std::uint64_t x, Bytes& used) -> Result<bool> {
+    auto fitsAt = [&](std::uint64_t x, bool estimate, Bytes& used) -> Result<bool> {
         ++result.plansEvaluated;
-        auto plan = planAt(x);
+        if (!estimate)
+            ++result.plansSimulated;
+        PlanOptions options;
+        options.estimateReserved = estimate;
+        auto plan = planAt(x, options);
         if (!plan) {
             // A value so large that the table overflows does not fit.
             if (plan.error().code == ErrorCode::Overflow)
@@ -29,28 +40,85 @@ Result<FitResult> searchLargest(std::uint64_t upper, const std::function<Result<
         return plan->fits;
     };
     Bytes used = 0;
-    auto first = fitsAt(1, used);
+
+    // 1. Bisection on the estimate: `candidate`, 0 when not even 1 fits.
+    std::uint64_t candidate = 0;
+    auto first = fitsAt(1, true, used);
     if (!first)
         return first.error();
-    if (!first.value())
-        return result;
-    result.found = true;
-    result.value = 1;
-    result.deviceUsedBytes = used;
-    std::uint64_t lo = 1, hi = upper;  // fits(lo) holds; answer in [lo, hi]
+    if (first.value()) {
+        std::uint64_t lo = 1, hi = upper; // estimated fits(lo); estimated answer in [lo, hi]
+        while (lo < hi) {
+            const std::uint64_t mid = lo + (hi - lo + 1) / 2;
+            auto ok = fitsAt(mid, true, used);
+            if (!ok)
+                return ok.error();
+            if (ok.value())
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        candidate = lo;
+    }
+
+    // 2. Simulated plans from the candidate: a bracket [lo, hi] with
+    // fits(lo) simulated (lo 0: none known yet) and the answer in it.
+    const std::uint64_t start = std::max<std::uint64_t>(candidate, 1);
+    auto ok = fitsAt(start, false, used);
+    if (!ok)
+        return ok.error();
+    std::uint64_t lo = 0, hi = 0;
+    Bytes usedLo = 0;
+    if (ok.value()) {
+        lo = hi = start;
+        usedLo = used;
+        bool bracketed = false;
+        for (std::uint64_t step = 1; !bracketed && lo < upper; step *= 2) {
+            const std::uint64_t probe = upper - lo > step ? lo + step : upper;
+            auto up = fitsAt(probe, false, used);
+            if (!up)
+                return up.error();
+            if (up.value()) {
+                lo = hi = probe;
+                usedLo = used;
+            } else {
+                hi = probe - 1;
+                bracketed = true;
+            }
+        }
+    } else {
+        std::uint64_t failing = start;
+        for (std::uint64_t step = 1; lo == 0 && failing > 1; step *= 2) {
+            const std::uint64_t probe = failing > step ? failing - step : 1;
+            auto down = fitsAt(probe, false, used);
+            if (!down)
+                return down.error();
+            if (down.value()) {
+                lo = probe;
+                usedLo = used;
+                hi = failing - 1;
+            } else {
+                failing = probe;
+            }
+        }
+        if (lo == 0)
+            return result; // not even 1 fits
+    }
     while (lo < hi) {
         const std::uint64_t mid = lo + (hi - lo + 1) / 2;
-        auto ok = fitsAt(mid, used);
-        if (!ok)
-            return ok.error();
-        if (ok.value()) {
+        auto fits = fitsAt(mid, false, used);
+        if (!fits)
+            return fits.error();
+        if (fits.value()) {
             lo = mid;
-            result.deviceUsedBytes = used;
+            usedLo = used;
         } else {
             hi = mid - 1;
         }
     }
+    result.found = true;
     result.value = lo;
+    result.deviceUsedBytes = usedLo;
     return result;
 }
 
@@ -60,12 +128,12 @@ Result<FitResult> largestMicroBatch(const Scenario& scenario, std::uint64_t uppe
 {
     const ParameterTable table = buildParameterTable(scenario.model);
     Scenario s = scenario;
-    return searchLargest(upperBound, [&](std::uint64_t x) {
+    return searchLargest(upperBound, [&](std::uint64_t x, const PlanOptions& options) {
         if (s.mode == Mode::Train)
             s.train.microBatch = x;
         else
             s.inference.batch = x;
-        return makePlan(s, table);
+        return makePlan(s, table, options);
     });
 }
 
@@ -73,12 +141,12 @@ Result<FitResult> longestSequence(const Scenario& scenario, std::uint64_t upperB
 {
     const ParameterTable table = buildParameterTable(scenario.model);
     Scenario s = scenario;
-    return searchLargest(upperBound, [&](std::uint64_t x) {
+    return searchLargest(upperBound, [&](std::uint64_t x, const PlanOptions& options) {
         if (s.mode == Mode::Train)
             s.train.seqLen = x;
         else
             s.inference.promptTokens = x;
-        return makePlan(s, table);
+        return makePlan(s, table, options);
     });
 }
 
@@ -152,29 +220,51 @@ Result<std::vector<ModelFitRow>> largestModels(const Scenario& base)
         if (!applied)
             return applied.error();
         ModelFitRow row{technique, {}, 0, 0};
-        auto fits = [&](const ModelSpec& model) -> bool {
+        // Estimated plans choose; the answer is then checked with a
+        // simulated plan and the search steps back if that one does not fit.
+        auto fits = [&](const ModelSpec& model, bool estimate) -> bool {
             Scenario s = applied.value();
             s.model = model;
             if (model.encoder && s.mode == Mode::Inference)
                 return false;
-            auto plan = makePlan(s);
+            PlanOptions options;
+            options.estimateReserved = estimate;
+            auto plan = makePlan(s, buildParameterTable(model), options);
             return plan && plan->fits;
         };
+        std::vector<const CatalogModel*> presets; // estimated to fit, largest first
         for (const CatalogModel& entry : modelCatalog())
-            if (entry.parameters > row.largestPresetParameters && !entry.spec.encoder && fits(entry.spec)) {
-                row.largestPresetParameters = entry.parameters;
-                row.largestPresetId = entry.id;
+            if (!entry.spec.encoder && fits(entry.spec, true))
+                presets.push_back(&entry);
+        std::stable_sort(presets.begin(), presets.end(),
+                         [](const CatalogModel* a, const CatalogModel* b) { return a->parameters > b->parameters; });
+        for (const CatalogModel* entry : presets)
+            if (entry->parameters > 0 && fits(entry->spec, false)) {
+                row.largestPresetParameters = entry->parameters;
+                row.largestPresetId = entry->id;
+                break;
             }
         // Bisection on log(parameters) between 10M and 10T, to 1% relative.
         double lo = std::log(1e7), hi = std::log(1e13);
-        auto fitsSize = [&](double logParams) {
+        auto fitsSize = [&](double logParams, bool estimate) {
             auto model = genericModelByParameters(std::exp(logParams));
-            return model && fits(model.value());
+            return model && fits(model.value(), estimate);
         };
-        if (fitsSize(lo)) {
+        const double floor = lo;
+        if (fitsSize(lo, true)) {
             while (hi - lo > 0.01) {
                 const double mid = (lo + hi) / 2;
-                (fitsSize(mid) ? lo : hi) = mid;
+                (fitsSize(mid, true) ? lo : hi) = mid;
+            }
+        }
+        if (fitsSize(lo, false)) {
+            row.largestGenericParameters = std::exp(lo);
+        } else if (lo > floor && fitsSize(floor, false)) {
+            hi = lo; // the estimate was too generous: bisect again on simulated plans
+            lo = floor;
+            while (hi - lo > 0.01) {
+                const double mid = (lo + hi) / 2;
+                (fitsSize(mid, false) ? lo : hi) = mid;
             }
             row.largestGenericParameters = std::exp(lo);
         }

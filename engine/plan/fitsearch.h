@@ -15,11 +15,16 @@ struct FitResult {
     bool found = false;            // false: not even 1 fits
     std::uint64_t value = 0;       // largest micro-batch / sequence length that fits
     Bytes deviceUsedBytes = 0;     // at that value
-    std::uint64_t plansEvaluated = 0;
+    std::uint64_t plansEvaluated = 0; // all of them, estimated and simulated
+    std::uint64_t plansSimulated = 0; // of which with the caching allocator simulation
 };
 
 // Peak memory never decreases with batch or sequence (an invariant the tests
 // check), so both are binary searches over plans of one parameter table.
+// The bisection plans with the quick estimate of peak reserved
+// (PlanOptions::estimateReserved); from its answer the search then gallops
+// and bisects with simulated plans to the largest value whose simulated plan
+// fits, so the value and deviceUsedBytes are what makePlan reports for it.
 Result<FitResult> largestMicroBatch(const Scenario& scenario, std::uint64_t upperBound = 1u << 20);
 Result<FitResult> longestSequence(const Scenario& scenario, std::uint64_t upperBound = 1u << 24);
 

@@ -84,7 +84,13 @@ struct Plan {
     CategoryBytes breakdown{};           // timeline at the peak event
 
     Bytes peakAllocatedBytes = 0;        // excludes managed memory
-    Bytes peakReservedBytes = 0;         // allocator segments: rounding and fragmentation included
+    Bytes peakReservedBytes = 0;         // allocator segments over two steps (simulated caching allocator)
+    Bytes allocatorCacheBytes = 0;       // peak reserved - peak allocated: rounding and cached free blocks
+    std::uint64_t allocatorSegments = 0; // segments (cudaMalloc'd) the allocator holds at most
+    // false: peak reserved is the quick estimate (rounded peak + 5 % of the
+    // churn, PlanOptions::estimateReserved), never shown to users; searches
+    // use it for their inner loop and re-plan their answer with the simulation.
+    bool reservedSimulated = true;
     Bytes contextBytes = 0;              // CUDA context + library modules, outside the allocator
     Bytes deviceUsedBytes = 0;           // reserved + managed + context
 

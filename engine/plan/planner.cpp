@@ -120,7 +120,9 @@ std::string formatGiB(double bytes)
 
 Result<Plan> makePlan(const Scenario& scenario) { return makePlan(scenario, buildParameterTable(scenario.model)); }
 
-Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
+Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table) { return makePlan(sc, table, PlanOptions{}); }
+
+Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const PlanOptions& options)
 {
     if (auto e = validate(sc))
         return *e;
@@ -236,7 +238,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table)
         }
     }
 
-    auto swept = sweepPlan(plan, sc.mode, profile, 0);
+    auto swept = sweepPlan(plan, sc.mode, profile, options.estimateReserved);
     if (!swept)
         return swept.error();
     plan.gpu = *gpu;

@@ -12,6 +12,15 @@ Result<Plan> makePlan(const Scenario& scenario);
 // search and sweeps plan many variants of one model).
 Result<Plan> makePlan(const Scenario& scenario, const ParameterTable& table);
 
+struct PlanOptions {
+    // Peak reserved from the quick estimate (sweep.h, kEstimatedFragmentation)
+    // instead of the caching allocator simulation: for the inner loop of a
+    // search only. A search re-plans the value it returns without this, so
+    // what users see is always simulated (Plan::reservedSimulated).
+    bool estimateReserved = false;
+};
+Result<Plan> makePlan(const Scenario& scenario, const ParameterTable& table, const PlanOptions& options);
+
 // Resolved PEFT target module names: the scenario's, "all-linear" expanded,
 // or PEFT's default for the architecture when none are given.
 std::vector<std::string> resolveLoraTargets(const ModelSpec& model, const ParameterTable& table,

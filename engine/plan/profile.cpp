@@ -8,7 +8,7 @@ namespace {
 RuntimeProfile makePytorch() { return RuntimeProfile{}; }
 
 // Headroom's own engine (issue 4 builds it): allocations are exact, so no
-// rounding or fragmentation; norms keep their statistics in fp32 but save
+// rounding or caching allocator; norms keep their statistics in fp32 but save
 // their input in the activation dtype; the loss works on logits in chunks of
 // its own choosing and never upcasts the whole tensor; optimizers update in
 // place without a foreach temporary; mixed precision keeps explicit low
@@ -22,7 +22,6 @@ RuntimeProfile makeHeadroom()
     p.foreachOptimizerTemporary = false;
     p.autocastWeightCopies = true;
     p.allocatorRounding = false;
-    p.fragmentation = 0.0;
     p.cublasWorkspacesTraining = 1;
     return p;
 }

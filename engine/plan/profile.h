@@ -4,6 +4,7 @@
 // plus small rules (ARCHITECTURE.md, "Profiles"). Adding a profile adds a
 // value of this struct; the planner's core does not change.
 #include "core/checkedmath.h"
+#include "plan/cachingallocator.h"
 #include "plan/scenario.h"
 
 namespace headroom {
@@ -21,12 +22,15 @@ struct RuntimeProfile {
     // autocast caches low-precision copies of fp32 weights, saved for backward
     // (aten/src/ATen/autocast_mode.cpp cached_cast).
     bool autocastWeightCopies = true;
-    // CUDACachingAllocator rounding and segment sizes (c10/cuda/CUDACachingAllocator.cpp).
+    // Allocations go through PyTorch's CUDA caching allocator: peak reserved
+    // is its simulation over two steps of the tensor table (sweep.cpp,
+    // plan/cachingallocator.h; c10/cuda/CUDACachingAllocator.cpp). Off: an
+    // exact allocator, reserved = the live bytes.
     bool allocatorRounding = true;
-    // Fraction of the transient (non-persistent) bytes held as cached but
-    // unusable blocks. No authoritative constant exists; Megatron-LM's
-    // theoretical_memory_usage.py multiplies its estimate by 1.05 [flag].
-    double fragmentation = 0.05;
+    // PYTORCH_CUDA_ALLOC_CONF as the profile's framework runs it: PyTorch's
+    // defaults (no max_split_size, expandable_segments off, no power-of-two
+    // rounding). No capacity: the plan reports what the steps would reserve.
+    CachingAllocatorOptions allocator{};
     // cuBLAS workspaces through the allocator: one per (handle, stream); the
     // autograd engine's backward thread has its own handle, so training has two
     // (aten/src/ATen/cuda/CublasHandlePool.cpp: 4096 KiB * 2 + 16 KiB * 8 by

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/sweep.h"
 
+#include "plan/allocatorstream.h"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -93,7 +95,7 @@ inline void addLanes(Delta& __restrict to, const Delta& __restrict from)
 
 } // namespace
 
-Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Bytes)
+Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, bool estimateReserved)
 {
     const std::uint64_t L = plan.layers;
     plan.events = buildEvents(mode, L);
@@ -241,16 +243,41 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, Byt
     plan.peakAllocatedBytes = peakAllocated;
     plan.breakdown = plan.timeline[plan.peakEvent];
 
-    // Reserved: the allocator never gives segments back, so it holds the
-    // largest rounded live set, plus cached blocks that later requests could
-    // not reuse. The latter scale with what comes and goes, not with what
-    // persists from load (profile.fragmentation).
-    Bytes persistent = 0;
-    for (std::size_t c = 0; c < kCategoryCount; ++c)
-        persistent += plan.timeline[0][c];
-    const Bytes churn = roundedPeak > persistent ? roundedPeak - persistent : 0;
-    const auto fragmentation = static_cast<Bytes>(static_cast<double>(churn) * profile.fragmentation);
-    plan.peakReservedBytes = std::max(roundedPeak + fragmentation, plan.peakAllocatedBytes);
+    // Reserved. PyTorch's caching allocator: simulate it over the table's
+    // allocations and frees for two steps (the second starts with the first
+    // one's cache; max_memory_reserved() after it is what users read), see
+    // allocatorstream.h for the order. An exact allocator holds the live bytes.
+    plan.reservedSimulated = true;
+    if (profile.allocatorRounding && estimateReserved) {
+        // The quick estimate: the largest rounded live set plus a share of
+        // what comes and goes (cached blocks later requests cannot reuse).
+        Bytes persistent = 0;
+        for (std::size_t c = 0; c < kCategoryCount; ++c)
+            persistent += plan.timeline[0][c];
+        const Bytes churn = roundedPeak > persistent ? roundedPeak - persistent : 0;
+        const auto cached = static_cast<Bytes>(static_cast<double>(churn) * kEstimatedFragmentation);
+        plan.peakReservedBytes = std::max(satAdd(roundedPeak, cached), plan.peakAllocatedBytes);
+        plan.allocatorSegments = 0;
+        plan.reservedSimulated = false;
+    } else if (profile.allocatorRounding) {
+        thread_local std::vector<AllocatorEvent> stream;
+        thread_local CachingAllocatorSim allocator;
+        stream.clear();
+        appendAllocatorStream(plan, kAllocatorSteps, stream);
+        allocator.reset(profile.allocator);
+        for (const AllocatorEvent& e : stream) {
+            if (e.kind == AllocatorEvent::Kind::Alloc)
+                allocator.allocate(e.id, e.bytes);  // no capacity in the profile: never fails
+            else
+                allocator.free(e.id);
+        }
+        plan.peakReservedBytes = std::max(allocator.stats().peakReservedBytes, plan.peakAllocatedBytes);
+        plan.allocatorSegments = allocator.stats().peakSegments;
+    } else {
+        plan.peakReservedBytes = std::max(roundedPeak, plan.peakAllocatedBytes);
+        plan.allocatorSegments = 0;
+    }
+    plan.allocatorCacheBytes = plan.peakReservedBytes - plan.peakAllocatedBytes;
     plan.contextBytes = profile.contextBytes;
     plan.deviceUsedBytes = plan.peakReservedBytes + managedAtRoundedPeak + plan.contextBytes;
     return true;

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// The plan's tensor table as the stream of allocations and frees the caching
+// allocator sees (plan/cachingallocator.h), step after step.
+#include "plan/cachingallocator.h"
+#include "plan/plan.h"
+
+#include <vector>
+
+namespace headroom {
+
+// Appends to `out` the requests of `steps` steps (training steps, or
+// inference passes) of `plan` (tensors, layers, checkpointEvery and events
+// set; managed rows are left out: cudaMallocManaged is outside the
+// allocator). Each instance of a row (one per layer of its layer set, or one)
+// has the number of its place in the table, row by row and layer by layer.
+//
+// Order:
+// - Rows allocated at load and alive through the last event persist between
+//   steps (weights, optimizer state...): allocated once, before step 1, never
+//   freed. Every other instance is allocated and freed in each step.
+// - At each event, first the frees of the instances whose last event was the
+//   one before (for the first event of a later step: the last event of the
+//   step before), then the allocations of the event in table order.
+//   A row is alive "through its freeAt event, inclusive" (plan.h), so it
+//   is released before anything of the next event exists: PyTorch frees a
+//   tensor when its last reference goes, before the next module's outputs are
+//   made. Within one event the table has no finer order, so every allocation
+//   of the event coexists, as in the sweep's timeline.
+// - After the last step, the instances still alive but not persistent are freed.
+void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEvent>& out);
+std::vector<AllocatorEvent> allocatorStream(const Plan& plan, int steps);
+
+} // namespace headroom

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// A simulation of PyTorch's CUDA caching allocator (PyTorch 2.x,
+// c10/cuda/CUDACachingAllocator.cpp, DeviceCachingAllocator) run over a
+// stream of allocations and frees on one stream of one device. It predicts
+// what torch.cuda.max_memory_allocated() and max_memory_reserved() read for
+// that stream: block rounding, the small and large pools, best-fit reuse,
+// splitting, merging of free neighbours and new segments.
+//
+// Not modelled: several streams (record_stream, events), CUDA graph pools,
+// garbage_collection_threshold, the free-memory callbacks. Segment addresses
+// are handed out in allocation order, which is what breaks ties between free
+// blocks of one size; the driver's real addresses may order them otherwise.
+#include "core/checkedmath.h"
+#include "core/result.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace headroom {
+
+// The allocator's constants (c10/cuda/CUDACachingAllocator.cpp, top of the file).
+namespace caching {
+inline constexpr Bytes kMinBlockSize = 512;          // all sizes are rounded to at least 512 bytes
+inline constexpr Bytes kSmallSize = 1 * MiB;         // largest "small" request
+inline constexpr Bytes kSmallBuffer = 2 * MiB;       // small requests are packed in 2 MiB segments
+inline constexpr Bytes kLargeBuffer = 20 * MiB;      // requests of 1-10 MiB get 20 MiB segments
+inline constexpr Bytes kMinLargeAlloc = 10 * MiB;    // from here a request gets a segment of its own
+inline constexpr Bytes kRoundLarge = 2 * MiB;        // such a segment is rounded up to 2 MiB
+inline constexpr Bytes kNoMaxSplitSize = kSaturated; // max_split_size default: SIZE_MAX (CUDAAllocatorConfig)
+} // namespace caching
+
+// PYTORCH_CUDA_ALLOC_CONF settings the simulation honours
+// (c10/cuda/CUDAAllocatorConfig.cpp), plus the device's capacity.
+struct CachingAllocatorOptions {
+    // max_split_size_mb, in bytes: blocks this large are never split, and only
+    // serve requests within kLargeBuffer of their size. PyTorch requires more
+    // than 20 MiB (CUDAAllocatorConfig::parseMaxSplitSize).
+    Bytes maxSplitSize = caching::kNoMaxSplitSize;
+    // expandable_segments:True: one segment per pool that grows by mapping
+    // pages (Note [Expandable Segments]).
+    bool expandableSegments = false;
+    // roundup_power2_divisions: N divisions between powers of two (0 or 1: off).
+    // One value for every size, as "roundup_power2_divisions:N" sets it.
+    std::uint32_t roundupPower2Divisions = 0;
+    // Device bytes the allocator may take; 0: no limit. When a new segment would
+    // pass it, cached segments are released and the request retried (malloc:
+    // release_available_cached_blocks, then release_cached_blocks); if it still
+    // does not fit, the simulation stops with outOfMemory.
+    Bytes capacityBytes = 0;
+};
+
+struct AllocatorEvent {
+    enum class Kind : std::uint8_t { Alloc, Free };
+    Kind kind;
+    std::uint32_t id; // names one live allocation; free after alloc, may be reused after the free
+    Bytes bytes = 0;  // the request (Alloc only); 0 is no allocation, as in PyTorch
+};
+
+// The counters after the stream, named as torch.cuda.memory_stats() names them.
+struct AllocatorStats {
+    Bytes peakAllocatedBytes = 0; // allocated_bytes.all.peak: sum of block sizes (rounded, split or not)
+    Bytes peakReservedBytes = 0;  // reserved_bytes.all.peak: sum of segment sizes
+    Bytes peakRequestedBytes = 0; // requested_bytes.all.peak: sum of the requests as asked
+    Bytes finalAllocatedBytes = 0;
+    Bytes finalReservedBytes = 0;
+    Bytes allocatedAtPeakReserved = 0;   // allocated bytes when reserved last reached its peak
+    std::uint64_t deviceAllocations = 0; // num_device_alloc: cudaMalloc calls (or page mappings)
+    std::uint64_t deviceFrees = 0;       // num_device_free
+    std::uint64_t peakSegments = 0;      // segment.all.peak
+    std::uint64_t finalSegments = 0;
+    std::uint64_t allocRetries = 0;   // num_alloc_retries: cached segments released to retry
+    bool outOfMemory = false;         // a request did not fit the capacity even after releasing
+    std::size_t outOfMemoryEvent = 0; // index of that request in the stream
+    std::size_t eventsSimulated = 0;  // up to the end, or up to and including the failed request
+};
+
+// The allocator's state, fed one request at a time. Not thread-safe; reuse one
+// per thread to keep its storage.
+class CachingAllocatorSim {
+public:
+    explicit CachingAllocatorSim(const CachingAllocatorOptions& options = {});
+    ~CachingAllocatorSim();
+    CachingAllocatorSim(CachingAllocatorSim&&) noexcept;
+    CachingAllocatorSim& operator=(CachingAllocatorSim&&) noexcept;
+
+    // Forgets every block and counter; keeps the storage.
+    void reset(const CachingAllocatorOptions& options);
+    // false on out of memory (only with a capacity). `id` must not be live.
+    bool allocate(std::uint32_t id, Bytes bytes);
+    // `id` must be live (or a 0-byte allocation).
+    void free(std::uint32_t id);
+    bool isLive(std::uint32_t id) const;
+    const AllocatorStats& stats() const;
+    Bytes allocatedBytes() const;
+    Bytes reservedBytes() const;
+
+private:
+    struct State;
+    std::unique_ptr<State> m_state;
+};
+
+// round_size: the block size a request is rounded to.
+Bytes cachingRoundSize(Bytes request, std::uint32_t roundupPower2Divisions = 0);
+
+// Runs the stream through a fresh allocator. Errors: InvalidArgument for
+// options PyTorch refuses (max_split_size of 20 MiB or less, one division),
+// an alloc of a live id, or a free of an id that is not live (with the
+// event's index).
+Result<AllocatorStats> simulateCachingAllocator(const std::vector<AllocatorEvent>& events,
+                                                const CachingAllocatorOptions& options = {});
+
+} // namespace headroom

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The caching allocator simulation (plan/cachingallocator.h) on streams small
+// enough to follow by hand, each with its derivation from the rules of
+// c10/cuda/CUDACachingAllocator.cpp; the trace reader; and the planner's use
+// of both.
+#include "io/allocatortrace.h"
+#include "model/catalog.h"
+#include "plan/allocatorstream.h"
+#include "plan/cachingallocator.h"
+#include "plan/defaultscenario.h"
+#include "plan/planner.h"
+#include "plan/sweep.h"
+
+#include <QtTest>
+
+#include <chrono>
+
+using namespace headroom;
+
+namespace {
+
+AllocatorEvent alloc(std::uint32_t id, Bytes bytes) { return {AllocatorEvent::Kind::Alloc, id, bytes}; }
+AllocatorEvent release(std::uint32_t id) { return {AllocatorEvent::Kind::Free, id, 0}; }
+
+AllocatorStats run(const std::vector<AllocatorEvent>& events, const CachingAllocatorOptions& options = {})
+{
+    auto r = simulateCachingAllocator(events, options);
+    if (!r.ok())
+        qFatal("simulation failed: %s", r.error().detail.c_str());
+    return r.value();
+}
+
+} // namespace
+
+class TestCachingAllocator : public QObject {
+    Q_OBJECT
+
+private slots:
+    void roundSize()
+    {
+        // round_size: below kMinBlockSize 512; else up to a multiple of 512.
+        QCOMPARE(cachingRoundSize(1), Bytes{512});
+        QCOMPARE(cachingRoundSize(512), Bytes{512});
+        QCOMPARE(cachingRoundSize(513), Bytes{1024});
+        QCOMPARE(cachingRoundSize(9000), Bytes{9216}); // 18 x 512
+        // roundup_power2_divisions 4: 9000 lies between 8192 and 16384, cut in
+        // 4 steps of 2048: up to 10240. 1200 is not above 512 x 4: 512-rounding.
+        QCOMPARE(cachingRoundSize(9000, 4), Bytes{10240});
+        QCOMPARE(cachingRoundSize(1200, 4), Bytes{1536});
+        QCOMPARE(cachingRoundSize(8192, 4), Bytes{8192}); // a power of two stays
+    }
+
+    void oneByte()
+    {
+        // 1 byte -> round_size 512 (small pool, <= 1 MiB); no cached block, so
+        // alloc_block gets a kSmallBuffer = 2 MiB segment; 2 MiB - 512 >= 512
+        // remain, so it is split: 512 allocated, 2 MiB reserved, one cudaMalloc.
+        const AllocatorStats s = run({alloc(0, 1)});
+        QCOMPARE(s.peakAllocatedBytes, Bytes{512});
+        QCOMPARE(s.peakReservedBytes, 2 * MiB);
+        QCOMPARE(s.deviceAllocations, std::uint64_t{1});
+        QCOMPARE(s.peakRequestedBytes, Bytes{1});
+    }
+
+    void segmentSizes()
+    {
+        // 3 MiB: large pool, below kMinLargeAlloc (10 MiB) -> a kLargeBuffer
+        // (20 MiB) segment; 17 MiB remain (> 1 MiB): split, 3 MiB allocated.
+        AllocatorStats s = run({alloc(0, 3 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 20 * MiB);
+        QCOMPARE(s.peakAllocatedBytes, 3 * MiB);
+        // 11 MiB: its own segment rounded up to kRoundLarge (2 MiB): 12 MiB.
+        // 1 MiB remains, not more than kSmallSize: not split, so the block,
+        // and max_memory_allocated, is 12 MiB.
+        s = run({alloc(0, 11 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 12 * MiB);
+        QCOMPARE(s.peakAllocatedBytes, 12 * MiB);
+        // 10.5 MiB: 12 MiB segment, 1.5 MiB remain (> 1 MiB): split.
+        s = run({alloc(0, 10 * MiB + 512 * KiB)});
+        QCOMPARE(s.peakReservedBytes, 12 * MiB);
+        QCOMPARE(s.peakAllocatedBytes, 10 * MiB + 512 * KiB);
+        // Two 3 MiB requests share one 20 MiB segment (the second takes the
+        // 17 MiB remainder, best fit, and splits it again).
+        s = run({alloc(0, 3 * MiB), alloc(1, 3 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 20 * MiB);
+        QCOMPARE(s.deviceAllocations, std::uint64_t{1});
+        QCOMPARE(s.peakAllocatedBytes, 6 * MiB);
+    }
+
+    void reuseAndSplit()
+    {
+        // 20 MiB -> its own 20 MiB segment, not split (nothing remains).
+        // Freed, it is cached; 15 MiB takes it (get_free_block, best fit) and
+        // splits off 5 MiB (> 1 MiB). 4 MiB then takes those 5 MiB whole: 1 MiB
+        // would remain, not more than kSmallSize, so no split. Allocated
+        // 15 + 5 = 20 MiB, reserved still 20 MiB, one cudaMalloc.
+        const AllocatorStats s = run({alloc(0, 20 * MiB), release(0), alloc(1, 15 * MiB), alloc(2, 4 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 20 * MiB);
+        QCOMPARE(s.finalAllocatedBytes, 20 * MiB);
+        QCOMPARE(s.deviceAllocations, std::uint64_t{1});
+    }
+
+    void largeNoSplitRule()
+    {
+        // A cached 20 MiB block serves 19 MiB whole (1 MiB would remain: not
+        // > kSmallSize): 20 MiB allocated. 1.5 MiB then finds no free block
+        // and gets a new 20 MiB segment: 40 MiB reserved.
+        const AllocatorStats s = run({alloc(0, 20 * MiB), release(0), alloc(1, 19 * MiB), alloc(2, 1536 * KiB)});
+        QCOMPARE(s.peakAllocatedBytes, 20 * MiB + 1536 * KiB);
+        QCOMPARE(s.peakReservedBytes, 40 * MiB);
+        QCOMPARE(s.deviceAllocations, std::uint64_t{2});
+    }
+
+    void mergeNeighbours()
+    {
+        // Two 8 MiB requests split one 20 MiB segment: [0,8) [8,16) and a free
+        // [16,20). Freeing both merges the three pieces (try_merge_blocks with
+        // prev and next) into one free 20 MiB block, which then serves 18 MiB
+        // (>= 10 MiB, so without the merge it would get an 18 MiB segment of
+        // its own). Reserved stays 20 MiB.
+        AllocatorStats s = run({alloc(0, 8 * MiB), alloc(1, 8 * MiB), release(0), release(1), alloc(2, 18 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 20 * MiB);
+        QCOMPARE(s.deviceAllocations, std::uint64_t{1});
+        // Free only the first: the free pieces [0,8) and [16,20) are not
+        // neighbours, so 18 MiB needs a new 18 MiB segment: 38 MiB.
+        s = run({alloc(0, 8 * MiB), alloc(1, 8 * MiB), release(0), alloc(2, 18 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 38 * MiB);
+        QCOMPARE(s.deviceAllocations, std::uint64_t{2});
+    }
+
+    void maxSplitSize()
+    {
+        // max_split_size 40 MiB. 100 MiB gets a 100 MiB segment. Freed, it is
+        // an oversize block: a 30 MiB request (below 40 MiB) may not take it
+        // (get_free_block), so it gets a 30 MiB segment: 130 MiB reserved.
+        CachingAllocatorOptions o;
+        o.maxSplitSize = 40 * MiB;
+        AllocatorStats s = run({alloc(0, 100 * MiB), release(0), alloc(1, 30 * MiB)}, o);
+        QCOMPARE(s.peakReservedBytes, 130 * MiB);
+        // Without the option the cached block is split (70 MiB remain): 100 MiB.
+        s = run({alloc(0, 100 * MiB), release(0), alloc(1, 30 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 100 * MiB);
+        QCOMPARE(s.peakAllocatedBytes, 100 * MiB);
+        // A request at or above max_split_size takes an oversize block within
+        // kLargeBuffer (20 MiB) of its size, whole (should_split: no split at
+        // or above max_split_size): 90 MiB -> the 100 MiB block, 100 allocated.
+        s = run({alloc(0, 100 * MiB), release(0), alloc(1, 90 * MiB)}, o);
+        QCOMPARE(s.peakReservedBytes, 100 * MiB);
+        QCOMPARE(s.finalAllocatedBytes, 100 * MiB);
+        // 60 MiB is 40 MiB short of it: a new 60 MiB segment.
+        s = run({alloc(0, 100 * MiB), release(0), alloc(1, 60 * MiB)}, o);
+        QCOMPARE(s.peakReservedBytes, 160 * MiB);
+        // PyTorch refuses max_split_size_mb of 20 or less.
+        o.maxSplitSize = 20 * MiB;
+        QVERIFY(!simulateCachingAllocator({alloc(0, 1)}, o).ok());
+    }
+
+    void capacityReleasesCache()
+    {
+        // Capacity 40 MiB. 30 MiB -> a 30 MiB segment; freed, it stays cached
+        // (reserved 30). 32 MiB: no cached block fits, and 30 + 32 > 40, so
+        // alloc_block fails; release_cached_blocks frees the whole cached
+        // segment (reserved 0) and the retry succeeds: reserved 32 MiB.
+        CachingAllocatorOptions o;
+        o.capacityBytes = 40 * MiB;
+        AllocatorStats s = run({alloc(0, 30 * MiB), release(0), alloc(1, 32 * MiB)}, o);
+        QVERIFY(!s.outOfMemory);
+        QCOMPARE(s.finalReservedBytes, 32 * MiB);
+        QCOMPARE(s.peakReservedBytes, 32 * MiB);
+        QCOMPARE(s.deviceFrees, std::uint64_t{1});
+        QCOMPARE(s.allocRetries, std::uint64_t{1});
+        // Then 10 MiB more: 32 + 10 > 40 and nothing is cached: out of memory
+        // at event 3, which stops the simulation.
+        s = run({alloc(0, 30 * MiB), release(0), alloc(1, 32 * MiB), alloc(2, 10 * MiB), release(1)}, o);
+        QVERIFY(s.outOfMemory);
+        QCOMPARE(s.outOfMemoryEvent, std::size_t{3});
+        QCOMPARE(s.eventsSimulated, std::size_t{4});
+        // A segment that is only partly free (split, one piece live) is not
+        // released: 3 MiB live in a 20 MiB segment (17 MiB free in it),
+        // capacity 30 MiB; 18 MiB does not fit the 17 and needs an 18 MiB
+        // segment (20 + 18 > 30), and releasing frees nothing: out of memory.
+        o.capacityBytes = 30 * MiB;
+        s = run({alloc(0, 3 * MiB), alloc(1, 18 * MiB)}, o);
+        QVERIFY(s.outOfMemory);
+    }
+
+    void capacityWithMaxSplitReleasesOversize()
+    {
+        // max_split_size 40 MiB, capacity 150 MiB. 100 MiB and 44 MiB segments,
+        // both freed (oversize, cached; reserved 144). 50 MiB: the 100 MiB block
+        // is 50 MiB too big (>= kLargeBuffer over) and 44 is too small, so a new
+        // 50 MiB segment, and 144 + 50 > 150. release_available_cached_blocks
+        // frees the smallest oversize block of at least 50 MiB, the 100 MiB
+        // one: 44 + 50 = 94 MiB reserved, no full release (the 44 stays).
+        CachingAllocatorOptions o;
+        o.maxSplitSize = 40 * MiB;
+        o.capacityBytes = 150 * MiB;
+        const AllocatorStats s =
+            run({alloc(0, 100 * MiB), alloc(1, 44 * MiB), release(0), release(1), alloc(2, 50 * MiB)}, o);
+        QVERIFY(!s.outOfMemory);
+        QCOMPARE(s.finalReservedBytes, 94 * MiB);
+        QCOMPARE(s.deviceFrees, std::uint64_t{1});
+        QCOMPARE(s.allocRetries, std::uint64_t{0});
+    }
+
+    void expandableSegments()
+    {
+        // One large segment growing in 20 MiB pages. 3 MiB maps one page and
+        // splits (expandable: split when 512 B or more remain). 18 MiB: the
+        // free tail holds 17 MiB, so 1 MiB more is needed: one more page, 40
+        // MiB reserved (without expandable segments: 20 + an 18 MiB segment).
+        CachingAllocatorOptions o;
+        o.expandableSegments = true;
+        AllocatorStats s = run({alloc(0, 3 * MiB), alloc(1, 18 * MiB)}, o);
+        QCOMPARE(s.peakReservedBytes, 40 * MiB);
+        QCOMPARE(s.peakAllocatedBytes, 21 * MiB);
+        QCOMPARE(run({alloc(0, 3 * MiB), alloc(1, 18 * MiB)}).peakReservedBytes, 38 * MiB);
+        // Best fit passes over the tail (it could grow, so it counts as
+        // larger): 16 MiB [0,16), 2 MiB takes the 4 MiB tail [16,18), the tail
+        // is now [18,20). Free the 16 MiB. A 2 MiB request skips the 2 MiB
+        // tail for [0,16) and splits it: [2,16) remains, 14 MiB. 15 MiB fits
+        // nowhere: the tail grows by a page, 40 MiB. (Had the 2 MiB request
+        // taken the tail, [0,16) would serve 15 MiB within 20 MiB.)
+        s = run({alloc(0, 16 * MiB), alloc(1, 2 * MiB), release(0), alloc(2, 2 * MiB), alloc(3, 15 * MiB)}, o);
+        QCOMPARE(s.peakReservedBytes, 40 * MiB);
+        // The small pool maps 2 MiB pages: 3 x 1 MiB -> 4 MiB.
+        s = run({alloc(0, MiB), alloc(1, MiB), alloc(2, MiB)}, o);
+        QCOMPARE(s.peakReservedBytes, 4 * MiB);
+    }
+
+    void zeroAndErrors()
+    {
+        // A 0-byte request takes no block (as PyTorch) but is a live id.
+        AllocatorStats s = run({alloc(0, 0), release(0)});
+        QCOMPARE(s.peakReservedBytes, Bytes{0});
+        QVERIFY(!simulateCachingAllocator({release(3)}).ok());
+        QVERIFY(!simulateCachingAllocator({alloc(1, 5), alloc(1, 5)}).ok());
+        CachingAllocatorOptions o;
+        o.roundupPower2Divisions = 3;
+        QVERIFY(!simulateCachingAllocator({alloc(0, 1)}, o).ok());
+    }
+
+    void traceReader()
+    {
+        const auto ok =
+            parseAllocatorTrace("# a comment\n\na x 1   # one byte\na y 3145728\nf x\na x 11534336\n  f y\r\n");
+        QVERIFY2(ok.ok(), ok.ok() ? "" : ok.error().detail.c_str());
+        QCOMPARE(ok->events.size(), std::size_t{5});
+        QCOMPARE(ok->lines, std::size_t{7});
+        const AllocatorStats s = run(ok->events);
+        // 512 B (a 2 MiB small segment) + 3 MiB (a 20 MiB large segment); x
+        // freed (small pool); 11 MiB is a large request and the 17 MiB left of
+        // the 20 MiB segment serves it (split: 6 MiB remain): 22 MiB.
+        QCOMPARE(s.peakReservedBytes, 22 * MiB);
+
+        const std::pair<const char*, const char*> bad[] = {
+            {"a x\n", "line 1"},
+            {"a x 1\na y -5\n", "line 2"},
+            {"a x 12abc\n", "whole number"},
+            {"a x 99999999999999999999999\n", "64 bits"},
+            {"q 1\n", "unknown event"},
+            {"f y\n", "not live"},
+            {"a x 1\na x 2\n", "already live"},
+            {"a x 1\nf x\nf x\n", "line 3"},
+            {"f\n", "expected 'f <id>'"},
+            {"a x 1 2\n", "expected 'a <id> <bytes>'"},
+        };
+        for (const auto& [text, expected] : bad) {
+            const auto r = parseAllocatorTrace(text);
+            QVERIFY2(!r.ok(), text);
+            QCOMPARE(r.error().code, ErrorCode::InvalidArgument);
+            QVERIFY2(r.error().detail.find(expected) != std::string::npos, r.error().detail.c_str());
+        }
+        QCOMPARE(readAllocatorTraceFile("/nonexistent/trace.txt").error().code, ErrorCode::FileNotFound);
+    }
+
+    void streamOrder()
+    {
+        // Two layers; weights per layer persist; an activation per layer from
+        // its forward to its backward; a temporary in the loss backward.
+        Plan plan;
+        plan.layers = 2;
+        plan.events = buildEvents(Mode::Train, 2);
+        plan.tensors = {
+            {"w", "", Category::Weights, 1000, Phase::Load, Phase::OptimizerStep, LayerSet::All},
+            {"act", "", Category::Activations, 2000, Phase::LayerFwd, Phase::LayerBwd, LayerSet::All},
+            {"tmp", "", Category::Temporaries, 3000, Phase::LossBwd, Phase::LossBwd},
+            {"paged", "", Category::OptimizerState, 4000, Phase::Load, Phase::OptimizerStep, LayerSet::Global, true},
+        };
+        const auto stream = allocatorStream(plan, 2);
+        // Instances: 0,1 = w (layers 0,1); 2,3 = act (layers 0,1); 4 = tmp;
+        // the managed row is outside the allocator.
+        // Events: 0 load, 1 embed, 2-3 fwd 0-1, 4 head, 5 loss fwd, 6 loss bwd,
+        // 7 head bwd, 8 bwd layer 1, 9 bwd layer 0, 10 embed bwd, 11 step.
+        std::string text;
+        for (const AllocatorEvent& e : stream)
+            text += (e.kind == AllocatorEvent::Kind::Alloc ? "a" : "f") + std::to_string(e.id) + " ";
+        // Step 1: w0 w1 at load; act0, act1 in forward; tmp at loss backward,
+        // freed at head backward; act1 freed after bwd layer 1 (event 8), act0
+        // after event 9. Step 2 does not allocate the weights again.
+        QCOMPARE(text, std::string("a0 a1 a2 a3 a4 f4 f3 f2 a2 a3 a4 f4 f3 f2 "));
+        QVERIFY(simulateCachingAllocator(stream).ok());
+    }
+
+    void planner()
+    {
+        auto plan = makePlan(teachingScenario().value());
+        QVERIFY(plan.ok());
+        QVERIFY(plan->peakReservedBytes >= plan->peakAllocatedBytes);
+        QCOMPARE(plan->allocatorCacheBytes, plan->peakReservedBytes - plan->peakAllocatedBytes);
+        const auto stream = allocatorStream(plan.value(), kAllocatorSteps);
+        const auto s = simulateCachingAllocator(stream, runtimeProfile(Profile::Pytorch).allocator);
+        QVERIFY(s.ok());
+        QCOMPARE(plan->peakReservedBytes, std::max(s->peakReservedBytes, plan->peakAllocatedBytes));
+        QCOMPARE(plan->allocatorSegments, s->peakSegments);
+        // The simulated allocated peak is the table's peak with each block
+        // rounded, so not below the tensors' bytes.
+        QVERIFY(s->peakAllocatedBytes >= plan->peakAllocatedBytes);
+        qInfo("default scenario: %zu allocator events, allocated %.3f GiB, reserved %.3f GiB, %llu segments",
+              stream.size(), static_cast<double>(plan->peakAllocatedBytes) / GiB,
+              static_cast<double>(plan->peakReservedBytes) / GiB,
+              static_cast<unsigned long long>(plan->allocatorSegments));
+    }
+
+    void largePlanSpeed()
+    {
+        // docs/benchmarks.md's scenario: Llama-3.1-70B (80 layers), QLoRA,
+        // every other layer checkpointed. The timing is printed, not a pass/fail.
+        auto model = presetModel("meta-llama/Llama-3.1-70B");
+        QVERIFY(model.ok());
+        Scenario sc;
+        sc.model = model.value();
+        sc.train.precision = Precision::Bf16Mixed;
+        sc.train.peft.method = PeftMethod::Qlora;
+        sc.train.peft.targets = {"all-linear"};
+        sc.train.weightQuant = WeightQuant::Nf4DoubleQuant;
+        sc.train.optimizer = Optimizer::PagedAdamW8bit;
+        sc.train.checkpointing = Checkpointing::EveryK;
+        sc.train.checkpointEvery = 2;
+        sc.train.attention = Attention::Flash;
+        sc.train.seqLen = 1024;
+        sc.hardware.gpu = "h100-sxm-80gb";
+        auto plan = makePlan(sc);
+        QVERIFY(plan.ok());
+        const auto stream = allocatorStream(plan.value(), kAllocatorSteps);
+        const int repeats = 50;
+        const auto t0 = std::chrono::steady_clock::now();
+        Bytes sink = 0;
+        for (int i = 0; i < repeats; ++i)
+            sink += simulateCachingAllocator(stream).value().peakReservedBytes;
+        const auto t1 = std::chrono::steady_clock::now();
+        QVERIFY(sink > 0);
+        qInfo("%zu events: %.1f us per simulation", stream.size(),
+              std::chrono::duration<double, std::micro>(t1 - t0).count() / repeats);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCachingAllocator)
+#include "test_cachingallocator.moc"
