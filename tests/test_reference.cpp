@@ -10,6 +10,7 @@
 // reference.md); a listed case that meets the targets fails the test until
 // it is taken off the list, so the list only shrinks.
 #include "io/scenariofile.h"
+#include "model/parametertable.h"
 #include "plan/planner.h"
 
 #include <QtTest>
@@ -118,6 +119,56 @@ private slots:
         std::printf("\ncases: %zu, median absolute error %.2f %%, largest %.2f %%, listed residuals %zu\n",
                     errors.size(), 100 * median, 100 * errors.back(), listedSeen);
         QVERIFY(median <= 0.01);
+    }
+
+    // Peak reserved: each case's whole PyTorch trace (load and both steps, as
+    // the accountant recorded it) through the caching allocator simulation
+    // (headroom-cli replay, recorded in the reference file), against the plan's
+    // reserved, simulated on the tensor table's coarser stream, and against
+    // the quick estimate (rounded peak + 5 % of the churn). Printed; the test
+    // holds the simulated plan to its measured median and worst error so that
+    // changes can only bring it closer (docs/validation/reference.md).
+    void reservedAgainstReplay()
+    {
+        const auto doc = readJson(HEADROOM_TEST_DATA "/reference/pytorch_reference.json");
+        std::vector<double> simulated, estimated;
+        std::printf("\n| case | replayed PyTorch trace | plan (simulated) | error | plan (estimate) | error |\n"
+                    "|---|---|---|---|---|---|\n");
+        for (const auto& c : doc.at("cases")) {
+            const auto& ref = c.at("pytorch");
+            if (!ref.contains("replay"))
+                continue;
+            auto scenario = scenarioFromJson(c.at("scenario"));
+            QVERIFY(scenario.ok());
+            const ParameterTable table = buildParameterTable(scenario->model);
+            auto sim = makePlan(scenario.value(), table, PlanOptions{});
+            PlanOptions quick;
+            quick.estimateReserved = true;
+            auto est = makePlan(scenario.value(), table, quick);
+            QVERIFY(sim.ok() && est.ok());
+            const double replay = ref.at("replay").at("peak_reserved_bytes").get<double>();
+            const double s = (static_cast<double>(sim->peakReservedBytes) - replay) / replay;
+            const double e = (static_cast<double>(est->peakReservedBytes) - replay) / replay;
+            simulated.push_back(std::fabs(s));
+            estimated.push_back(std::fabs(e));
+            std::printf("| %s | %.3f GiB | %.3f GiB | %+.1f %% | %.3f GiB | %+.1f %% |\n",
+                        c.at("id").get<std::string>().c_str(), replay / double(GiB),
+                        double(sim->peakReservedBytes) / double(GiB), 100 * s,
+                        double(est->peakReservedBytes) / double(GiB), 100 * e);
+        }
+        QVERIFY(simulated.size() >= 80);
+        auto summary = [](std::vector<double> v) {
+            std::sort(v.begin(), v.end());
+            return std::pair<double, double>{v[v.size() / 2], v.back()};
+        };
+        const auto [simMedian, simWorst] = summary(simulated);
+        const auto [estMedian, estWorst] = summary(estimated);
+        std::printf("\npeak reserved vs the replayed trace: simulated plan median %.1f %%, worst %.1f %%; "
+                    "estimate median %.1f %%, worst %.1f %%\n",
+                    100 * simMedian, 100 * simWorst, 100 * estMedian, 100 * estWorst);
+        // Ratchet at today's measured figures (issue 13 asks for 5 %).
+        QVERIFY(simMedian <= 0.115);
+        QVERIFY(simWorst <= 0.50);
     }
 };
 

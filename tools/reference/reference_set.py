@@ -14,8 +14,11 @@ profile and compares.
 import argparse
 import json
 import os
+import functools
 import platform
+import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -174,20 +177,38 @@ def build_cases():
     return cases
 
 
-def _run_case(case):
+def _replay(cli, trace):
+    """Peak reserved of the accountant's trace through Headroom's caching
+    allocator simulation (headroom-cli replay), the one the planner uses."""
+    out = subprocess.run([cli, "replay", trace, "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def _run_case(case, cli=None):
     sys.path.insert(0, HERE)
     import accountant
     t0 = time.time()
+    trace = None
     try:
-        report = accountant.run(case["scenario"], steps=2)
+        if cli:
+            fd, trace = tempfile.mkstemp(suffix=".trace")
+            os.close(fd)
+        report = accountant.run(case["scenario"], steps=2, keep_events=bool(cli), events_out=trace)
+        replay = _replay(cli, trace) if cli else None
     except Exception as e:  # one case's failure is reported, the rest still run
         return {"error": f"{type(e).__name__}: {e}"}
+    finally:
+        if trace:
+            os.unlink(trace)
     peak = report["steps"][-1]["peak"]
     return {"peak_allocated_bytes": report["peak_allocated_bytes"],
             "step_peaks_bytes": [s["peak_allocated_bytes"] for s in report["steps"]],
             "peak_phase": peak["phase"], "peak_layer": peak["layer"], "peak_op": peak["op"],
             "categories_at_peak": dict(sorted(peak["categories"].items())),
             "parameters": report["parameters"], "trainable_parameters": report["trainable_parameters"],
+            **({"replay": {"peak_reserved_bytes": replay["peak_reserved_bytes"],
+                           "peak_allocated_bytes": replay["peak_allocated_bytes"],
+                           "events": replay["events"]}} if replay else {}),
             "seconds": round(time.time() - t0, 2)}
 
 
@@ -196,12 +217,17 @@ def main():
     ap.add_argument("--only", help="run only cases whose id contains this")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=OUT)
+    ap.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "headroom-cli"),
+                    help="headroom-cli whose 'replay' runs each case's allocation trace through the allocator "
+                         "simulation ('' to skip: no reserved figures)")
     args = ap.parse_args()
+    if args.cli and not os.access(args.cli, os.X_OK):
+        raise SystemExit(f"{args.cli}: not built (cmake --build build --target headroom-cli), or pass --cli ''")
     cases = build_cases()
     if args.only:
         cases = [c for c in cases if args.only in c["id"]]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(_run_case, cases))
+        results = list(pool.map(functools.partial(_run_case, cli=args.cli or None), cases))
     failed = [c["id"] for c, r in zip(cases, results) if "error" in r]
     for case, result in zip(cases, results):
         case["pytorch"] = result
@@ -219,7 +245,9 @@ def main():
     doc = {
         "schema": "headroom.reference/1",
         "what": "peak allocated bytes (torch.cuda.max_memory_allocated semantics: 512-byte blocks) of the second "
-                "of two training steps, counted by tools/reference/accountant.py on PyTorch's meta device",
+                "of two training steps, counted by tools/reference/accountant.py on PyTorch's meta device; "
+                "replay: the whole trace (load and both steps) through headroom-cli replay, Headroom's caching "
+                "allocator simulation, for peak reserved",
         "generated_by": {"torch": torch.__version__, "transformers": transformers.__version__,
                          "peft": peft.__version__, "python": platform.python_version(),
                          "command": "tools/reference/reference_set.py"},

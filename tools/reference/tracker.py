@@ -141,12 +141,14 @@ class Tracker:
         """The allocation/free stream in the plain format Headroom's caching
         allocator simulator reads: `a <id> <bytes>` and `f <id>`."""
         ids = {}
+        next_id = 0
         with open(path, "w") as out:
             out.write("# headroom allocator events: a <id> <bytes> | f <id>\n")
             for kind, _seq, key, n, phase, layer, op in self.events:
                 if kind == "alloc":
-                    ids[key] = len(ids) + 1
-                    out.write(f"a {ids[key]} {n}\n")
+                    next_id += 1
+                    ids[key] = next_id
+                    out.write(f"a {next_id} {n}\n")
                 elif key in ids:
                     out.write(f"f {ids.pop(key)}\n")
 
