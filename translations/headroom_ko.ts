@@ -233,8 +233,8 @@
         <translation>CUDA 컨텍스트</translation>
     </message>
     <message>
-        <source>Reserved by PyTorch&apos;s caching allocator but not holding a live tensor at the peak: every block is rounded up (512 bytes; requests over 10 MiB get their own segment rounded to 2 MiB) and freed blocks stay cached (fragmentation). It is peak reserved minus the tensors at the peak (c10/cuda/CUDACachingAllocator.cpp).</source>
-        <translation>PyTorch 캐싱 할당자가 예약했지만 피크 시점에 살아 있는 텐서가 없는 메모리입니다. 모든 블록은 올림되고(512바이트 단위, 10 MiB를 넘는 요청은 자체 세그먼트로 2 MiB 단위), 해제된 블록은 캐시에 남습니다(단편화). 최대 예약량에서 피크 시점의 텐서를 뺀 값입니다(c10/cuda/CUDACachingAllocator.cpp).</translation>
+        <source>Reserved by PyTorch&apos;s caching allocator but not holding a live tensor at the peak: every block is rounded up (512 bytes; requests over 10 MiB get their own segment rounded to 2 MiB) and freed blocks stay cached (fragmentation). It is peak reserved minus the tensors at the peak, from a simulation of c10/cuda/CUDACachingAllocator.cpp over the plan&apos;s allocations. Not yet checked on a GPU; against PyTorch&apos;s own allocation traces replayed through the same simulation it reads high (docs/validation/reference.md).</source>
+        <translation>PyTorch 캐싱 할당자가 예약했지만 피크 시점에 살아 있는 텐서가 없는 메모리입니다. 모든 블록은 올림되고(512바이트 단위, 10 MiB를 넘는 요청은 자체 세그먼트로 2 MiB 단위), 해제된 블록은 캐시에 남습니다(단편화). 최대 예약량에서 피크 시점의 텐서를 뺀 값으로, 계획의 할당 순서에 c10/cuda/CUDACachingAllocator.cpp를 시뮬레이션해 얻습니다. 아직 GPU에서 확인하지 않았으며, PyTorch의 실제 할당 기록을 같은 시뮬레이션에 넣은 값보다 높게 나옵니다(docs/validation/reference.md).</translation>
     </message>
     <message>
         <source>The CUDA context and the kernels loaded lazily by the first operations. It lives outside the allocator, so torch.cuda counters do not show it but nvidia-smi does. An estimate until measured on the device (order of PyTorch PR #86509: 287 MB lazy, 667 MB eager).</source>

@@ -49,7 +49,9 @@ QString DeviceStack::allocatorCacheDescription()
         "DeviceStack",
         "Reserved by PyTorch's caching allocator but not holding a live tensor at the peak: every block is rounded "
         "up (512 bytes; requests over 10 MiB get their own segment rounded to 2 MiB) and freed blocks stay cached "
-        "(fragmentation). It is peak reserved minus the tensors at the peak (c10/cuda/CUDACachingAllocator.cpp).");
+        "(fragmentation). It is peak reserved minus the tensors at the peak, from a simulation of "
+        "c10/cuda/CUDACachingAllocator.cpp over the plan's allocations. Not yet checked on a GPU; against PyTorch's "
+        "own allocation traces replayed through the same simulation it reads high (docs/validation/reference.md).");
 }
 
 QString DeviceStack::contextDescription()
