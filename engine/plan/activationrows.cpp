@@ -123,7 +123,10 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
         const bool fp32Softmax = (f != Family::Gpt2 && f != Family::Bert) || ctx.autocast;
         if (fp32Softmax && d.p != 4) {
             s.save("attn.probs_fp32", satMul(abss, 4), "fp32 softmax output, saved by softmax");
-            s.save("attn.probs", satMul(abss, d.p), "16-bit copy of the probabilities, saved by the value matmul");
+            // With dropout the value matmul saves the dropped copy instead, and
+            // dropout saves only its mask (accountant: santacoder eager b4).
+            if (!dropout)
+                s.save("attn.probs", satMul(abss, d.p), "16-bit copy of the probabilities, saved by the value matmul");
         } else {
             s.save("attn.probs", satMul(abss, d.p), "softmax output, saved by softmax and the value matmul");
         }

@@ -197,10 +197,37 @@ def _sdpa_cuda(original):
             return out[0]
         # Math path (sdp_utils.cpp falls back to it): the aten composite, which
         # repeats grouped KV heads and materialises the scores.
+        if dropout_p > 0:
+            return _sdpa_math_cuda(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
         return torch.ops.aten._scaled_dot_product_attention_math(
             query, key, value, attn_mask, dropout_p, is_causal, None, scale=scale, enable_gqa=enable_gqa)[0]
     sdpa.__wrapped__ = original
     return sdpa
+
+
+def _sdpa_math_cuda(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    """_scaled_dot_product_attention_math (aten/src/ATen/native/transformers/
+    attention.cpp) op for op, except its at::dropout: on CUDA that is the fused
+    native_dropout with a 1-byte mask (Dropout.cpp is_fused_kernel_acceptable),
+    on meta/CPU a mask of the scores' dtype. Only called with dropout."""
+    sf = math.sqrt(scale if scale is not None else 1.0 / math.sqrt(query.shape[-1]))
+    q = query * sf
+    if enable_gqa and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(rep, -3)
+        value = value.repeat_interleave(rep, -3)
+    attn = torch.matmul(q, key.transpose(-2, -1) * sf)
+    if is_causal:
+        s, l = query.shape[-2], key.shape[-2]
+        keep = torch.ones((s, l), dtype=torch.bool, device=query.device).tril()
+        attn_mask = torch.zeros((s, l), dtype=query.dtype, device=query.device).masked_fill(~keep, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            attn_mask = torch.zeros_like(attn_mask, dtype=query.dtype).masked_fill(~attn_mask, float("-inf"))
+        attn = attn.add_(attn_mask)
+    attn = torch.ops.aten._safe_softmax(attn, -1)
+    attn = torch.native_dropout(attn, dropout_p, True)[0]
+    return torch.matmul(attn, value)
 
 
 def _dropout_cuda(original):

@@ -29,10 +29,19 @@ OUT = os.path.join(ROOT, "tests", "data", "reference", "pytorch_reference.json")
 GPU = "h100-sxm-80gb"
 
 
+# Configs the catalog does not hold, from tests/data/configs (copies of the
+# models' config.json that test_hfconfig also reads).
+EXTRA_CONFIGS = {"bigcode/gpt_bigcode-santacoder": "gpt-bigcode-santacoder.json"}
+
+
 def catalog_configs():
     with open(CATALOG) as f:
         doc = json.load(f)
-    return {m["id"]: m["config"] for m in doc["models"] if "config" in m}
+    configs = {m["id"]: m["config"] for m in doc["models"] if "config" in m}
+    for model_id, name in EXTRA_CONFIGS.items():
+        with open(os.path.join(ROOT, "tests", "data", "configs", name)) as f:
+            configs[model_id] = json.load(f)
+    return configs
 
 
 def scenario(model_id, config, **train):
@@ -133,6 +142,10 @@ PLAN = [
         {"peft": {"method": "lora", "rank": 8, "alpha": 32, "dropout": 0.05, "targets": ["query_key_value"]},
          "micro_batch": 16, "seq_len": 512, "precision": "bf16"},
         {"checkpointing": "full", "micro_batch": 16, "seq_len": 512}]),
+    ("bigcode/gpt_bigcode-santacoder", "gpt_bigcode", [
+        {"precision": "fp32", "micro_batch": 2, "seq_len": 1024}, {"micro_batch": 4, "attention": "eager"},
+        {"micro_batch": 8, "checkpointing": "full", "seq_len": 2048}, {"loop": "custom", "micro_batch": 4},
+        {"use_cache": False, "micro_batch": 4, "precision": "bf16"}]),
     ("bert-base-uncased", "bert", [
         {"precision": "fp32", "micro_batch": 8, "seq_len": 512}, {"precision": "fp32", "attention": "eager",
                                                                   "micro_batch": 8, "seq_len": 512},
