@@ -23,6 +23,8 @@ Commands:
            [--backend cpu|cuda] [--device N] [--steps N] [--max-layers N] [--json] [--progress] [--trace FILE] [--timeout-s N]
            [--inject-fault crash|hang|oom]
   devices  CUDA devices of this build's engine (--json, --measure-context); exit 3 if none
+  teach    seed-book: the book's polyglot-ko-1.3b memory experiment beside Headroom's plan, with the error
+           and why (--json; --scenario ID prints one experiment's scenario file)
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]
 
 Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
@@ -69,6 +71,7 @@ int main(int argc, char** argv)
         if (command == "validate") return runValidate(args);
         if (command == "suggest") return runSuggest(args);
         if (command == "devices") return runDevices(args);
+        if (command == "teach") return runTeach(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see --help)\n";
         return 2;
     } catch (const std::exception& e) {
