@@ -49,8 +49,8 @@ nlohmann::json toJson(const TeachingSet& set, const std::vector<TeachingComparis
                                {"plan_notes", c.planNotes},
                                {"scenario", scenarioToJson(e.scenario)}});
     }
-    return {{"set", set.id},     {"title", set.title},           {"source", set.source},
-            {"notebook", set.notebook}, {"setup", set.setup}, {"experiments", experiments}};
+    return {{"set", set.id},      {"title", set.title},        {"source", set.source}, {"notebook", set.notebook},
+            {"setup", set.setup}, {"experiments", experiments}};
 }
 
 void printTable(const TeachingSet& set, const std::vector<TeachingComparison>& rows)

@@ -14,8 +14,8 @@
 namespace headroom {
 
 namespace catalogdata {
-extern const char* const kSeedBookJson;  // resources/teaching/seed-book-ch5.json (engine/embedcatalog.cmake)
-}
+extern const char* const kSeedBookJson; // resources/teaching/seed-book-ch5.json (engine/embedcatalog.cmake)
+} // namespace catalogdata
 
 namespace {
 
@@ -54,8 +54,8 @@ Result<TeachingExperiment> experimentFromJson(const json& node, const std::strin
     TeachingExperiment e;
     Error error{ErrorCode::MissingField, {}};
     std::string counter;
-    if (!readString(node, "id", where, e.id, error) || !readString(node, "title", where, e.title, error)
-        || !readString(node, "counter", where, counter, error) || !readString(node, "note", where, e.note, error))
+    if (!readString(node, "id", where, e.id, error) || !readString(node, "title", where, e.title, error) ||
+        !readString(node, "counter", where, counter, error) || !readString(node, "note", where, e.note, error))
         return error;
     if (!parseTeachingCounter(counter, e.counter))
         return makeError(ErrorCode::InvalidArgument, where + ".counter: unknown counter '" + counter + "'");
@@ -138,8 +138,8 @@ Result<TeachingSet> teachingSetFromText(std::string_view text)
         return fieldError("schema", "must be \"headroom.teaching/1\"");
     TeachingSet set;
     Error error{ErrorCode::MissingField, {}};
-    if (!readString(doc, "id", "", set.id, error) || !readString(doc, "title", "", set.title, error)
-        || !readString(doc, "source", "", set.source, error) || !readString(doc, "notebook", "", set.notebook, error))
+    if (!readString(doc, "id", "", set.id, error) || !readString(doc, "title", "", set.title, error) ||
+        !readString(doc, "source", "", set.source, error) || !readString(doc, "notebook", "", set.notebook, error))
         return error;
     if (const auto setup = doc.find("setup"); setup != doc.end() && setup->is_array())
         for (const json& line : *setup)
@@ -171,7 +171,7 @@ Bytes teachingCounterBytes(const Plan& plan, TeachingCounter counter)
     Bytes total = 0;
     for (const TensorRow& row : plan.tensors) {
         if (row.managed)
-            continue;  // cudaMallocManaged: outside memory_allocated()
+            continue; // cudaMallocManaged: outside memory_allocated()
         bool counted = false;
         switch (counter) {
         case TeachingCounter::AllocatedAfterLoad:
@@ -180,8 +180,8 @@ Bytes teachingCounterBytes(const Plan& plan, TeachingCounter counter)
         case TeachingCounter::AllocatedAfterStep:
             // Alive through the step and past it; rows born in the step event
             // are its temporaries (foreach buffers), gone when step() returns.
-            counted = row.freeAt == Phase::OptimizerStep && row.allocAt != Phase::OptimizerStep
-                      && row.category != Category::Workspace && row.category != Category::Temporaries;
+            counted = row.freeAt == Phase::OptimizerStep && row.allocAt != Phase::OptimizerStep &&
+                      row.category != Category::Workspace && row.category != Category::Temporaries;
             break;
         case TeachingCounter::OptimizerState: counted = row.category == Category::OptimizerState; break;
         case TeachingCounter::Gradients: counted = row.category == Category::Gradients; break;

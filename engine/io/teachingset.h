@@ -20,34 +20,34 @@ namespace headroom {
 
 // What the publication's number counts.
 enum class TeachingCounter {
-    AllocatedAfterLoad,  // torch.cuda.memory_allocated() right after from_pretrained (and PEFT wrapping)
-    AllocatedAfterStep,  // torch.cuda.memory_allocated() right after the first optimizer.step(), before zero_grad()
-    OptimizerState,      // sum of nelement() * element_size() over the optimizer's state tensors
-    Gradients,           // sum of nelement() * element_size() over param.grad
+    AllocatedAfterLoad, // torch.cuda.memory_allocated() right after from_pretrained (and PEFT wrapping)
+    AllocatedAfterStep, // torch.cuda.memory_allocated() right after the first optimizer.step(), before zero_grad()
+    OptimizerState,     // sum of nelement() * element_size() over the optimizer's state tensors
+    Gradients,          // sum of nelement() * element_size() over param.grad
 };
-const char* teachingCounterName(TeachingCounter c);  // "allocated-after-load", ...
+const char* teachingCounterName(TeachingCounter c); // "allocated-after-load", ...
 bool parseTeachingCounter(const std::string& s, TeachingCounter& out);
 
 struct TeachingExperiment {
-    std::string id;            // stable: "batch-4"
-    std::string title;         // "Batch 4 (example 5.8)"
+    std::string id;    // stable: "batch-4"
+    std::string title; // "Batch 4 (example 5.8)"
     TeachingCounter counter = TeachingCounter::AllocatedAfterStep;
-    double bookGiB = 0;        // the published value, in GiB (1024^3 bytes)
-    int seedLine = 0;          // where the value is printed in the source transcript
+    double bookGiB = 0; // the published value, in GiB (1024^3 bytes)
+    int seedLine = 0;   // where the value is printed in the source transcript
     // What the same counter read before the experiment began (earlier cells'
     // tensors and cuBLAS workspaces); part of the published value.
     double bookBeforeGiB = 0;
-    int beforeSeedLine = 0;    // 0: not printed (the state counters start at zero)
-    std::string note;          // why the value is what it is, in the publication's own setup
+    int beforeSeedLine = 0; // 0: not printed (the state counters start at zero)
+    std::string note;       // why the value is what it is, in the publication's own setup
     Scenario scenario;
 };
 
 struct TeachingSet {
-    std::string id;            // "seed-book"
+    std::string id; // "seed-book"
     std::string title;
-    std::string source;        // the publication
-    std::string notebook;      // its code: repository@commit path
-    std::vector<std::string> setup;  // how the publication's setup was established
+    std::string source;             // the publication
+    std::string notebook;           // its code: repository@commit path
+    std::vector<std::string> setup; // how the publication's setup was established
     std::vector<TeachingExperiment> experiments;
 };
 
@@ -69,11 +69,11 @@ struct TeachingComparison {
     std::string title;
     TeachingCounter counter = TeachingCounter::AllocatedAfterStep;
     double bookGiB = 0;
-    double headroomGiB = 0;    // bookBeforeGiB + the plan's counter
-    double errorGiB = 0;       // headroom - book
-    double errorPercent = 0;   // 100 * error / book
-    std::string explanation;   // the counter, the experiment's note, what Headroom counts
-    std::vector<std::string> planNotes;  // the plan's own assumptions
+    double headroomGiB = 0;             // bookBeforeGiB + the plan's counter
+    double errorGiB = 0;                // headroom - book
+    double errorPercent = 0;            // 100 * error / book
+    std::string explanation;            // the counter, the experiment's note, what Headroom counts
+    std::vector<std::string> planNotes; // the plan's own assumptions
 };
 
 // Plans every experiment with its scenario's profile. An experiment whose
