@@ -1369,8 +1369,8 @@
         <translation>학습 예제(&amp;T)</translation>
     </message>
     <message>
-        <source>Seed book: polyglot-ko-1.3b experiment…</source>
-        <translation>시드 책: polyglot-ko-1.3b 실험…</translation>
+        <source>&amp;Seed book: polyglot-ko-1.3b experiment…</source>
+        <translation>시드 책: polyglot-ko-1.3b 실험(&amp;S)…</translation>
     </message>
     <message>
         <source>The book&apos;s measured GPU memory beside Headroom&apos;s plan of each experiment</source>

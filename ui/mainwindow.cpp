@@ -223,7 +223,7 @@ void MainWindow::retranslate()
     units[0]->setText(tr("GiB (binary, as PyTorch and nvidia-smi count)"));
     units[1]->setText(tr("GB (decimal, as datasheets print)"));
     m_teachingMenu->setTitle(tr("&Teaching"));
-    m_seedBookAction->setText(tr("Seed book: polyglot-ko-1.3b experiment…"));
+    m_seedBookAction->setText(tr("&Seed book: polyglot-ko-1.3b experiment…"));
     m_seedBookAction->setStatusTip(tr("The book's measured GPU memory beside Headroom's plan of each experiment"));
     m_helpMenu->setTitle(tr("&Help"));
     m_aboutAction->setText(tr("&About Headroom"));
