@@ -536,6 +536,44 @@ private slots:
         QVERIFY(j.contains("plan_cpu_median_us") && j.at("plan_cpu_median_us").get<double>() > 0);
     }
 
+    // teach seed-book (app/cli/teachcommand.cpp): the book's values beside
+    // Headroom's on the same counter; the scenario of one row round-trips
+    // through plan --scenario.
+    void teach()
+    {
+        const CliResult table = runCli(words("teach seed-book"));
+        QVERIFY2(table.exitCode == 0, table.describe().constData());
+        QVERIFY(table.out.contains("batch-16"));
+        QVERIFY(table.out.contains("12.164"));  // seed line 258
+
+        const CliResult r = runCli(words("teach --json"));
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const json j = parseJson(r.out);
+        QVERIFY(j.is_object());
+        QCOMPARE(j.value("set", std::string()), std::string("seed-book"));
+        const json& rows = j.at("experiments");
+        QCOMPARE(rows.size(), std::size_t(16));
+        for (const json& row : rows) {
+            QCOMPARE(row.value("unit", std::string()), std::string("GiB"));
+            QVERIFY(row.at("headroom_gib").is_number() && row.at("error_gib").is_number());
+            QVERIFY(!row.value("explanation", std::string()).empty());
+            QCOMPARE(row.at("scenario").value("schema", std::string()), std::string("headroom.scenario/1"));
+            if (row.value("id", std::string()) == "checkpointing")
+                QCOMPARE(row.at("book_gib").get<double>(), 10.290);  // seed line 336
+        }
+
+        const CliResult scenario = runCli(words("teach seed-book --scenario lora"));
+        QVERIFY2(scenario.exitCode == 0, scenario.describe().constData());
+        QVERIFY(writeFile(path("lora.headroom.json"), scenario.out));
+        const json plan = planJson(words("--scenario") << path("lora.headroom.json"));
+        QVERIFY(plan.is_object());
+        // 8 x (2048 + 6144) per query_key_value x 24 layers (seed line 423: 1,572,864).
+        QCOMPARE(countAt(plan, "trainable_parameters"), std::uint64_t(1572864u));
+
+        QCOMPARE(runCli(words("teach no-such-set")).exitCode, 2);
+        QCOMPARE(runCli(words("teach seed-book --scenario no-such-row")).exitCode, 2);
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QStringList>("args");

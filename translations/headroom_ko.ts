@@ -1364,6 +1364,18 @@
         <source>Nothing to pin: the scenario does not plan.</source>
         <translation>고정할 것이 없습니다: 시나리오를 계획할 수 없습니다.</translation>
     </message>
+    <message>
+        <source>&amp;Teaching</source>
+        <translation>학습 예제(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Seed book: polyglot-ko-1.3b experiment…</source>
+        <translation>시드 책: polyglot-ko-1.3b 실험(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>The book&apos;s measured GPU memory beside Headroom&apos;s plan of each experiment</source>
+        <translation>책이 측정한 GPU 메모리와 각 실험에 대한 Headroom의 계획을 나란히 보여 줍니다</translation>
+    </message>
 </context>
 <context>
     <name>MakeItFitView</name>
@@ -2455,6 +2467,92 @@
     <message>
         <source>&lt;b&gt;%1 × %2 tokens&lt;/b&gt;&lt;br&gt;Device used about %3, estimated (%4)</source>
         <translation>&lt;b&gt;%1 × 토큰 %2개&lt;/b&gt;&lt;br&gt;디바이스 사용량 약 %3, 추정치 (%4)</translation>
+    </message>
+</context>
+<context>
+    <name>TeachingDialog</name>
+    <message>
+        <source>Seed book: polyglot-ko-1.3b experiment</source>
+        <translation>시드 책: polyglot-ko-1.3b 실험</translation>
+    </message>
+    <message>
+        <source>The book behind Headroom&apos;s study notes (허정준, chapter 5) trains EleutherAI/polyglot-ko-1.3b in fp16 with plain AdamW on a Colab T4, 256-token random sequences, and prints torch.cuda.memory_allocated() in GiB right after the first optimizer step. Each row plans the same experiment and reads the same counter. Headroom has no pure-fp16 mode with fp16 optimizer states; the scenarios use bf16, which has the same bytes. Sources: docs/validation/seed-book.md.</source>
+        <translation>Headroom 학습 노트의 바탕이 된 책(허정준, 5장)은 Colab T4에서 EleutherAI/polyglot-ko-1.3b를 fp16과 일반 AdamW로, 256토큰 무작위 시퀀스로 학습하고, 첫 옵티마이저 스텝 직후의 torch.cuda.memory_allocated()를 GiB로 출력합니다. 각 행은 같은 실험을 계획하고 같은 카운터를 읽습니다. Headroom에는 옵티마이저 상태까지 fp16인 순수 fp16 모드가 없으므로 바이트 수가 같은 bf16을 씁니다. 출처: docs/validation/seed-book.md.</translation>
+    </message>
+    <message>
+        <source>&amp;Load Scenario</source>
+        <translation>시나리오 불러오기(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Open the selected experiment&apos;s scenario in the main window</source>
+        <translation>선택한 실험의 시나리오를 메인 창에서 엽니다</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>닫기(&amp;C)</translation>
+    </message>
+</context>
+<context>
+    <name>TeachingModel</name>
+    <message>
+        <source>allocated after loading</source>
+        <translation>로드 후 할당량</translation>
+    </message>
+    <message>
+        <source>allocated after the optimizer step</source>
+        <translation>옵티마이저 스텝 후 할당량</translation>
+    </message>
+    <message>
+        <source>optimizer states</source>
+        <translation>옵티마이저 상태</translation>
+    </message>
+    <message>
+        <source>gradients</source>
+        <translation>그레이디언트</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 GiB (%2%)</source>
+        <translation>%1 GiB (%2%)</translation>
+    </message>
+    <message>
+        <source>Printed on line %1 of the seed transcript (%2); the book&apos;s code: %3. The book prints memory_allocated() / 1024³ and labels it &quot;GB&quot;: these are GiB.</source>
+        <translation>시드 기록(%2)의 %1번째 줄에 출력된 값입니다. 책의 코드: %3. 책은 memory_allocated() / 1024³를 &quot;GB&quot;로 표시하므로 실제 단위는 GiB입니다.</translation>
+    </message>
+    <message>
+        <source>Headroom&apos;s plan of this experiment&apos;s scenario, read on the same counter, plus the book&apos;s own reading before the experiment (%1 GiB).</source>
+        <translation>이 실험 시나리오에 대한 Headroom의 계획을 같은 카운터로 읽은 값에, 실험 전 책이 읽은 값(%1 GiB)을 더했습니다.</translation>
+    </message>
+    <message>
+        <source>Headroom minus the book.</source>
+        <translation>Headroom 값에서 책의 값을 뺀 차이입니다.</translation>
+    </message>
+    <message>
+        <source>Experiment</source>
+        <translation>실험</translation>
+    </message>
+    <message>
+        <source>Counter</source>
+        <translation>카운터</translation>
+    </message>
+    <message>
+        <source>Book</source>
+        <translation>책</translation>
+    </message>
+    <message>
+        <source>Headroom</source>
+        <translation>Headroom</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>오차</translation>
+    </message>
+    <message>
+        <source>Why they differ</source>
+        <translation>차이의 이유</translation>
     </message>
 </context>
 <context>

@@ -178,6 +178,9 @@ void MainWindow::createMenus()
         });
     }
 
+    m_teachingMenu = menuBar()->addMenu(QString());
+    m_seedBookAction = m_teachingMenu->addAction(QString(), this, &MainWindow::openTeaching);
+
     m_helpMenu = menuBar()->addMenu(QString());
     m_aboutAction = m_helpMenu->addAction(QString(), this, &MainWindow::about);
 }
@@ -219,6 +222,9 @@ void MainWindow::retranslate()
     const QList<QAction*> units = m_unitGroup->actions();
     units[0]->setText(tr("GiB (binary, as PyTorch and nvidia-smi count)"));
     units[1]->setText(tr("GB (decimal, as datasheets print)"));
+    m_teachingMenu->setTitle(tr("&Teaching"));
+    m_seedBookAction->setText(tr("&Seed book: polyglot-ko-1.3b experiment…"));
+    m_seedBookAction->setStatusTip(tr("The book's measured GPU memory beside Headroom's plan of each experiment"));
     m_helpMenu->setTitle(tr("&Help"));
     m_aboutAction->setText(tr("&About Headroom"));
     m_tabs->setTabText(static_cast<int>(View::Breakdown), tr("Breakdown"));

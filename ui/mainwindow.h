@@ -103,6 +103,7 @@ private:
     bool saveAs();
     void exportChart();
     void about();
+    void openTeaching();  // Teaching > Seed book (TeachingDialog)
     void updateTitle();
     void readSettings();
     void writeSettings() const;
@@ -144,6 +145,8 @@ private:
     QMenu* m_viewMenu = nullptr;
     QMenu* m_languageMenu = nullptr;
     QMenu* m_unitMenu = nullptr;
+    QMenu* m_teachingMenu = nullptr;
+    QAction* m_seedBookAction = nullptr;
     QMenu* m_helpMenu = nullptr;
     QAction* m_newAction = nullptr;
     QAction* m_openAction = nullptr;

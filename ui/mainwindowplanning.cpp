@@ -11,6 +11,7 @@
 #include "presentationview.h"
 #include "scenariopanel.h"
 #include "sweepview.h"
+#include "teachingdialog.h"
 
 #include <QAction>
 #include <QMenu>
@@ -99,3 +100,19 @@ void MainWindow::startPresentation()
 }
 
 bool MainWindow::waitForBackgroundWork(int timeoutMs) { return m_sweep->waitForResult(timeoutMs); }
+
+void MainWindow::openTeaching()
+{
+    // Loading a row replaces the configuration like File > Open does.
+    auto* dialog = new TeachingDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &TeachingDialog::scenarioRequested, this, [this](const Scenario& s) {
+        if (!maybeSave())
+            return;
+        m_path.clear();  // a new, unsaved scenario, as File > New
+        setScenario(s);
+        updateTitle();
+        showView(View::Breakdown);
+    });
+    dialog->open();
+}

@@ -21,6 +21,9 @@ int runValidate(const std::vector<std::string>& args);
 int runSuggest(const std::vector<std::string>& args);
 // devices [--json] [--measure-context]: CUDA devices, or exit 3 (devicescommand.cpp)
 int runDevices(const std::vector<std::string>& args);
+// replay TRACE [--json]: an allocation trace through the caching allocator simulation (replaycommand.cpp)
 int runReplay(const std::vector<std::string>& args);
+// teach [seed-book] [--json] [--scenario ID]: a published experiment beside Headroom (teachcommand.cpp)
+int runTeach(const std::vector<std::string>& args);
 
 } // namespace headroom::cli

@@ -25,6 +25,8 @@ Commands:
   devices  CUDA devices of this build's engine (--json, --measure-context); exit 3 if none
   replay   TRACE: run an allocation trace ('a <id> <bytes>' / 'f <id>') through the caching allocator simulation
            [--json] [--expandable-segments] [--max-split-size-mb N]
+  teach    seed-book: the book's polyglot-ko-1.3b memory experiment beside Headroom's plan, with the error
+           and why (--json; --scenario ID prints one experiment's scenario file)
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]
 
 Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
@@ -72,6 +74,7 @@ int main(int argc, char** argv)
         if (command == "suggest") return runSuggest(args);
         if (command == "devices") return runDevices(args);
         if (command == "replay") return runReplay(args);
+        if (command == "teach") return runTeach(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see --help)\n";
         return 2;
     } catch (const std::exception& e) {

@@ -68,10 +68,15 @@ std::uint64_t layerCount(LayerSet set, std::uint64_t layers, std::uint64_t check
     return set == LayerSet::Checkpointed ? checkpointed : layers - checkpointed;
 }
 
+
+} // namespace
+
 std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery)
 {
     return layerCount(row.layers, layers, checkpointEvery);
 }
+
+namespace {
 
 struct Delta {
     // Lanes 0-7: bytes per category; then managed bytes and allocator-rounded bytes.

@@ -38,6 +38,10 @@ inline std::size_t eventIndex(Mode mode, Phase phase, std::int64_t layer, std::u
 // 10 MiB get their own segment rounded to 2 MiB).
 Bytes allocatorBlockBytes(Bytes request);
 
+// How many instances of a row the step holds: 1 for a global row, else the
+// layers of its LayerSet (checkpointEvery as in Plan).
+std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery);
+
 // Steps the caching allocator simulation runs (the second starts with the
 // first one's cache).
 inline constexpr int kAllocatorSteps = 2;
