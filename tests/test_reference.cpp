@@ -167,7 +167,7 @@ private slots:
                     "estimate median %.1f %%, worst %.1f %%\n",
                     100 * simMedian, 100 * simWorst, 100 * estMedian, 100 * estWorst);
         // Ratchet at today's measured figures (issue 13 asks for 5 %).
-        QVERIFY(simMedian <= 0.122);
+        QVERIFY(simMedian <= 0.122);  // measured 11.5 % over 109 cases
         QVERIFY(simWorst <= 0.50);
     }
 };

@@ -239,9 +239,14 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             }
             // HF gated MLP: down(act(gate(x)) * up(x)): act saves its input, the
             // product saves both factors, down saves the product (memory-model.md §1: 8sbi).
-            s.save("mlp.gate_out", satMul(d.T, d.i, d.p), "gate projection output, saved by the activation");
-            s.save("mlp.act_out", satMul(d.T, d.i, d.p), "activation output, saved by the product");
-            s.save("mlp.up_out", satMul(d.T, d.i, d.p), "up projection output, saved by the product");
+            // A bitsandbytes Linear4bit returns its output in its input's dtype
+            // (bitsandbytes/nn/modules.py Linear4bit.forward: .to(inp_dtype)), fp32
+            // over the fp32-cast norms of k-bit training, so the gate and up
+            // outputs and the activation are fp32 (accountant: QLoRA cases).
+            const Bytes mlpOut = (ctx.quantizedBase && d.r == 4) ? 4 : d.p;
+            s.save("mlp.gate_out", satMul(d.T, d.i, mlpOut), "gate projection output, saved by the activation");
+            s.save("mlp.act_out", satMul(d.T, d.i, mlpOut), "activation output, saved by the product");
+            s.save("mlp.up_out", satMul(d.T, d.i, mlpOut), "up projection output, saved by the product");
             saveLinearInput(s, ctx, d, "mlp.down_in", "mlp.down_in", d.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
         }
         break;
@@ -422,6 +427,15 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     if (keepOutputs)
         rows.push_back({"loop.previous_logits", "the previous step's outputs.logits, alive until this forward returns (custom loop)",
                         Category::Logits, satMul(TV, logitBytes), Phase::Load, Phase::LossFwd, LayerSet::Global, false});
+    if (keepOutputs && !ctx.fullFinetune && ctx.anyCheckpointedLayer())
+        // Checkpointing over frozen embeddings makes the embedding output a leaf
+        // that requires grad (modeling_utils.py enable_input_require_grads), so
+        // its gradient is accumulated into .grad; the held outputs keep the
+        // previous step's graph, whose AccumulateGrad node keeps that leaf and
+        // its .grad until this forward returns (accountant: Mistral-7B QLoRA
+        // custom loop, 64 + 32 MiB at the loss forward).
+        rows.push_back({"loop.previous_input_embeds", "the previous step's embedding output and its .grad, kept by the held outputs' graph",
+                        Category::Activations, satMul(d.T, d.h, 2 * d.r), Phase::Load, Phase::LossFwd, LayerSet::Global, false});
     if (ctx.trainUseCache) {
         // outputs.past_key_values: DynamicCache copies each layer's keys and
         // values (cache_utils.py DynamicLayer.update, torch.cat), kv heads only,

@@ -244,6 +244,15 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         rows.push_back(row("autocast.head_copy", "16-bit copy of the lm_head (or tied embedding) weight cast by autocast",
                            Category::Weights, head, Phase::HeadFwd, Phase::HeadBwd));
     }
+    if (ctx.quantizedBase && ctx.autocast && !ctx.fullFinetune) {
+        // k-bit training keeps the (unquantized) lm_head in fp32 (peft
+        // prepare_model_for_kbit_training); autocast casts it to 16-bit for the
+        // head's matmul, and the matmul saves the copy for the hidden states'
+        // gradient (autocast_mode.cpp: a frozen weight is cast, not cached).
+        // Accountant: Llama-3.1-8B QLoRA, 1002 MiB at the loss backward peak.
+        rows.push_back(row("autocast.frozen_head_copy", "16-bit copy of the frozen fp32 lm_head cast by autocast, saved by the head's matmul (k-bit training)",
+                           Category::Weights, satMul(satMul(ctx.model.vocab, ctx.model.hidden), lowBytes), Phase::HeadFwd, Phase::HeadBwd));
+    }
     if (ctx.quantizedBase && layer.largestQuantized > 0) {
         // bitsandbytes dequantises each 4-bit weight to the compute dtype for the
         // matmul, in forward and again in backward (bnb MatMul4Bit; memory-model.md §5).
@@ -252,6 +261,23 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                            Category::Temporaries, deq, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
         rows.push_back(row("quant.dequantized_weight_bwd", "the same dequantised weight in backward",
                            Category::Temporaries, deq, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    }
+    if (!ctx.fullFinetune && ctx.autocast && ctx.profile.autocastWeightCopies && !ctx.deepspeedStyle) {
+        // The fp32 adapters are leaves that require grad: autocast caches their
+        // 16-bit copies (autocast_mode.cpp cached_cast) like a full fine-tune's
+        // weights: saved until the layer's backward, or for a checkpointed layer
+        // held by the cache until the forward ends and cast again in recompute
+        // (accountant: Mistral-7B QLoRA all-linear, 80 MiB at the loss forward).
+        const Bytes copies = satMul(layer.loraElements, lowBytes);
+        if (ctx.anyPlainLayer())
+            rows.push_back(row("autocast.adapter_copies", "16-bit copies of the layer's fp32 LoRA adapters cast by autocast, saved for backward",
+                               Category::Weights, copies, Phase::LayerFwd, Phase::LayerBwd, LayerSet::Plain));
+        if (ctx.anyCheckpointedLayer()) {
+            rows.push_back(row("autocast.adapter_copies_fwd", "16-bit adapter copies of a checkpointed layer, held by autocast's cache until the forward ends",
+                               Category::Weights, copies, Phase::LayerFwd, Phase::LossFwd, LayerSet::Checkpointed));
+            rows.push_back(row("autocast.adapter_copies_recompute", "16-bit adapter copies cast again in the layer's recompute",
+                               Category::Weights, copies, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Checkpointed));
+        }
     }
     if (!ctx.fullFinetune) {
         rows.push_back(row("lora.adapters", "LoRA A and B of the targeted linears: rank x (in + out) fp32 per module (PEFT autocast_adapter_dtype)",

@@ -103,7 +103,14 @@ def build_model(scenario, device="meta"):
     precision = train.get("precision", "bf16-mixed")
     dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(precision, torch.float32)
     peft = train.get("peft", {})
-    if peft.get("method", "none") != "none" and precision in ("bf16-mixed", "fp16-mixed"):
+    quant = train.get("weight_quant", "nf4" if peft.get("method") == "qlora" else "none")
+    if quant != "none":
+        # QLoRA: bitsandbytes NF4 linears (quant.py); everything else fp32 after
+        # peft's prepare_model_for_kbit_training. Autocast computes in 16-bit.
+        if quant not in ("nf4", "nf4-dq"):
+            raise ScenarioError(f"weight_quant {quant} is not emulated by the accountant (nf4 and nf4-dq are)")
+        dtype = torch.float32
+    elif peft.get("method", "none") != "none" and precision in ("bf16-mixed", "fp16-mixed"):
         # LoRA users load the frozen base in 16-bit (from_pretrained(dtype=...)) and
         # train under autocast; PEFT keeps the adapters in fp32
         # (get_peft_model autocast_adapter_dtype=True). Headroom plans the same.
@@ -115,6 +122,11 @@ def build_model(scenario, device="meta"):
         else:
             config._attn_implementation = attention
             model = cls(config).to(dtype)
+    if quant != "none":
+        import quant as bnb_emulation
+        compute = torch.float16 if precision == "fp16-mixed" else torch.bfloat16
+        bnb_emulation.quantize_model(model, compute_dtype=compute, weight_dtype=compute,
+                                     double_quant=quant == "nf4-dq")
     if peft.get("method", "none") != "none":
         model = _apply_lora(model, peft)
     if train.get("checkpointing", "none") == "full":
@@ -125,8 +137,6 @@ def build_model(scenario, device="meta"):
 
 def _apply_lora(model, peft):
     from peft import LoraConfig, get_peft_model
-    if peft["method"] == "qlora":
-        raise ScenarioError("QLoRA needs the NF4 emulation, which the accountant does not have yet")
     targets = peft.get("targets") or None
     if targets == ["all-linear"]:
         targets = "all-linear"
@@ -275,9 +285,6 @@ def run(scenario, steps=2, em=None, keep_events=False, device="meta", events_out
     em = em or emulate.Emulations()
     scenario = copy.deepcopy(scenario)
     train = scenario.get("train", {})
-    for key in ("weight_quant",):
-        if train.get(key, "none") != "none":
-            raise ScenarioError(f"train.{key} is not emulated by the accountant yet")
     precision = train.get("precision", "bf16-mixed")
     if precision not in ("fp32", "bf16-mixed", "fp16-mixed", "bf16"):
         raise ScenarioError(f"precision {precision} is not emulated by the accountant")

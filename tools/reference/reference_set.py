@@ -68,7 +68,11 @@ PLAN = [
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}},
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]},
          "checkpointing": "full", "micro_batch": 4},
-        {"attention": "eager", "seq_len": 512}]),
+        {"attention": "eager", "seq_len": 512},
+        # QLoRA (bitsandbytes NF4 emulated: tools/reference/quant.py)
+        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "micro_batch": 2},
+        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "weight_quant": "nf4-dq", "micro_batch": 4, "seq_len": 2048,
+         "checkpointing": "full"}]),
     ("meta-llama/Llama-2-7b-hf", "llama", [
         {"precision": "bf16", "micro_batch": 1, "seq_len": 2048, "checkpointing": "full"},
         {"micro_batch": 4, "seq_len": 512},
@@ -80,7 +84,9 @@ PLAN = [
         {"precision": "bf16", "checkpointing": "full", "seq_len": 4096},
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "k_proj", "v_proj", "o_proj"]},
          "micro_batch": 2, "seq_len": 2048},
-        {"loop": "custom", "precision": "bf16", "seq_len": 2048, "use_cache": False}]),
+        {"loop": "custom", "precision": "bf16", "seq_len": 2048, "use_cache": False},
+        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "weight_quant": "nf4-dq", "seq_len": 2048, "checkpointing": "full"},
+        {"peft": {"method": "qlora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 2}]),
     ("TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", "llama", [
         {"micro_batch": 8, "seq_len": 2048, "checkpointing": "full"}, {"precision": "fp32", "seq_len": 512},
         {"attention": "eager", "micro_batch": 2, "use_cache": False}]),
@@ -89,20 +95,24 @@ PLAN = [
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "loop": "custom",
          "micro_batch": 2, "seq_len": 2048},
-        {"precision": "bf16", "optimizer": "sgd", "attention": "eager", "seq_len": 512}]),
+        {"precision": "bf16", "optimizer": "sgd", "attention": "eager", "seq_len": 512},
+        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "micro_batch": 1, "seq_len": 2048, "checkpointing": "full", "loop": "custom"}]),
     ("Qwen/Qwen2.5-0.5B", "qwen2", [
         {}, {"micro_batch": 8, "seq_len": 512}, {"precision": "fp32"}, {"precision": "fp32", "attention": "eager"},
         {"checkpointing": "full", "micro_batch": 16, "seq_len": 2048}, {"loop": "custom"}, {"use_cache": False},
         {"optimizer": "adafactor", "precision": "bf16"}, {"grad_accum": 8, "micro_batch": 2},
         {"precision": "fp16-mixed", "micro_batch": 4, "seq_len": 128},
-        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4}]),
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
+        {"peft": {"method": "qlora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4}]),
     ("Qwen/Qwen2.5-1.5B", "qwen2", [
         {"micro_batch": 2}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 4096},
         {"precision": "bf16", "loop": "custom", "use_cache": False}]),
     ("Qwen/Qwen2.5-7B", "qwen2", [
         {"precision": "bf16", "checkpointing": "full", "seq_len": 2048},
         {"peft": {"method": "lora", "rank": 32, "alpha": 64, "targets": ["all-linear"]}, "checkpointing": "full",
-         "micro_batch": 4, "seq_len": 2048}]),
+         "micro_batch": 4, "seq_len": 2048},
+        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "weight_quant": "nf4-dq", "micro_batch": 2, "seq_len": 2048,
+         "checkpointing": "full"}]),
     ("google/gemma-2b", "gemma", [
         {}, {"precision": "fp32", "seq_len": 512}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
         {"loop": "custom", "micro_batch": 2}, {"attention": "eager", "use_cache": False}]),
@@ -166,7 +176,9 @@ def case_id(model_id, train):
     if train["optimizer"] != "adamw":
         parts.append(train["optimizer"])
     if train.get("peft"):
-        parts.append(f"lora{train['peft']['rank']}")
+        parts.append(f"{train['peft']['method']}{train['peft']['rank']}")
+    if train.get("weight_quant", "none") not in ("none", "nf4"):
+        parts.append(train["weight_quant"])
     if train["grad_accum"] > 1:
         parts.append(f"ga{train['grad_accum']}")
     if train["loop"] != "trainer":
