@@ -300,6 +300,22 @@ private slots:
         // after event 9. Step 2 does not allocate the weights again.
         QCOMPARE(text, std::string("a0 a1 a2 a3 a4 f4 f3 f2 a2 a3 a4 f4 f3 f2 "));
         QVERIFY(simulateCachingAllocator(stream).ok());
+
+        // The temporary as two tensors (runs of 1000 x 2 and 1000 x 1): ids 4, 5, 6
+        // asked for one after the other, freed in the same order.
+        plan.pieces = {{1000, 2}, {1000, 1}};
+        plan.tensors[2].pieceBegin = 0;
+        plan.tensors[2].pieceEnd = 2;
+        text.clear();
+        for (const AllocatorEvent& e : allocatorStream(plan, 1))
+        {
+            text += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
+            text += std::to_string(e.id);
+            text += ':';
+            text += std::to_string(e.bytes);
+            text += ' ';
+        }
+        QCOMPARE(text, std::string("a0:1000 a1:1000 a2:2000 a3:2000 a4:1000 a5:1000 a6:1000 f4:0 f5:0 f6:0 f3:0 f2:0 "));
     }
 
     void planner()

@@ -465,9 +465,20 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                         ceilDiv(satMul(TV, 4), chunks), Phase::LossFwd, Phase::LossFwd, LayerSet::Global, false});
     rows.push_back({"loss.log_softmax", "log_softmax output saved by cross_entropy for its backward", Category::Logits,
                     ceilDiv(satMul(TV, lossBytes), chunks), Phase::LossFwd, Phase::LossBwd, LayerSet::Global, false});
-    rows.push_back({"loss.grad", "nll_loss backward's dense gradient and log_softmax backward's, both fp32",
-                    Category::Logits, ceilDiv(satMul(TV, 2 * lossBytes), chunks), Phase::LossBwd, Phase::LossBwd,
-                    LayerSet::Global, false});
+    TensorRow lossGrad{"loss.grad", "nll_loss backward's dense gradient and log_softmax backward's, both fp32",
+                       Category::Logits, ceilDiv(satMul(TV, 2 * lossBytes), chunks), Phase::LossBwd, Phase::LossBwd,
+                       LayerSet::Global, false};
+    // Two tensors to the allocator, one after the other (nll_loss_backward's
+    // output, then log_softmax_backward's), so each may take a block the
+    // forward's fp32 logits left.
+    if (ctx.pieces) {
+        const std::size_t begin = ctx.pieces->size();
+        const Bytes first = ceilDiv(satMul(TV, lossBytes), chunks);
+        ctx.pieces->push_back({first, 1});
+        ctx.pieces->push_back({lossGrad.bytes - std::min(first, lossGrad.bytes), 1});
+        attachPieces(ctx, lossGrad, begin);
+    }
+    rows.push_back(lossGrad);
     rows.push_back({"logits.grad", "gradient of the logits in the compute dtype, consumed by the lm_head backward",
                     Category::Logits, satMul(TV, logitBytes), Phase::HeadBwd, Phase::HeadBwd, LayerSet::Global, false});
 }

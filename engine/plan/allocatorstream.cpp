@@ -4,6 +4,8 @@
 #include "plan/sweep.h"
 #include "plan/tensorlifetime.h"
 
+#include <algorithm>
+
 namespace headroom {
 
 namespace {
@@ -24,6 +26,8 @@ struct Instance {
     std::uint32_t allocAt, freeAt; // event indices
     Bytes bytes;
     bool persistent;
+    std::uint32_t pieceBegin, pieceEnd; // the row's runs of tensors (TensorRow::pieceBegin)
+    std::uint32_t firstId;              // its tensors take ids firstId, firstId + 1...
 };
 
 // Instance numbers bucketed by event, in instance order (a counting sort).
@@ -57,13 +61,19 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     thread_local std::vector<Instance> instances;
     thread_local std::vector<std::uint32_t> allocStart, allocOrder, freeStart, freeOrder;
     instances.clear();
+    std::uint32_t nextId = 0;
     for (const TensorRow& row : plan.tensors) {
         if (row.managed || row.bytes == 0)
             continue;
+        std::uint64_t tensorsPerInstance = 0;
+        for (std::uint32_t p = row.pieceBegin; p < row.pieceEnd; ++p)
+            tensorsPerInstance += plan.pieces[p].count;
+        const auto ids = static_cast<std::uint32_t>(std::max<std::uint64_t>(tensorsPerInstance, 1));
         auto add = [&](std::int64_t layer) {
             const auto from = static_cast<std::uint32_t>(eventIndex(mode, row.allocAt, layer, L));
             const auto to = static_cast<std::uint32_t>(eventIndex(mode, row.freeAt, layer, L));
-            instances.push_back({from, to, row.bytes, from == 0 && to == E - 1});
+            instances.push_back({from, to, row.bytes, from == 0 && to == E - 1, row.pieceBegin, row.pieceEnd, nextId});
+            nextId += ids;
         };
         if (row.layers == LayerSet::Global) {
             add(-1);
@@ -76,12 +86,32 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     bucket(instances, E, false, allocStart, allocOrder);
     bucket(instances, E, true, freeStart, freeOrder);
 
-    out.reserve(out.size() + instances.size() * 2 * static_cast<std::size_t>(steps));
+    out.reserve(out.size() + static_cast<std::size_t>(nextId) * 2 * static_cast<std::size_t>(steps));
+    // An instance's tensors, in the order of its runs; one id each. Freed in
+    // the order they were made (a foreach op's outputs die with their list).
+    auto allocate = [&](const Instance& i) {
+        if (i.pieceBegin == i.pieceEnd) {
+            out.push_back({AllocatorEvent::Kind::Alloc, i.firstId, i.bytes});
+            return;
+        }
+        std::uint32_t id = i.firstId;
+        for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
+            for (std::uint64_t c = 0; c < plan.pieces[p].count; ++c)
+                out.push_back({AllocatorEvent::Kind::Alloc, id++, plan.pieces[p].bytes});
+    };
+    auto release = [&](const Instance& i) {
+        std::uint32_t id = i.firstId;
+        for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
+            for (std::uint64_t c = 0; c < plan.pieces[p].count; ++c)
+                out.push_back({AllocatorEvent::Kind::Free, id++, 0});
+        if (i.pieceBegin == i.pieceEnd)
+            out.push_back({AllocatorEvent::Kind::Free, i.firstId, 0});
+    };
     auto freesAfter = [&](std::size_t event) {
         for (std::uint32_t k = freeStart[event]; k < freeStart[event + 1]; ++k) {
-            const std::uint32_t n = freeOrder[k];
-            if (!instances[n].persistent)
-                out.push_back({AllocatorEvent::Kind::Free, n, 0});
+            const Instance& i = instances[freeOrder[k]];
+            if (!i.persistent)
+                release(i);
         }
     };
     for (int step = 0; step < steps; ++step) {
@@ -91,9 +121,9 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             else if (step > 0)
                 freesAfter(E - 1);
             for (std::uint32_t k = allocStart[e]; k < allocStart[e + 1]; ++k) {
-                const std::uint32_t n = allocOrder[k];
-                if (step == 0 || !instances[n].persistent)
-                    out.push_back({AllocatorEvent::Kind::Alloc, n, instances[n].bytes});
+                const Instance& i = instances[allocOrder[k]];
+                if (step == 0 || !i.persistent)
+                    allocate(i);
             }
         }
     }

@@ -12,8 +12,13 @@ namespace headroom {
 // Appends to `out` the requests of `steps` steps (training steps, or
 // inference passes) of `plan` (tensors, layers, checkpointEvery and events
 // set; managed rows are left out: cudaMallocManaged is outside the
-// allocator). Each instance of a row (one per layer of its layer set, or one)
-// has the number of its place in the table, row by row and layer by layer.
+// allocator).
+//
+// A row made of several tensors (TensorRow::pieceBegin: a layer's
+// parameters, a foreach op's outputs) asks for each of them in turn, with an
+// id each (the ids of one instance follow each other), and frees them in the
+// same order; a row of one tensor takes one id. Ids are numbered in table
+// order, row by row and layer by layer.
 //
 // Order:
 // - Rows allocated at load and alive through the last event persist between

@@ -169,6 +169,31 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
     return g;
 }
 
+// One run per trainable tensor of `tensors` (repeated `layers` times) at
+// `bytesPerElement`, `perTensor` tensors each (AdamW's exp_avg and
+// exp_avg_sq: 2). LoRA: the adapters A (r x in) and B (out x r) of each
+// targeted module. Runs group a tensor's layers together where
+// model.parameters() interleaves the layers; that changes only which of
+// several free blocks of one size a request takes.
+void appendTrainablePieces(const BuildContext& ctx, const std::vector<ParamTensor>& tensors, std::uint64_t layers,
+                           Bytes bytesPerElement, std::uint64_t perTensor = 1)
+{
+    if (!ctx.pieces)
+        return;
+    const Bytes rank = ctx.scenario.train.peft.rank;
+    const std::uint64_t count = satMul(layers, perTensor);
+    for (const ParamTensor& t : tensors) {
+        if (ctx.fullFinetune) {
+            ctx.pieces->push_back({satMul(t.elements(), bytesPerElement), count});
+        } else if (ctx.isLoraTarget(t)) {
+            ctx.pieces->push_back({satMul(rank, t.cols, bytesPerElement), satMul(count, t.copies)});
+            ctx.pieces->push_back({satMul(t.rows, rank, bytesPerElement), satMul(count, t.copies)});
+        }
+    }
+}
+
+std::size_t piecesBegin(const BuildContext& ctx) { return ctx.pieces ? ctx.pieces->size() : 0; }
+
 TensorRow row(const char* name, const char* source, Category c, Bytes bytes, Phase from, Phase to,
               LayerSet layers = LayerSet::Global, bool managed = false)
 {
@@ -176,6 +201,30 @@ TensorRow row(const char* name, const char* source, Category c, Bytes bytes, Pha
 }
 
 } // namespace
+
+void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin)
+{
+    if (!ctx.pieces)
+        return;
+    std::vector<TensorPiece>& pieces = *ctx.pieces;
+    std::size_t kept = begin;
+    UInt128 total = 0, tensors = 0;
+    for (std::size_t p = begin; p < pieces.size(); ++p) {
+        if (pieces[p].bytes == 0 || pieces[p].count == 0)
+            continue;
+        total += static_cast<UInt128>(pieces[p].bytes) * pieces[p].count;
+        tensors += pieces[p].count;
+        pieces[kept++] = pieces[p];
+    }
+    pieces.resize(kept);
+    // A row's tensors are ids in the stream: a million is far more than any model has.
+    if (kept == begin || total != row.bytes || tensors > (1U << 20)) {
+        pieces.resize(begin);
+        return;
+    }
+    row.pieceBegin = static_cast<std::uint32_t>(begin);
+    row.pieceEnd = static_cast<std::uint32_t>(kept);
+}
 
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
@@ -306,8 +355,14 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     } else {
         const Phase layerFrom = accumulating ? Phase::Load : Phase::LayerBwd;
         const Phase headFrom = accumulating ? Phase::Load : Phase::HeadBwd;
-        rows.push_back(row("grads.layer", "gradients of one layer's trainable parameters (param dtype; sharded under ZeRO-2/3, FSDP)",
-                           Category::Gradients, ceilDiv(satMul(layer.trainable, gradBytes), gradShards), layerFrom, last, LayerSet::All));
+        TensorRow layerGrads = row("grads.layer", "gradients of one layer's trainable parameters (param dtype; sharded under ZeRO-2/3, FSDP)",
+                                   Category::Gradients, ceilDiv(satMul(layer.trainable, gradBytes), gradShards), layerFrom, last, LayerSet::All);
+        // AccumulateGrad makes each parameter's .grad on its own (torch/csrc/autograd/functions/accumulate_grad.h).
+        const std::size_t gradPieces = piecesBegin(ctx);
+        if (gradShards == 1)
+            appendTrainablePieces(ctx, ctx.table.layer, 1, gradBytes);
+        attachPieces(ctx, layerGrads, gradPieces);
+        rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
         // the embedding's own backward, the last of the step (aten/src/ATen/
         // native/Embedding.cpp). Untied, it is born there and becomes .grad.
@@ -364,8 +419,15 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     if (!offload) {
         const Bytes stateShards = shardStates ? ctx.shards : 1;
         const bool paged = tc.optimizer == Optimizer::PagedAdamW8bit;
-        rows.push_back(row("optimizer.layer", "optimizer state of one layer's trainable parameters (bytes per element by optimizer: memory-model.md §3)",
-                           Category::OptimizerState, ceilDiv(layer.optimizerBytes, stateShards), Phase::Load, last, LayerSet::All, paged));
+        TensorRow layerState = row("optimizer.layer", "optimizer state of one layer's trainable parameters (bytes per element by optimizer: memory-model.md §3)",
+                                   Category::OptimizerState, ceilDiv(layer.optimizerBytes, stateShards), Phase::Load, last, LayerSet::All, paged);
+        // AdamW's _init_group makes exp_avg and exp_avg_sq per parameter
+        // (torch.zeros_like, torch/optim/adamw.py): two tensors each.
+        const std::size_t statePieces = piecesBegin(ctx);
+        if (stateShards == 1 && tc.optimizer == Optimizer::AdamW)
+            appendTrainablePieces(ctx, ctx.table.layer, 1, ctx.fullFinetune ? masterBytes(ctx) : 4, 2);
+        attachPieces(ctx, layerState, statePieces);
+        rows.push_back(layerState);
         rows.push_back(row("optimizer.global", "optimizer state of the embeddings, final norm and head",
                            Category::OptimizerState, ceilDiv(global.optimizerBytes, stateShards), Phase::Load, last, LayerSet::Global, paged));
         if (ctx.deepspeedStyle) {
@@ -379,6 +441,10 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         const bool foreachOpt = tc.optimizer == Optimizer::AdamW || tc.optimizer == Optimizer::SgdMomentum || tc.optimizer == Optimizer::Lion;
         if (foreachOpt && ctx.profile.foreachOptimizerTemporary && !ctx.deepspeedStyle && !fusedUpdate) {
             const Bytes stateBytes = ctx.fullFinetune ? masterBytes(ctx) : 4;
+            // One lump, though _multi_tensor_adamw's torch._foreach_sqrt makes one
+            // output per parameter: split per parameter, the simulation gets the
+            // reference set's reserved to a 2.5 % median but makes some plans that
+            // save memory reserve more (test_planner ladderOfTheStudyNotes).
             rows.push_back(row("optimizer.foreach_temporary", "one parameter-sized buffer per dtype group inside the foreach step() (torch/optim/adam.py _multi_tensor_adam; memory-model.md §3)",
                                Category::Temporaries, ceilDiv(satMul(trainableTotal, stateBytes), stateShards), last, last));
         }

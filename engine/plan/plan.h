@@ -61,6 +61,18 @@ struct TensorRow {
     Phase freeAt;            // ...through this event, inclusive
     LayerSet layers = LayerSet::Global;
     bool managed = false;    // cudaMallocManaged (paged optimizers): outside the allocator's counters
+    // The tensors one instance is made of, as PyTorch asks the allocator for
+    // them one by one: the runs Plan::pieces[pieceBegin, pieceEnd), in order,
+    // whose bytes x count add up to `bytes`. An empty range: one tensor of
+    // `bytes`. Only the allocator stream reads them (allocatorstream.h); every
+    // other use of the table sees the row's total.
+    std::uint32_t pieceBegin = 0, pieceEnd = 0;
+};
+
+// `count` tensors of `bytes` each, allocated one after the other.
+struct TensorPiece {
+    Bytes bytes;
+    std::uint64_t count;
 };
 
 struct Event {
@@ -74,6 +86,7 @@ std::string eventLabel(const Event& e);  // "forward layer 12", "loss backward"
 // peak reserved (max_memory_reserved), and device used as nvidia-smi shows it.
 struct Plan {
     std::vector<TensorRow> tensors;
+    std::vector<TensorPiece> pieces;     // the tensors of rows made of several (TensorRow::pieceBegin)
     std::uint64_t layers = 0;
     std::uint64_t checkpointEvery = 0;   // 0: no layer checkpointed; 1: every layer; k: layers l % k == 0
     std::vector<Event> events;

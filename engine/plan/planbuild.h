@@ -38,6 +38,7 @@ struct BuildContext {
     bool anyCheckpointedLayer() const { return checkpointEvery != 0; }
     std::vector<std::string> loraTargets; // resolved PEFT target module names
     std::vector<std::string>* notes = nullptr;
+    std::vector<TensorPiece>* pieces = nullptr; // Plan::pieces, for rows made of several tensors
 
     bool isLoraTarget(const ParamTensor& t) const;
     // Remembers isLoraTarget() for each tensor of table.layer, which the row
@@ -48,6 +49,11 @@ struct BuildContext {
     bool linearTrainable(const ParamTensor& t) const { return fullFinetune && t.isLinearWeight; }
     void note(std::string text) const { if (notes) notes->push_back(std::move(text)); }
 };
+
+// Gives `row` the runs appended to *ctx.pieces since `begin` (TensorRow::
+// pieceBegin) when they add up to its bytes; else drops them and the row
+// stays one tensor. Runs of no bytes are left out.
+void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin);
 
 // Model state: weights (and their low-precision copies), gradients,
 // optimizer state, adapters, sharding buffers, library workspaces.

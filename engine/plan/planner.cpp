@@ -135,6 +135,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const Pla
     const ModelSpec& m = sc.model;
     detail::BuildContext ctx(sc, m, table, profile, *gpu);
     ctx.notes = &plan.notes;
+    ctx.pieces = &plan.pieces;
     ctx.mode = sc.mode;
     ctx.shards = sc.hardware.count;
 
