@@ -86,6 +86,21 @@ private slots:
         // *24 = 357,897,216; + norm 896. Total 494,032,768.
         QTest::newRow("qwen2.5-0.5b") << QByteArray("qwen2.5-0.5b.json") << 494032768ull
                                       << QByteArray("Qwen2ForCausalLM");
+        // Qwen3-0.6B (tied, head_dim 128 decoupled from 1024 / 16): embed
+        // 151936*1024 = 155,582,464; per layer q,o 2*1024*2048 + k,v
+        // 2*1024*1024 = 6,291,456 + q_norm, k_norm 2*128 = 256 + MLP
+        // 3*1024*3072 = 9,437,184 + norms 2,048 = 15,730,944, *28 =
+        // 440,466,432; + norm 1,024. Total 596,049,920 (the Hub's safetensors
+        // total, 751,632,384, also stores lm_head: 596,049,920 + 155,582,464).
+        QTest::newRow("qwen3-0.6b") << QByteArray("qwen3-0.6b.json") << 596049920ull
+                                    << QByteArray("Qwen3ForCausalLM");
+        // Qwen3-8B (untied): embed + lm_head 2*151936*4096 = 1,244,659,712;
+        // per layer q,o 2*4096^2 + k,v 2*4096*1024 = 41,943,040 + q/k norms
+        // 256 + MLP 3*4096*12288 = 150,994,944 + norms 8,192 = 192,946,432,
+        // *36 = 6,946,071,552; + 4,096. Total 8,190,735,360, the Hub's
+        // safetensors total.
+        QTest::newRow("qwen3-8b") << QByteArray("qwen3-8b.json") << 8190735360ull
+                                  << QByteArray("Qwen3ForCausalLM");
         // pythia-160m: embed_in + embed_out 2*50304*768 = 77,266,944; per layer
         // 2 LayerNorms 3,072 + query_key_value 1,771,776 + dense 590,592 +
         // h_to_4h 2,362,368 + 4h_to_h 2,360,064 = 7,087,872, *12 = 85,054,464;
@@ -161,7 +176,24 @@ private slots:
 
         const Result<ModelSpec> qwen = fromFile("qwen2.5-0.5b.json");
         QVERIFY(qwen.ok());
-        QVERIFY(qwen->qkvBias && !qwen->attnOutBias && qwen->tieEmbeddings);
+        QVERIFY(qwen->qkvBias && !qwen->attnOutBias && qwen->tieEmbeddings && !qwen->qkNorm);
+
+        const Result<ModelSpec> qwen3 = fromFile("qwen3-0.6b.json");
+        QVERIFY(qwen3.ok());
+        QCOMPARE(qwen3->family, Family::Llama);
+        QCOMPARE(qwen3->headDim, 128u);  // not 1024 / 16
+        QCOMPARE(qwen3->qDim(), 2048u);
+        QCOMPARE(qwen3->maxPositions, 40960u);
+        QVERIFY(qwen3->qkNorm && qwen3->tieEmbeddings && !qwen3->qkvBias && !qwen3->attnOutBias && !qwen3->mlpBias);
+        const Result<ModelSpec> qwen3Untied = fromFile("qwen3-8b.json");
+        QVERIFY(qwen3Untied.ok());
+        QVERIFY(qwen3Untied->qkNorm && !qwen3Untied->tieEmbeddings);
+        // Qwen3Attention: bias=config.attention_bias on q, k, v and o alike.
+        const Result<ModelSpec> biased = fromText(R"({"model_type": "qwen3", "hidden_size": 64, "num_hidden_layers": 2, )"
+                                                  R"("num_attention_heads": 4, "vocab_size": 100, )"
+                                                  R"("intermediate_size": 256, "attention_bias": true})");
+        QVERIFY(biased.ok());
+        QVERIFY(biased->qkvBias && biased->attnOutBias && !biased->mlpBias);
 
         const Result<ModelSpec> gemma = fromFile("gemma-2b.json");
         QVERIFY(gemma.ok());
@@ -223,6 +255,9 @@ private slots:
                                  << QByteArray("silu") << 131072ull << 4ull << 16ull << 256ull;
         QTest::newRow("qwen2") << hf("qwen2") << int(F::Llama) << false << 1 << false << false << 0.0
                                << QByteArray("silu") << 32768ull << 4ull << 16ull << 256ull;
+        // Qwen3Config: head_dim 128 whatever hidden / heads, attention_bias false.
+        QTest::newRow("qwen3") << hf("qwen3") << int(F::Llama) << false << 0 << false << false << 0.0
+                               << QByteArray("silu") << 32768ull << 4ull << 128ull << 256ull;
         QTest::newRow("mixtral") << hf("mixtral") << int(F::Mixtral) << false << 0 << false << false << 0.0
                                  << QByteArray("silu") << 131072ull << 4ull << 16ull << 256ull;
         QTest::newRow("gemma") << hf("gemma") << int(F::Gemma) << true << 0 << false << false << 0.0
@@ -260,6 +295,7 @@ private slots:
         QCOMPARE(s->encoder, s->family == Family::Bert);
         QCOMPARE(s->typeVocab, s->family == Family::Bert ? 2u : 0u);
         QCOMPARE(s->parallelResidual, s->family == Family::GptNeoX);
+        QCOMPARE(s->qkNorm, QTest::currentDataTag() == QByteArray("qwen3"));
         QCOMPARE(s->experts, s->family == Family::Mixtral ? 8u : 0u);
         QCOMPARE(s->expertsPerToken, s->family == Family::Mixtral ? 2u : 0u);
         QCOMPARE(s->id, std::string("custom"));
@@ -364,7 +400,7 @@ private slots:
         QCOMPARE(missing.error().code, ErrorCode::FileNotFound);
         QVERIFY(missing.error().detail.find("no-such-config.json") != std::string::npos);
 
-        QCOMPARE(supportedModelTypes().size(), 11u);
+        QCOMPARE(supportedModelTypes().size(), 12u);
     }
 };
 

@@ -93,6 +93,7 @@ void compareSpecs(const ModelSpec& a, const ModelSpec& b)
     QCOMPARE(a.mlpBias, b.mlpBias);
     QCOMPARE(a.learnedPositions, b.learnedPositions);
     QCOMPARE(a.parallelResidual, b.parallelResidual);
+    QCOMPARE(a.qkNorm, b.qkNorm);
     QCOMPARE(a.experts, b.experts);
     QCOMPARE(a.expertsPerToken, b.expertsPerToken);
     QCOMPARE(a.dropout, b.dropout);
@@ -423,6 +424,7 @@ private slots:
         m.mlpBias = true;
         m.learnedPositions = true;
         m.parallelResidual = true;
+        m.qkNorm = true;
         m.experts = 8;
         m.expertsPerToken = 2;
         m.dropout = 0.1;

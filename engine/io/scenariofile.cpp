@@ -311,6 +311,7 @@ ordered specToJson(const ModelSpec& spec)
         {"mlp_bias", spec.mlpBias},
         {"learned_positions", spec.learnedPositions},
         {"parallel_residual", spec.parallelResidual},
+        {"qk_norm", spec.qkNorm},
         {"experts", spec.experts},
         {"experts_per_token", spec.expertsPerToken},
         {"dropout", spec.dropout},
@@ -333,7 +334,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.allowOnly({"id", "model_type", "hf_class", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
-                 "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "approximate", "encoder", "origin",
+                 "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "approximate", "encoder", "origin",
                  "checkpoint_parameters", "checkpoint_dtype"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
@@ -368,6 +369,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("mlp_bias", spec.mlpBias);
     r.boolean("learned_positions", spec.learnedPositions);
     r.boolean("parallel_residual", spec.parallelResidual);
+    r.boolean("qk_norm", spec.qkNorm);
     r.integer("experts", 0, 1'000'000, spec.experts);
     r.integer("experts_per_token", 0, 1'000'000, spec.expertsPerToken);
     r.number("dropout", 0.0, false, 1.0, true, spec.dropout);
@@ -412,6 +414,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.useCache == b.useCache && a.finalLogitSoftcap == b.finalLogitSoftcap
         && a.qkvBias == b.qkvBias && a.attnOutBias == b.attnOutBias && a.mlpBias == b.mlpBias
         && a.learnedPositions == b.learnedPositions && a.parallelResidual == b.parallelResidual
+        && a.qkNorm == b.qkNorm
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin
         && a.checkpointParameters == b.checkpointParameters && a.checkpointDtype == b.checkpointDtype;

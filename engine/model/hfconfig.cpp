@@ -168,8 +168,8 @@ void readCommonSizes(ConfigReader& r, ModelSpec& s, const SizeKeys& keys)
     s.vocab = r.dimension("vocab_size");
 }
 
-// llama, mistral, qwen2, mixtral, gemma, gemma2, phi3: RMSNorm, RoPE, GQA,
-// gated MLP, head_dim = hidden / heads unless the config sets head_dim.
+// llama, mistral, qwen2, qwen3, mixtral, gemma, gemma2, phi3: RMSNorm, RoPE,
+// GQA, gated MLP, head_dim = hidden / heads unless the config sets head_dim.
 void readLlamaLike(ConfigReader& r, ModelSpec& s)
 {
     const std::string& t = s.modelType;
@@ -183,12 +183,16 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     // LlamaConfig, MistralConfig, MixtralConfig default it to None, and
     // Qwen2Attention and Phi3Attention read getattr(config, "head_dim",
     // hidden_size // num_attention_heads). 0 here means "derive it".
+    // Qwen3Config: head_dim=128, decoupled from hidden / heads (Qwen3-0.6B:
+    // 1024 / 16 = 64, but 128).
     const bool gemma = t == "gemma" || t == "gemma2";
-    s.headDim = r.dimension("head_dim", gemma ? std::uint64_t{256} : std::uint64_t{0});
+    const bool qwen3 = t == "qwen3";
+    s.headDim = r.dimension("head_dim", gemma ? std::uint64_t{256} : qwen3 ? std::uint64_t{128} : std::uint64_t{0});
     // max_position_embeddings defaults: LlamaConfig 2048, MistralConfig and
-    // MixtralConfig 4096 * 32, Qwen2Config 32768, Gemma(2)Config 8192, Phi3Config 4096.
+    // MixtralConfig 4096 * 32, Qwen2Config and Qwen3Config 32768, Gemma(2)Config
+    // 8192, Phi3Config 4096.
     const std::uint64_t positions = t == "mistral" || t == "mixtral" ? 4096 * 32
-                                  : t == "qwen2"                    ? 32768
+                                  : t == "qwen2" || qwen3           ? 32768
                                   : gemma                           ? 8192
                                   : t == "phi3"                     ? 4096
                                                                     : 2048;
@@ -196,7 +200,8 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     s.norm = NormKind::RmsNorm;
     s.gatedMlp = true;
     // tie_word_embeddings: False in LlamaConfig, MistralConfig, Qwen2Config,
-    // MixtralConfig, Phi3Config; True in GemmaConfig and Gemma2Config.
+    // Qwen3Config, MixtralConfig, Phi3Config; True in GemmaConfig and
+    // Gemma2Config. (Qwen3-0.6B to -4B set it true in their config.json.)
     s.tieEmbeddings = r.flag("tie_word_embeddings", gemma);
     // Gemma2Config.final_logit_softcapping: 30.0 by default, null turns it off
     // (modeling_gemma2.py Gemma2ForCausalLM.forward: logits / cap, tanh, * cap).
@@ -209,9 +214,10 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     } else {
         s.hiddenAct = r.text("hidden_act", "silu"); // LlamaConfig ... Phi3Config: "silu"
     }
-    if (t == "llama" || gemma) {
-        // LlamaAttention and GemmaAttention: bias=config.attention_bias on
-        // q, k, v and o (default False); LlamaMLP: bias=config.mlp_bias.
+    if (t == "llama" || gemma || qwen3) {
+        // LlamaAttention, GemmaAttention and Qwen3Attention: bias=config.attention_bias
+        // on q, k, v and o (default False); LlamaMLP: bias=config.mlp_bias
+        // (Qwen3MLP: bias=False).
         s.qkvBias = s.attnOutBias = r.flag("attention_bias", false);
         if (t == "llama")
             s.mlpBias = r.flag("mlp_bias", false);
@@ -219,6 +225,11 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
         // Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False, always.
         s.qkvBias = true;
     } // mistral, mixtral, phi3: every projection has bias=False.
+    // Qwen3Attention: q_norm and k_norm, Qwen3RMSNorm(head_dim), applied to
+    // each head of q_proj's and k_proj's output before RoPE (modeling_qwen3.py).
+    // Qwen3's sliding window (use_sliding_window, default False) is not
+    // modelled: the released dense configs leave it off.
+    s.qkNorm = qwen3;
     if (t == "phi3") {
         // Phi3Config: resid_pdrop, embd_pdrop, attention_dropout, all 0.0.
         s.dropout = r.maxProbability({"attention_dropout", "resid_pdrop", "embd_pdrop"}, 0.0);
@@ -300,6 +311,7 @@ constexpr TypeInfo kTypes[] = {
     {"llama", Family::Llama, "LlamaForCausalLM", readLlamaLike},
     {"mistral", Family::Llama, "MistralForCausalLM", readLlamaLike},
     {"qwen2", Family::Llama, "Qwen2ForCausalLM", readLlamaLike},
+    {"qwen3", Family::Llama, "Qwen3ForCausalLM", readLlamaLike},
     {"mixtral", Family::Mixtral, "MixtralForCausalLM", readLlamaLike},
     {"gemma", Family::Gemma, "GemmaForCausalLM", readLlamaLike},
     {"gemma2", Family::Gemma2, "Gemma2ForCausalLM", readLlamaLike},

@@ -13,7 +13,7 @@ namespace headroom {
 // One value per Hugging Face modelling file whose parameter layout we
 // reproduce. Names follow transformers' model_type strings where they exist.
 enum class Family {
-    Llama,      // llama, mistral, qwen2 (qkv bias), tinyllama...: RMSNorm, RoPE, GQA, gated MLP
+    Llama,      // llama, mistral, qwen2 (qkv bias), qwen3 (q/k norm), tinyllama...: RMSNorm, RoPE, GQA, gated MLP
     Mixtral,    // mixtral: Llama attention + top-k routed gated experts
     Gemma,      // gemma: Llama layout, GeGLU, tied embeddings, head_dim decoupled from hidden
     Gemma2,     // gemma2: four norms per layer (pre/post attention and feed-forward)
@@ -53,6 +53,7 @@ struct ModelSpec {
     bool mlpBias = false;              // bias on the MLP projections
     bool learnedPositions = false;     // absolute position table (GPT-2, BERT) instead of RoPE
     bool parallelResidual = false;     // GPT-NeoX: attention and MLP read the same input
+    bool qkNorm = false;               // Qwen3: RMSNorm over head_dim on each query and key head before RoPE
     std::uint64_t experts = 0;         // MoE: num_local_experts (0 = dense)
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)

@@ -83,15 +83,21 @@ private:
     std::vector<ParamTensor>& m_out;
 };
 
-// modeling_llama.py LlamaDecoderLayer; mistral, qwen2, gemma, gemma2 and
-// mixtral share the attention block. Llama's attention_bias covers q, k, v and
-// o; Qwen2 has bias on q, k, v only (qkvBias without attnOutBias).
+// modeling_llama.py LlamaDecoderLayer; mistral, qwen2, qwen3, gemma, gemma2
+// and mixtral share the attention block. Llama's attention_bias covers q, k, v
+// and o; Qwen2 has bias on q, k, v only (qkvBias without attnOutBias).
+// modeling_qwen3.py Qwen3Attention adds q_norm and k_norm, each a
+// Qwen3RMSNorm(head_dim): one weight of head_dim per layer, shared by the heads.
 void addLlamaAttention(TableBuilder& b, const ModelSpec& s)
 {
     b.linear("model.layers.{i}.self_attn.q_proj", "q_proj", ModuleKind::AttnQ, s.hidden, s.qDim(), s.qkvBias);
     b.linear("model.layers.{i}.self_attn.k_proj", "k_proj", ModuleKind::AttnK, s.hidden, s.kvDim(), s.qkvBias);
     b.linear("model.layers.{i}.self_attn.v_proj", "v_proj", ModuleKind::AttnV, s.hidden, s.kvDim(), s.qkvBias);
     b.linear("model.layers.{i}.self_attn.o_proj", "o_proj", ModuleKind::AttnOut, s.qDim(), s.hidden, s.attnOutBias);
+    if (s.qkNorm) {
+        b.norm("model.layers.{i}.self_attn.q_norm", "q_norm", s.headDim, NormKind::RmsNorm);
+        b.norm("model.layers.{i}.self_attn.k_norm", "k_norm", s.headDim, NormKind::RmsNorm);
+    }
 }
 
 void buildLlamaLike(const ModelSpec& s, ParameterTable& t)

@@ -71,6 +71,24 @@ void saveNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, const char* i
     }
 }
 
+// Qwen3's q_norm / k_norm (modeling_qwen3.py Qwen3Attention.forward): a
+// Qwen3RMSNorm over head_dim applied to q_proj's (k_proj's) output viewed per
+// head. The same ops as saveNorm's RMSNorm, over `heads` x head_dim elements
+// per token with one rsqrt per token and head; its input is the projection's
+// output, so in the compute dtype, and so is the normalised tensor that
+// `weight * x` saves (x.to(input_dtype)). RoPE's products save only cos and
+// sin, so the norm's output is not kept.
+void saveHeadNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, Bytes heads, const char* inKey,
+                  const char* outKey, const char* statKey)
+{
+    const Bytes width = satMul(heads, d.d);
+    const Bytes inBytes = ctx.profile.fp32NormUpcast ? 4 : d.p;
+    s.save(inKey, satMul(d.T, width, inBytes), "per-head norm input (fp32 upcast in Qwen3RMSNorm), saved by pow/mul");
+    s.save(statKey, satMul(d.T, heads, 4), "fp32 rsqrt of the variance, one per token and head");
+    if (ctx.fullFinetune)
+        s.save(outKey, satMul(d.T, width, d.p), "normalised heads, saved by `weight * x` for the norm weight's gradient");
+}
+
 // The input of a linear: saved by the linear when its weight is trainable (for
 // the weight gradient). Under autocast every linear casts its own 16-bit copy
 // (autocast caches weights, not activations: autocast_mode.cpp); in one dtype
@@ -205,6 +223,10 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             saveLinearInput(s, ctx, d, "norm1.out", "q.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ), "lora.q_in");
             saveLinearInput(s, ctx, d, "norm1.out", "k.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnK), "lora.k_in");
             saveLinearInput(s, ctx, d, "norm1.out", "v.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnV), "lora.v_in");
+        }
+        if (m.qkNorm) {
+            saveHeadNorm(s, ctx, d, d.a, "q_norm.in", "q_norm.out", "q_norm.stat");
+            saveHeadNorm(s, ctx, d, d.kv, "k_norm.in", "k_norm.out", "k_norm.stat");
         }
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
         // With use_cache the cache's torch.cat copies the values, so attention

@@ -27,6 +27,8 @@ std::string headroomProgramGap(const Scenario& s)
             return "MLP activation " + m.hiddenAct;
         if (m.learnedPositions || m.parallelResidual)
             return "learned positions or parallel residual";
+        if (m.qkNorm)
+            return "query and key norms (Qwen3)";  // the engine's attention has no per-head RMSNorm
     } else {
         if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
             return "a GPT-2 model without LayerNorm, learned positions and a plain MLP";

@@ -113,6 +113,15 @@ PLAN = [
          "micro_batch": 4, "seq_len": 2048},
         {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "weight_quant": "nf4-dq", "micro_batch": 2, "seq_len": 2048,
          "checkpointing": "full"}]),
+    ("Qwen/Qwen3-0.6B", "qwen3", [
+        {}, {"precision": "fp32", "attention": "eager"},
+        {"checkpointing": "full", "micro_batch": 8, "seq_len": 2048}, {"loop": "custom"},
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
+        {"precision": "bf16", "use_cache": False}]),
+    ("Qwen/Qwen3-8B", "qwen3", [
+        {"precision": "bf16", "checkpointing": "full", "seq_len": 4096},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "checkpointing": "full",
+         "micro_batch": 4, "seq_len": 2048}]),
     ("google/gemma-2b", "gemma", [
         {}, {"precision": "fp32", "seq_len": 512}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
         {"loop": "custom", "micro_batch": 2}, {"attention": "eager", "use_cache": False}]),
