@@ -294,7 +294,12 @@ private slots:
         // 7 head bwd, 8 bwd layer 1, 9 bwd layer 0, 10 embed bwd, 11 step.
         std::string text;
         for (const AllocatorEvent& e : stream)
-            text += (e.kind == AllocatorEvent::Kind::Alloc ? "a" : "f") + std::to_string(e.id) + " ";
+        {
+            // Appended piece by piece (GCC 12 -Wrestrict false positive on const char* + std::string).
+            text += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
+            text += std::to_string(e.id);
+            text += ' ';
+        }
         // Step 1: w0 w1 at load; act0, act1 in forward; tmp at loss backward,
         // freed at head backward; act1 freed after bwd layer 1 (event 8), act0
         // after event 9. Step 2 does not allocate the weights again.
