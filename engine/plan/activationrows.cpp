@@ -55,16 +55,21 @@ struct Dims {
 // fp32 (saved by pow and mul), fp32 rsqrt per token, and the normalised input
 // saved by `weight * x` only when the weight is trainable. LayerNorm (native
 // layer_norm): its input plus fp32 mean and rstd per token.
-void saveNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, const char* inKey, const char* outKey,
+// The normalised input that `weight * x` saves is a tensor of its own, not the
+// norm's output that the next linear saves (keys differ on purpose: in one
+// dtype both are kept; helper finding on the Qwen fp32 cases). Gemma's norm
+// multiplies in fp32 (GemmaRMSNorm: _norm(x.float()) * (1 + weight.float())).
+void saveNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, const char* inKey, const char* normedKey,
               const char* statKey)
 {
     const bool trainable = ctx.fullFinetune;
     if (ctx.model.norm == NormKind::RmsNorm) {
         const Bytes inBytes = ctx.profile.fp32NormUpcast ? 4 : d.r;
+        const bool gemma = ctx.model.family == Family::Gemma || ctx.model.family == Family::Gemma2;
         s.save(inKey, satMul(d.T, d.h, inBytes), "norm input (fp32 upcast in HF RMSNorm), saved by pow/mul");
         s.save(statKey, satMul(d.T, 4), "fp32 rsqrt of the variance, one per token");
         if (trainable)
-            s.save(outKey, satMul(d.T, d.h, d.r), "normalised input, saved by `weight * x` for the norm weight's gradient");
+            s.save(normedKey, satMul(d.T, d.h, gemma ? 4 : d.r), "normalised input, saved by `weight * x` for the norm weight's gradient");
     } else {
         s.save(inKey, satMul(d.T, d.h, d.r), "LayerNorm input (native_layer_norm saves input, mean, rstd)");
         s.save(statKey, satMul(d.T, 8), "fp32 mean and rstd, one each per token");
@@ -156,9 +161,20 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
         s.save("attn.out", satMul(d.T, d.a * d.d, d.p), "attention output, saved by the fused kernel's backward");
         s.save("attn.lse", satMul(satMul(d.b, d.a), satMul(d.s, 4)), "fp32 log-sum-exp per head and token (flash / memory-efficient kernels)");
     }
-    // transpose(1,2).contiguous() + reshape: the o_proj input is a fresh tensor.
+    // transpose(1,2).contiguous() + reshape: the o_proj input. The fused
+    // kernels allocate their output like the query (flash_api.cpp mha_fwd:
+    // empty_like(q)); a query that is a transposed view of the projection
+    // (batch x seq x heads x dim in memory, kept so by RoPE's elementwise ops
+    // in the Llama layout) gives an output that .contiguous() does not copy, so
+    // o_proj saves attn.out itself (accountant: the Llama-family flash cases
+    // were +0.4 to +0.9 % before). Eager attention, and queries made
+    // contiguous in heads-first order (GPT-NeoX's rotary cat), copy.
+    const bool sharesOut = attn != Attention::Eager && ctx.model.family != Family::GptNeoX
+                           && ctx.model.family != Family::Gpt2 && ctx.model.family != Family::GptBigCode
+                           && ctx.model.family != Family::Bert;
     if (trainableO)
-        s.save("attn.o_in", satMul(d.T, d.a * d.d, d.p), "merged heads (contiguous copy), saved by the output projection");
+        s.save(sharesOut ? "attn.out" : "attn.o_in", satMul(d.T, d.a * d.d, d.p),
+               "merged heads (contiguous copy), saved by the output projection");
     if (oLora)
         s.save("lora.o_in", satMul(d.T, d.a * d.d, ctx.autocast ? 2 : 4), "merged heads cast for the LoRA adapter of the output projection");
     if (dropout && ctx.model.family != Family::Llama)
@@ -212,7 +228,7 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Phi3: {
-        saveNorm(s, ctx, d, "norm1.in", "norm1.out", "norm1.stat");
+        saveNorm(s, ctx, d, "norm1.in", "norm1.normed", "norm1.stat");
         if (!ctx.profile.fp32NormUpcast || d.r == 4)
             s.layerInputKey = "norm1.in";  // .to(float32) of an fp32 tensor is the tensor itself
         const bool fused = m.family == Family::Phi3;
@@ -233,10 +249,10 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         // saves the copy and the fused output can go (cache_utils.py DynamicLayer.update).
         if (fused && !ctx.trainUseCache)
             s.save("attn.qkv_out", satMul(d.T, qkvWidth, d.p), "fused qkv output, kept alive by the value view");
-        saveNorm(s, ctx, d, "norm2.in", "norm2.out", "norm2.stat");
+        saveNorm(s, ctx, d, "norm2.in", "norm2.normed", "norm2.stat");
         if (m.family == Family::Gemma2) {
-            saveNorm(s, ctx, d, "norm3.in", "norm3.out", "norm3.stat");
-            saveNorm(s, ctx, d, "norm4.in", "norm4.out", "norm4.stat");
+            saveNorm(s, ctx, d, "norm3.in", "norm3.normed", "norm3.stat");
+            saveNorm(s, ctx, d, "norm4.in", "norm4.normed", "norm4.stat");
         }
         if (m.isMoe()) {
             // Mixtral: router logits (fp32 softmax), each token's hidden state gathered
@@ -410,7 +426,7 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             head.save("head.transform_out", satMul(d.T, d.h, d.p), "MLM transform output, saved by GELU");
             head.save("head.ln", satAdd(satMul(d.T, d.h, d.p), satMul(d.T, 8)), "MLM LayerNorm input and statistics");
         } else {
-            saveNorm(head, ctx, d, "final_norm.in", "final_norm.out", "final_norm.stat");
+            saveNorm(head, ctx, d, "final_norm.in", "final_norm.normed", "final_norm.stat");
         }
         if (ctx.fullFinetune)
             head.save(ctx.autocast ? "lm_head.in_copy" : "final_norm.out", satMul(d.T, d.h, ctx.autocast ? 2 : d.r),
