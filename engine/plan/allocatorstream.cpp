@@ -10,18 +10,6 @@ namespace headroom {
 
 namespace {
 
-bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery)
-{
-    const bool checkpointed = checkpointEvery != 0 && layer % checkpointEvery == 0;
-    switch (set) {
-    case LayerSet::Global: return false;
-    case LayerSet::All: return true;
-    case LayerSet::Checkpointed: return checkpointed;
-    case LayerSet::Plain: return !checkpointed;
-    }
-    return false;
-}
-
 struct Instance {
     std::uint32_t allocAt, freeAt; // event indices
     Bytes bytes;

@@ -44,8 +44,6 @@ Bytes allocatorBlockBytes(Bytes request)
     return request > kLargeAlone ? roundUp(request, kRoundLarge) : roundUp(request, kMinBlock);
 }
 
-namespace {
-
 bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery)
 {
     const bool checkpointed = checkpointEvery != 0 && layer % checkpointEvery == 0;
@@ -57,6 +55,8 @@ bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery
     }
     return false;
 }
+
+namespace {
 
 std::uint64_t layerCount(LayerSet set, std::uint64_t layers, std::uint64_t checkpointEvery)
 {

@@ -38,6 +38,10 @@ inline std::size_t eventIndex(Mode mode, Phase phase, std::int64_t layer, std::u
 // 10 MiB get their own segment rounded to 2 MiB).
 Bytes allocatorBlockBytes(Bytes request);
 
+// Whether layer `layer` holds an instance of a row of LayerSet `set`: layer l
+// is checkpointed when checkpointEvery != 0 and l % checkpointEvery == 0.
+bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery);
+
 // How many instances of a row the step holds: 1 for a global row, else the
 // layers of its LayerSet (checkpointEvery as in Plan).
 std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery);

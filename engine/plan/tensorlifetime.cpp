@@ -5,24 +5,6 @@
 
 namespace headroom {
 
-namespace {
-
-// Layer membership as the sweep defines it (sweep.cpp): layer l is
-// checkpointed when checkpointEvery != 0 and l % checkpointEvery == 0.
-bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery)
-{
-    const bool checkpointed = checkpointEvery != 0 && layer % checkpointEvery == 0;
-    switch (set) {
-    case LayerSet::Global: return false;
-    case LayerSet::All: return true;
-    case LayerSet::Checkpointed: return checkpointed;
-    case LayerSet::Plain: return !checkpointed;
-    }
-    return false;
-}
-
-} // namespace
-
 Mode planMode(const Plan& plan)
 {
     return !plan.events.empty() && plan.events.back().phase == Phase::Decode ? Mode::Inference : Mode::Train;
