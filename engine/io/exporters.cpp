@@ -3,6 +3,8 @@
 // plain formats: the timeline as CSV and the plan/scenario as JSON.
 #include "io/exporters.h"
 
+#include "core/nametable.h"
+
 #include "io/exportersinternal.h"
 #include "io/planjson.h"
 #include "io/scenariofile.h"
@@ -28,23 +30,9 @@ constexpr std::array<std::pair<ExportFormat, const char*>, 7> kFormats{{
 
 } // namespace
 
-const char* exportFormatName(ExportFormat format)
-{
-    for (const auto& [f, name] : kFormats)
-        if (f == format)
-            return name;
-    return "?";
-}
+const char* exportFormatName(ExportFormat format) { return nameOf(kFormats, format); }
 
-bool parseExportFormat(const std::string& name, ExportFormat& out)
-{
-    for (const auto& [f, text] : kFormats)
-        if (name == text) {
-            out = f;
-            return true;
-        }
-    return false;
-}
+bool parseExportFormat(const std::string& name, ExportFormat& out) { return parseName(kFormats, name, out); }
 
 const std::vector<ExportFormat>& allExportFormats()
 {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/teachingset.h"
 
+#include "core/nametable.h"
 #include "io/scenariofile.h"
 #include "plan/planner.h"
 #include "plan/sweep.h"
@@ -111,23 +112,9 @@ const char* counterExplanation(TeachingCounter c)
 
 } // namespace
 
-const char* teachingCounterName(TeachingCounter c)
-{
-    for (const auto& [value, name] : kCounterNames)
-        if (value == c)
-            return name;
-    return "";
-}
+const char* teachingCounterName(TeachingCounter c) { return nameOf(kCounterNames, c, ""); }
 
-bool parseTeachingCounter(const std::string& s, TeachingCounter& out)
-{
-    for (const auto& [value, name] : kCounterNames)
-        if (s == name) {
-            out = value;
-            return true;
-        }
-    return false;
-}
+bool parseTeachingCounter(const std::string& s, TeachingCounter& out) { return parseName(kCounterNames, s, out); }
 
 Result<TeachingSet> teachingSetFromText(std::string_view text)
 {

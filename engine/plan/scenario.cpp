@@ -1,32 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/scenario.h"
 
+#include "core/nametable.h"
+
 #include <array>
 #include <utility>
 
 namespace headroom {
 
 namespace {
-
-template <class E, std::size_t N>
-const char* nameOf(const std::array<std::pair<E, const char*>, N>& table, E value)
-{
-    for (const auto& [e, name] : table)
-        if (e == value)
-            return name;
-    return "?";
-}
-
-template <class E, std::size_t N>
-bool parseName(const std::array<std::pair<E, const char*>, N>& table, const std::string& s, E& out)
-{
-    for (const auto& [e, name] : table)
-        if (s == name) {
-            out = e;
-            return true;
-        }
-    return false;
-}
 
 constexpr std::array<std::pair<Precision, const char*>, 6> kPrecision{{
     {Precision::Fp32, "fp32"}, {Precision::Fp16Mixed, "fp16-mixed"}, {Precision::Bf16Mixed, "bf16-mixed"},
