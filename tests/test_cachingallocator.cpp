@@ -13,7 +13,6 @@
 
 #include <QtTest>
 
-#include <chrono>
 
 using namespace headroom;
 
@@ -343,10 +342,11 @@ private slots:
               static_cast<unsigned long long>(plan->allocatorSegments));
     }
 
-    void largePlanSpeed()
+    void largePlanSimulates()
     {
         // docs/benchmarks.md's scenario: Llama-3.1-70B (80 layers), QLoRA,
-        // every other layer checkpointed. The timing is printed, not a pass/fail.
+        // every other layer checkpointed. `headroom-cli bench` times the
+        // simulation of this stream ("allocator simulation"); here it must run.
         auto model = presetModel("meta-llama/Llama-3.1-70B");
         QVERIFY(model.ok());
         Scenario sc;
@@ -364,15 +364,9 @@ private slots:
         auto plan = makePlan(sc);
         QVERIFY(plan.ok());
         const auto stream = allocatorStream(plan.value(), kAllocatorSteps);
-        const int repeats = 50;
-        const auto t0 = std::chrono::steady_clock::now();
-        Bytes sink = 0;
-        for (int i = 0; i < repeats; ++i)
-            sink += simulateCachingAllocator(stream).value().peakReservedBytes;
-        const auto t1 = std::chrono::steady_clock::now();
-        QVERIFY(sink > 0);
-        qInfo("%zu events: %.1f us per simulation", stream.size(),
-              std::chrono::duration<double, std::micro>(t1 - t0).count() / repeats);
+        auto stats = simulateCachingAllocator(stream);
+        QVERIFY(stats.ok());
+        QVERIFY(stats->peakReservedBytes > 0);
     }
 };
 

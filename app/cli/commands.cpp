@@ -7,10 +7,13 @@
 #include "io/planjson.h"
 #include "model/catalog.h"
 #include "model/parametertable.h"
+#include "plan/allocatorstream.h"
+#include "plan/cachingallocator.h"
 #include "plan/fitsearch.h"
 #include "plan/gpucatalog.h"
 #include "plan/ladder.h"
 #include "plan/planner.h"
+#include "plan/sweep.h"
 
 #include <algorithm>
 #include <chrono>
@@ -299,6 +302,11 @@ int runBench(const std::vector<std::string>& args)
         auto plan = makePlan(s, table);
         sink = sink + plan->peakBytes;
     });
+    // The caching allocator simulation alone, over the plan's stream of two steps.
+    const auto stream = allocatorStream(makePlan(s, table).value(), kAllocatorSteps);
+    const Timing simUs = medianMicroseconds(31, 20, [&] {
+        sink = sink + simulateCachingAllocator(stream).value().peakReservedBytes;
+    });
     std::uint64_t evaluated = 0;
     const Timing fitUs = medianMicroseconds(11, 5, [&] {
         auto batch = largestMicroBatch(s);
@@ -317,6 +325,8 @@ int runBench(const std::vector<std::string>& args)
                    {"plans_per_second", 1e6 / planUs.wallUs},
                    {"plan_reusing_table_median_us", planWithTableUs.wallUs},
                    {"plan_reusing_table_cpu_median_us", planWithTableUs.cpuUs},
+                   {"allocator_simulation_median_us", simUs.wallUs},
+                   {"allocator_simulation_events", static_cast<std::uint64_t>(stream.size())},
                    {"fit_micro_batch_median_us", fitUs.wallUs},
                    {"fit_micro_batch_cpu_median_us", fitUs.cpuUs},
                    {"fit_micro_batch_plans", evaluated},
@@ -329,6 +339,8 @@ int runBench(const std::vector<std::string>& args)
     std::printf("  full plan                 %8.2f us wall  %8.2f us cpu  (%.0f plans/s)\n", planUs.wallUs, planUs.cpuUs,
                 1e6 / planUs.wallUs);
     std::printf("  plan, table reused        %8.2f us wall  %8.2f us cpu\n", planWithTableUs.wallUs, planWithTableUs.cpuUs);
+    std::printf("  allocator simulation      %8.2f us wall  %8.2f us cpu  (%zu events)\n", simUs.wallUs, simUs.cpuUs,
+                stream.size());
     std::printf("  fit: largest micro-batch  %8.2f us wall  %8.2f us cpu  (%llu plans)\n", fitUs.wallUs, fitUs.cpuUs,
                 static_cast<unsigned long long>(evaluated));
     std::printf("  fit: longest sequence     %8.2f us wall  %8.2f us cpu\n", seqUs.wallUs, seqUs.cpuUs);
