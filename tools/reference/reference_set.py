@@ -211,6 +211,27 @@ def build_cases():
     return cases
 
 
+def merged_cases(all_cases, fresh, path):
+    """all_cases in PLAN order, each with its fresh result if it was just run,
+    else its result from the file at path; a case with neither is an error
+    (run it with --only, or regenerate everything)."""
+    with open(path) as f:
+        old = {c["id"]: c for c in json.load(f)["cases"]}
+    fresh = {c["id"]: c for c in fresh}
+    out, missing = [], []
+    for case in all_cases:
+        if case["id"] in fresh:
+            out.append(fresh[case["id"]])
+        elif case["id"] in old and old[case["id"]]["scenario"] == case["scenario"]:
+            out.append(old[case["id"]])
+        else:
+            missing.append(case["id"])
+    if missing:
+        raise SystemExit(f"no result for {len(missing)} cases (changed or new; run them with --only): "
+                         + ", ".join(missing[:5]))
+    return out
+
+
 def _replay(cli, trace):
     """Peak reserved of the accountant's trace through Headroom's caching
     allocator simulation (headroom-cli replay), the one the planner uses."""
@@ -248,7 +269,8 @@ def _run_case(case, cli=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", help="run only cases whose id contains this")
+    ap.add_argument("--only", help="run only cases whose id contains this, and merge their results into --out "
+                                   "(the other cases keep their committed results)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=OUT)
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "headroom-cli"),
@@ -291,12 +313,14 @@ def main():
     if failed:
         raise SystemExit(f"{len(failed)} cases failed; nothing written")
     if args.only:
-        return
+        # Merge: the cases just run replace (or join) those of the committed
+        # file; every other case keeps its committed result, in PLAN order.
+        doc["cases"] = merged_cases(build_cases(), cases, args.out)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         json.dump(doc, f, indent=1)
         f.write("\n")
-    print(f"{len(cases)} cases -> {os.path.relpath(args.out, ROOT)}")
+    print(f"{len(doc['cases'])} cases -> {os.path.relpath(args.out, ROOT)}")
 
 
 if __name__ == "__main__":
