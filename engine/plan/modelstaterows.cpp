@@ -73,9 +73,10 @@ Bytes masterBytes(const BuildContext& ctx)
 }
 
 // Bytes of optimizer state for one trainable tensor of `elements` elements
-// stored in `stateBytes`-byte floats.
+// stored in `stateBytes`-byte floats; for a LoRA adapter (isAdapter), its A
+// and B of `rank`; trainerOverrides: Hugging Face Trainer built the optimizer.
 Bytes optimizerStateBytes(Optimizer o, const ParamTensor& t, Bytes elements, Bytes stateBytes, Bytes galoreRank,
-                          bool isAdapter)
+                          bool isAdapter, Bytes rank, bool trainerOverrides)
 {
     switch (o) {
     case Optimizer::Sgd:
@@ -87,13 +88,26 @@ Bytes optimizerStateBytes(Optimizer o, const ParamTensor& t, Bytes elements, Byt
     case Optimizer::AdamW:
         return satMul(elements, 2 * stateBytes);  // exp_avg + exp_avg_sq (torch/optim/adamw.py)
     case Optimizer::AdamW8bit:
-    case Optimizer::PagedAdamW8bit:
-        // bitsandbytes Optimizer8bit: tensors under 4096 elements keep 32-bit
-        // state; HF Trainer registers embeddings for 32-bit state too
-        // (trainer.py create_optimizer). Else 2 uint8 states + 2 fp32 absmax per 256.
-        if (elements < 4096 || t.kind == ModuleKind::Embedding || t.kind == ModuleKind::PositionEmbedding)
+    case Optimizer::PagedAdamW8bit: {
+        // bitsandbytes Optimizer2State.init_state (0.50): a tensor under
+        // min_8bit_size = 4096 elements keeps two fp32 states; else two uint8
+        // states and two fp32 absmax per block of 256. Hugging Face Trainer
+        // registers every nn.Embedding for 32-bit state (trainer.py
+        // create_optimizer, GlobalOptimManager.register_module_override); a
+        // hand-written loop builds the optimizer without that override.
+        // Measured against bitsandbytes itself on the meta device
+        // (tools/reference/accountant.py, the adamw-8bit reference cases).
+        auto eightBit = [](Bytes each, Bytes count) {
+            return each < 4096 ? satMul(satMul(each, count), 8)
+                               : satMul(satAdd(satMul(each, 2), satMul(ceilDiv(each, 256), 8)), count);
+        };
+        const bool embedding = t.kind == ModuleKind::Embedding || t.kind == ModuleKind::PositionEmbedding;
+        if (embedding && !isAdapter && trainerOverrides)
             return satMul(elements, 8);
-        return satAdd(satMul(elements, 2), satMul(ceilDiv(elements, 256), 8));
+        if (isAdapter) // LoRA A (rank x in) and B (out x rank), each its own tensor
+            return satAdd(eightBit(satMul(rank, t.cols), t.copies), eightBit(satMul(t.rows, rank), t.copies));
+        return eightBit(satMul(t.rows, t.cols), t.copies);
+    }
     case Optimizer::Adafactor:
     case Optimizer::AdaLomo:
         // Factored second moment for matrices: fp32 row and column statistics;
@@ -155,7 +169,8 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
         if (ctx.fullFinetune) {
             g.trainable = satAdd(g.trainable, n);
             const Bytes stateBytes = ctx.deepspeedStyle ? 4 : masterBytes(ctx);
-            g.optimizerBytes = satAdd(g.optimizerBytes, optimizerStateBytes(tc.optimizer, t, n, stateBytes, tc.galoreRank, false));
+            g.optimizerBytes = satAdd(g.optimizerBytes, optimizerStateBytes(tc.optimizer, t, n, stateBytes, tc.galoreRank, false, 0,
+                                                                                  tc.loop == TrainingLoop::Trainer));
         } else if (ctx.isLoraTarget(t)) {
             // LoRA A (r x in) and B (out x r), fp32 (peft autocast_adapter_dtype=True).
             const Bytes lora = satMul(satMul(tc.peft.rank, satAdd(t.rows, t.cols)), t.copies);
@@ -163,7 +178,8 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
             g.trainable = satAdd(g.trainable, lora);
             ParamTensor adapter = t;
             adapter.kind = ModuleKind::AttnQ;
-            g.optimizerBytes = satAdd(g.optimizerBytes, optimizerStateBytes(tc.optimizer, adapter, lora, 4, tc.galoreRank, true));
+            g.optimizerBytes = satAdd(g.optimizerBytes, optimizerStateBytes(tc.optimizer, adapter, lora, 4, tc.galoreRank, true,
+                                                                                  tc.peft.rank, tc.loop == TrainingLoop::Trainer));
         }
     }
     return g;

@@ -146,7 +146,52 @@ def _apply_lora(model, peft):
     return get_peft_model(model, config)
 
 
-def _make_optimizer(params, name, em):
+def _bnb_adamw_8bit(model, params, loop, paged=False):
+    """bitsandbytes' 8-bit AdamW itself (its Python runs on the meta device:
+    the update is a registered op with a fake kernel, in place, so nothing is
+    emulated). What Trainer builds for optim="adamw_bnb_8bit"
+    (transformers trainer_optimizer.py _get_bitsandbytes_optimizer:
+    bitsandbytes.optim.AdamW with optim_bits=8), and Trainer.create_optimizer
+    registers every nn.Embedding's weight for 32-bit state
+    (GlobalOptimManager.register_module_override). A hand-written loop builds
+    the optimizer itself: no override, 8-bit state for the embeddings too.
+    Paged (optim="paged_adamw_8bit"): see _emulate_paged_buffers."""
+    import bitsandbytes as bnb
+    if paged:
+        _emulate_paged_buffers()
+    manager = bnb.optim.GlobalOptimManager.get_instance()
+    manager.initialize()   # a singleton: forget overrides of an earlier case in this process
+    if loop == "trainer":
+        for module in model.modules():
+            if isinstance(module, torch.nn.Embedding):
+                manager.register_module_override(module, "weight", {"optim_bits": 32})
+    return bnb.optim.AdamW(params, lr=1e-5, optim_bits=8, is_paged=paged)
+
+
+def _emulate_paged_buffers():
+    """Paged optimizers keep each state of 1e5 elements or more in CUDA
+    managed memory (bitsandbytes optim/optimizer.py get_state_buffer,
+    functional.py get_paged: cudaMallocManaged), which the caching allocator
+    never sees, so max_memory_allocated does not count it. On the meta device
+    the buffer is made with the tracking mode off; fill and prefetch, which
+    act on managed memory, do nothing here."""
+    import bitsandbytes.functional as F
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    def get_paged(*shape, dtype=torch.float32, device=None):
+        with _disable_current_modes():
+            buffer = torch.empty(shape, dtype=dtype, device="meta")
+        buffer.is_paged = True
+        return buffer
+
+    F.get_paged = get_paged
+    F.fill = lambda tensor, value: None
+    F.prefetch_tensor = lambda tensor, to_cpu=False: None
+
+
+def _make_optimizer(params, name, em, model=None, loop="trainer"):
+    if name in ("adamw-8bit", "paged-adamw-8bit"):
+        return _bnb_adamw_8bit(model, params, loop, paged=name == "paged-adamw-8bit")
     kwargs = {"foreach": True} if em.foreach else {}
     if name == "adamw":
         return torch.optim.AdamW(params, lr=1e-5, **kwargs)
@@ -313,7 +358,7 @@ def run(scenario, steps=2, em=None, keep_events=False, device="meta", events_out
     trainable = [p for p in model.parameters() if p.requires_grad]
     for p in trainable:
         p.register_post_accumulate_grad_hook(lambda q: tracker.label(q.grad, "gradients"))
-    optimizer = _make_optimizer(trainable, train.get("optimizer", "adamw"), em)
+    optimizer = _make_optimizer(trainable, train.get("optimizer", "adamw"), em, model, loop)
     hooks = PhaseHooks(model, tracker)
     vocab = getattr(model.config, "vocab_size", 1000)
     workspace = em.cublas_workspace_bytes(training=True) // 2

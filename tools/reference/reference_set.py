@@ -72,7 +72,10 @@ PLAN = [
         # QLoRA (bitsandbytes NF4 emulated: tools/reference/quant.py)
         {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "micro_batch": 2},
         {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "weight_quant": "nf4-dq", "micro_batch": 4, "seq_len": 2048,
-         "checkpointing": "full"}]),
+         "checkpointing": "full"},
+        {"optimizer": "adamw-8bit", "precision": "bf16", "checkpointing": "full", "micro_batch": 4},
+        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "optimizer": "paged-adamw-8bit",
+         "micro_batch": 2, "seq_len": 2048}]),
     ("meta-llama/Llama-2-7b-hf", "llama", [
         {"precision": "bf16", "micro_batch": 1, "seq_len": 2048, "checkpointing": "full"},
         {"micro_batch": 4, "seq_len": 512},
@@ -96,14 +99,18 @@ PLAN = [
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "loop": "custom",
          "micro_batch": 2, "seq_len": 2048},
         {"precision": "bf16", "optimizer": "sgd", "attention": "eager", "seq_len": 512},
-        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "micro_batch": 1, "seq_len": 2048, "checkpointing": "full", "loop": "custom"}]),
+        {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "micro_batch": 1, "seq_len": 2048, "checkpointing": "full", "loop": "custom"},
+        {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}, "optimizer": "adamw-8bit",
+         "micro_batch": 2}]),
     ("Qwen/Qwen2.5-0.5B", "qwen2", [
         {}, {"micro_batch": 8, "seq_len": 512}, {"precision": "fp32"}, {"precision": "fp32", "attention": "eager"},
         {"checkpointing": "full", "micro_batch": 16, "seq_len": 2048}, {"loop": "custom"}, {"use_cache": False},
         {"optimizer": "adafactor", "precision": "bf16"}, {"grad_accum": 8, "micro_batch": 2},
         {"precision": "fp16-mixed", "micro_batch": 4, "seq_len": 128},
         {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
-        {"peft": {"method": "qlora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4}]),
+        {"peft": {"method": "qlora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
+        # bitsandbytes 8-bit AdamW, itself on the meta device (accountant.py _bnb_adamw_8bit)
+        {"optimizer": "adamw-8bit"}, {"optimizer": "adamw-8bit", "loop": "custom"}]),
     ("Qwen/Qwen2.5-1.5B", "qwen2", [
         {"micro_batch": 2}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 4096},
         {"precision": "bf16", "loop": "custom", "use_cache": False}]),
@@ -142,7 +149,8 @@ PLAN = [
         {"use_cache": False, "micro_batch": 8}, {"precision": "fp16-mixed", "micro_batch": 8},
         {"precision": "bf16", "optimizer": "sgd", "micro_batch": 8, "attention": "eager"},
         {"grad_accum": 4, "micro_batch": 4},
-        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["c_attn"]}, "micro_batch": 8}]),
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["c_attn"]}, "micro_batch": 8},
+        {"optimizer": "paged-adamw-8bit", "precision": "fp32", "micro_batch": 4, "seq_len": 512}]),
     ("gpt2-medium", "gpt2", [
         {"precision": "fp32", "micro_batch": 2, "seq_len": 1024}, {"micro_batch": 8, "checkpointing": "full"},
         {"optimizer": "adafactor", "micro_batch": 4}]),
