@@ -183,6 +183,34 @@ private slots:
         QVERIFY(s.outOfMemory);
     }
 
+    void pastCapacityGrowsLikeAJustLargeEnoughDevice()
+    {
+        // Capacity 40 MiB, going past it allowed (the planner's mode). 30 MiB
+        // cached, then 32 MiB: released and retried as above, reserved 32.
+        // 16 MiB: 32 + 16 > 40 and nothing cached: taken anyway, reserved 48,
+        // and 48 is the capacity from then on. Freed and cached; 20 MiB does
+        // not fit the 16: 48 + 20 > 48, the 16 is released (32), and 32 + 20
+        // > 48 still: taken, reserved 52. Three retries. Without a capacity
+        // the cached 30 MiB segment stays and serves the 16 and then the 20
+        // (best fit, split): 30 + 32 = 62 MiB.
+        const std::vector<AllocatorEvent> stream{alloc(0, 30 * MiB), release(0), alloc(1, 32 * MiB),
+                                                 alloc(2, 16 * MiB), release(2), alloc(3, 20 * MiB)};
+        CachingAllocatorOptions o;
+        o.capacityBytes = 40 * MiB;
+        o.pastCapacity = true;
+        const AllocatorStats s = run(stream, o);
+        QVERIFY(!s.outOfMemory);
+        QVERIFY(s.overCapacity);
+        QCOMPARE(s.peakReservedBytes, 52 * MiB);
+        QCOMPARE(s.allocRetries, std::uint64_t{3});
+        QCOMPARE(s.eventsSimulated, stream.size());
+        QCOMPARE(run(stream).peakReservedBytes, 62 * MiB);
+        // Under the capacity nothing changes.
+        o.capacityBytes = 200 * MiB;
+        QCOMPARE(run(stream, o).peakReservedBytes, 62 * MiB);
+        QVERIFY(!run(stream, o).overCapacity);
+    }
+
     void capacityWithMaxSplitReleasesOversize()
     {
         // max_split_size 40 MiB, capacity 150 MiB. 100 MiB and 44 MiB segments,

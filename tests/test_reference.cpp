@@ -166,11 +166,13 @@ private slots:
         std::printf("\npeak reserved vs the replayed trace: simulated plan median %.1f %%, worst %.1f %%; "
                     "estimate median %.1f %%, worst %.1f %%\n",
                     100 * simMedian, 100 * simWorst, 100 * estMedian, 100 * estWorst);
-        // Ratchet at today's measured figures over 117 cases, 6.2 % and 26.5 %
-        // (issue 13 asks for 5 %); the worst are the small large-vocabulary
-        // models (Qwen3-0.6B, Qwen2.5-0.5B), whose loss tensors dominate.
-        QVERIFY(simMedian <= 0.065);
-        QVERIFY(simWorst <= 0.27);
+        // Ratchet at today's measured figures over 123 cases, 2.4 % and 19.8 %
+        // (issue 13 asks for 5 % median): the foreach step's temporaries are
+        // one piece per parameter and the simulation runs at the card's
+        // capacity. The worst are checkpointed runs that the plan's coarser
+        // stream packs tighter than PyTorch does (TinyLlama b8 s2048, -19.8 %).
+        QVERIFY(simMedian <= 0.025);
+        QVERIFY(simWorst <= 0.20);
     }
 };
 

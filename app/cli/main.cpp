@@ -24,7 +24,7 @@ Commands:
            [--inject-fault crash|hang|oom]
   devices  CUDA devices of this build's engine (--json, --measure-context); exit 3 if none
   replay   TRACE: run an allocation trace ('a <id> <bytes>' / 'f <id>') through the caching allocator simulation
-           [--json] [--expandable-segments] [--max-split-size-mb N]
+           [--json] [--expandable-segments] [--max-split-size-mb N] [--gpu ID: at that card's capacity, as plans are]
   teach    seed-book: the book's polyglot-ko-1.3b memory experiment beside Headroom's plan, with the error
            and why (--json; --scenario ID prints one experiment's scenario file)
   export   --format hf-python|deepspeed-json|accelerate-fsdp-yaml|markdown|csv|plan-json|scenario-json [--output FILE]

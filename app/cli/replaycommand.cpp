@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// headroom-cli replay TRACE [--json] [--expandable-segments] [--max-split-size-mb N]
+// headroom-cli replay TRACE [--json] [--expandable-segments] [--max-split-size-mb N] [--gpu ID]
 // Runs an allocation/free trace (engine/io/allocatortrace.h: "a <id> <bytes>",
 // "f <id>") through the caching allocator simulation the planner uses, and
 // prints what torch.cuda.memory_stats() would read. tools/reference writes
@@ -11,6 +11,8 @@
 
 #include "io/allocatortrace.h"
 #include "plan/cachingallocator.h"
+#include "plan/gpucatalog.h"
+#include "plan/profile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,7 +24,7 @@ namespace headroom::cli {
 
 int runReplay(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, {"max-split-size-mb"}, {"json", "expandable-segments"});
+    auto o = Options::parse(args, {"max-split-size-mb", "gpu"}, {"json", "expandable-segments"});
     if (!o)
         return fail(o.error());
     if (o->positional().size() != 1)
@@ -36,6 +38,16 @@ int runReplay(const std::vector<std::string>& args)
         if (text.empty() || *end != '\0' || mb == 0 || mb > (1ull << 30))
             return fail(makeError(ErrorCode::InvalidArgument, "--max-split-size-mb: a whole number of MiB, got '" + text + "'"));
         options.maxSplitSize = static_cast<Bytes>(mb) * MiB;
+    }
+    if (o->has("gpu")) {
+        // The card's memory less the pytorch profile's CUDA context, released
+        // and retried at the limit and gone past if need be: what the planner
+        // simulates, so that a plan and a replayed trace compare alike.
+        auto gpu = findGpu(o->value("gpu"));
+        if (!gpu)
+            return fail(gpu.error());
+        options.capacityBytes = allocatorCapacity(gpu->usableBytes(), runtimeProfile(Profile::Pytorch));
+        options.pastCapacity = true;
     }
     auto trace = readAllocatorTraceFile(o->positional().front());
     if (!trace)
@@ -53,7 +65,9 @@ int runReplay(const std::vector<std::string>& args)
                                   {"final_allocated_bytes", s.finalAllocatedBytes},
                                   {"final_reserved_bytes", s.finalReservedBytes},
                                   {"device_allocations", s.deviceAllocations},
-                                  {"peak_segments", s.peakSegments}};
+                                  {"peak_segments", s.peakSegments},
+                                  {"capacity_bytes", options.capacityBytes},
+                                  {"over_capacity", s.overCapacity}};
         std::cout << j.dump(2) << "\n";
         return 0;
     }

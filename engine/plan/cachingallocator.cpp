@@ -127,6 +127,7 @@ struct Block {
     bool allocated = false;
     bool small = false;
     FreeSet::iterator inFree; // its entry in the pool's free set while cached
+    std::int32_t wholeAt = kNone; // its index in the pool's wholeFree while cached as a whole segment
 };
 
 } // namespace
@@ -142,6 +143,10 @@ struct CachingAllocatorSim::State {
         Bytes base = 0, mapped = 0;
         std::int32_t tail = kNone;
         bool hasSegment = false;
+        // The cached blocks that are whole segments: what release_cached_blocks
+        // frees. Kept so that a release costs what it frees, not the size of
+        // the free set (a plan past the card's capacity releases often).
+        std::vector<std::int32_t> wholeFree;
     };
 
     CachingAllocatorOptions options;
@@ -160,6 +165,7 @@ struct CachingAllocatorSim::State {
         options = o;
         for (int p = 0; p < 2; ++p) {
             pools[p].free.clear();
+            pools[p].wholeFree.clear();
             pools[p].small = p == 0;
             pools[p].mapped = 0;
             pools[p].tail = kNone;
@@ -186,11 +192,31 @@ struct CachingAllocatorSim::State {
         return static_cast<std::int32_t>(blocks.size() - 1);
     }
     Block& at(std::int32_t i) { return blocks[static_cast<std::size_t>(i)]; }
+    // A block's links to its neighbours change only while it is out of the
+    // free set (merge and split take it out first), so whether it is a whole
+    // segment is settled when it goes in.
     void insertFree(Pool& pool, std::int32_t i)
     {
-        at(i).inFree = pool.free.insert({at(i).size, at(i).address, i}).first;
+        Block& b = at(i);
+        b.inFree = pool.free.insert({b.size, b.address, i}).first;
+        b.wholeAt = kNone;
+        if (b.prev == kNone && b.next == kNone) {
+            b.wholeAt = static_cast<std::int32_t>(pool.wholeFree.size());
+            pool.wholeFree.push_back(i);
+        }
     }
-    void eraseFree(Pool& pool, std::int32_t i) { pool.free.erase(at(i).inFree); }
+    void eraseFree(Pool& pool, std::int32_t i)
+    {
+        Block& b = at(i);
+        pool.free.erase(b.inFree);
+        if (b.wholeAt != kNone) {
+            const std::int32_t last = pool.wholeFree.back();
+            pool.wholeFree[static_cast<std::size_t>(b.wholeAt)] = last;
+            at(last).wholeAt = b.wholeAt;
+            pool.wholeFree.pop_back();
+            b.wholeAt = kNone;
+        }
+    }
 
     // get_free_block: the smallest cached block of at least `size` (ties:
     // lowest address), with the max_split_size rules.
@@ -213,7 +239,7 @@ struct CachingAllocatorSim::State {
         if (size >= maxSplit && it->size >= size + kLargeBuffer)
             return kNone;
         const std::int32_t found = it->block;
-        pool.free.erase(it);
+        eraseFree(pool, found);
         return found;
     }
 
@@ -358,12 +384,8 @@ struct CachingAllocatorSim::State {
                 }
                 continue;
             }
-            for (auto it = pool.free.begin(); it != pool.free.end();) {
-                const std::int32_t i = it->block;
-                ++it;
-                if (at(i).prev == kNone && at(i).next == kNone)
-                    releaseSegment(pool, i);
-            }
+            while (!pool.wholeFree.empty())
+                releaseSegment(pool, pool.wholeFree.back());
         }
     }
 
@@ -399,6 +421,14 @@ struct CachingAllocatorSim::State {
                 releaseCached();
                 ++stats.allocRetries;
                 b = allocBlock(pool, size, allocSize);
+            }
+            if (b == kNone && options.pastCapacity) {
+                // A device just large enough: it grows to take this segment,
+                // and from here its capacity is what it has grown to.
+                options.capacityBytes = 0;
+                b = allocBlock(pool, size, allocSize);
+                options.capacityBytes = reserved;
+                stats.overCapacity = true;
             }
             if (b == kNone)
                 return false;

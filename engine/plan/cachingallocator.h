@@ -49,6 +49,13 @@ struct CachingAllocatorOptions {
     // release_available_cached_blocks, then release_cached_blocks); if it still
     // does not fit, the simulation stops with outOfMemory.
     Bytes capacityBytes = 0;
+    // With a capacity: when a request still does not fit after the releases,
+    // take its segment anyway instead of failing, as a device just large
+    // enough would (stats.overCapacity says it happened). The planner runs
+    // this way so that a plan over the card's memory still gets the reserved
+    // bytes PyTorch would hold under that pressure: caches released and
+    // retried, not the cache of an unlimited device.
+    bool pastCapacity = false;
 };
 
 struct AllocatorEvent {
@@ -72,6 +79,7 @@ struct AllocatorStats {
     std::uint64_t finalSegments = 0;
     std::uint64_t allocRetries = 0;   // num_alloc_retries: cached segments released to retry
     bool outOfMemory = false;         // a request did not fit the capacity even after releasing
+    bool overCapacity = false;        // pastCapacity: a segment was taken beyond the capacity
     std::size_t outOfMemoryEvent = 0; // index of that request in the stream
     std::size_t eventsSimulated = 0;  // up to the end, or up to and including the failed request
 };

@@ -457,12 +457,19 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         const bool foreachOpt = tc.optimizer == Optimizer::AdamW || tc.optimizer == Optimizer::SgdMomentum || tc.optimizer == Optimizer::Lion;
         if (foreachOpt && ctx.profile.foreachOptimizerTemporary && !ctx.deepspeedStyle && !fusedUpdate) {
             const Bytes stateBytes = ctx.fullFinetune ? masterBytes(ctx) : 4;
-            // One lump, though _multi_tensor_adamw's torch._foreach_sqrt makes one
-            // output per parameter: split per parameter, the simulation gets the
-            // reference set's reserved to a 2.5 % median but makes some plans that
-            // save memory reserve more (test_planner ladderOfTheStudyNotes).
-            rows.push_back(row("optimizer.foreach_temporary", "one parameter-sized buffer per dtype group inside the foreach step() (torch/optim/adam.py _multi_tensor_adam; memory-model.md §3)",
-                               Category::Temporaries, ceilDiv(satMul(trainableTotal, stateBytes), stateShards), last, last));
+            // _multi_tensor_adamw's torch._foreach_sqrt makes one output per
+            // parameter, all alive until the addcdiv_ that ends the step: a
+            // piece per trainable tensor, so the allocator simulation can place
+            // each in a cached block, as PyTorch does.
+            TensorRow foreachTemp = row("optimizer.foreach_temporary", "one parameter-sized buffer per trainable tensor inside the foreach step() (torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt; memory-model.md §3)",
+                                        Category::Temporaries, ceilDiv(satMul(trainableTotal, stateBytes), stateShards), last, last);
+            const std::size_t tempPieces = piecesBegin(ctx);
+            if (stateShards == 1) {
+                appendTrainablePieces(ctx, ctx.table.layer, ctx.table.layers, stateBytes);
+                appendTrainablePieces(ctx, ctx.table.global, 1, stateBytes);
+            }
+            attachPieces(ctx, foreachTemp, tempPieces);
+            rows.push_back(foreachTemp);
         }
         if (tc.optimizer == Optimizer::Adafactor) {
             // transformers optimization.py Adafactor.step, one parameter at a

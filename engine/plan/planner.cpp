@@ -239,7 +239,8 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const Pla
         }
     }
 
-    auto swept = sweepPlan(plan, sc.mode, profile, options.estimateReserved);
+    auto swept = sweepPlan(plan, sc.mode, profile, options.estimateReserved,
+                           allocatorCapacity(gpu->usableBytes(), profile));
     if (!swept)
         return swept.error();
     plan.gpu = *gpu;

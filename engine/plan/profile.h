@@ -50,4 +50,11 @@ struct RuntimeProfile {
 
 const RuntimeProfile& runtimeProfile(Profile id);
 
+// The device bytes the caching allocator may take on a card of usableBytes:
+// what the CUDA context leaves (at least one byte).
+inline Bytes allocatorCapacity(Bytes usableBytes, const RuntimeProfile& profile)
+{
+    return usableBytes > profile.contextBytes ? usableBytes - profile.contextBytes : 1;
+}
+
 } // namespace headroom

@@ -100,7 +100,8 @@ inline void addLanes(Delta& __restrict to, const Delta& __restrict from)
 
 } // namespace
 
-Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, bool estimateReserved)
+Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, bool estimateReserved,
+                       Bytes allocatorCapacity)
 {
     const std::uint64_t L = plan.layers;
     plan.events = buildEvents(mode, L);
@@ -269,10 +270,13 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
         thread_local CachingAllocatorSim allocator;
         stream.clear();
         appendAllocatorStream(plan, kAllocatorSteps, stream);
-        allocator.reset(profile.allocator);
+        CachingAllocatorOptions options = profile.allocator;
+        options.capacityBytes = allocatorCapacity;
+        options.pastCapacity = true;
+        allocator.reset(options);
         for (const AllocatorEvent& e : stream) {
             if (e.kind == AllocatorEvent::Kind::Alloc)
-                allocator.allocate(e.id, e.bytes);  // no capacity in the profile: never fails
+                allocator.allocate(e.id, e.bytes);  // pastCapacity: never fails
             else
                 allocator.free(e.id);
         }

@@ -60,8 +60,12 @@ inline constexpr double kEstimatedFragmentation = 0.05;
 // Overflow when the table totals more than 2^62 bytes. estimateReserved: with
 // allocator rounding on, peak reserved is the quick estimate instead of the
 // caching allocator simulation (about 30 times cheaper for a 70B model;
-// plan.reservedSimulated false).
-Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, bool estimateReserved = false);
+// plan.reservedSimulated false). allocatorCapacity: the device bytes the
+// caching allocator may take (the card less the CUDA context; 0: no limit);
+// the simulation releases its cache and retries at that limit, as PyTorch
+// does, and goes past it for a plan that does not fit.
+Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, bool estimateReserved = false,
+                       Bytes allocatorCapacity = 0);
 
 // The timeline by brute force: every instance of every row placed on every
 // event it lives through. O(rows x layers x events); the tests compare it

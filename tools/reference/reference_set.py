@@ -240,10 +240,11 @@ def merged_cases(all_cases, fresh, path):
     return out
 
 
-def _replay(cli, trace):
+def _replay(cli, trace, gpu):
     """Peak reserved of the accountant's trace through Headroom's caching
-    allocator simulation (headroom-cli replay), the one the planner uses."""
-    out = subprocess.run([cli, "replay", trace, "--json"], capture_output=True, text=True, check=True)
+    allocator simulation (headroom-cli replay), the one the planner uses, with
+    the scenario's card's capacity as the planner has it."""
+    out = subprocess.run([cli, "replay", trace, "--json", "--gpu", gpu], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
@@ -257,7 +258,7 @@ def _run_case(case, cli=None):
             fd, trace = tempfile.mkstemp(suffix=".trace")
             os.close(fd)
         report = accountant.run(case["scenario"], steps=2, keep_events=bool(cli), events_out=trace)
-        replay = _replay(cli, trace) if cli else None
+        replay = _replay(cli, trace, case["scenario"]["hardware"]["gpu"]) if cli else None
     except Exception as e:  # one case's failure is reported, the rest still run
         return {"error": f"{type(e).__name__}: {e}"}
     finally:
