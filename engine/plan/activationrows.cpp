@@ -123,11 +123,14 @@ Bytes loraAOutBytes(const BuildContext& ctx, const Dims& d, Bytes targetsInLayer
 }
 
 void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attention attn, bool trainableO, bool oLora,
-                    Bytes qkvOutBytesIfView)
+                    Bytes qkvOutBytesIfView, bool queryCopyOnly = false)
 {
     const bool kvExpanded = attn != Attention::Flash;  // HF repeat_kv before sdpa/eager (memory-model.md §1 GQA)
     const Bytes kvHeads = kvExpanded ? d.a : d.kv;
-    if (qkvOutBytesIfView > 0) {
+    if (queryCopyOnly) {
+        s.save("attn.q_copy", satMul(d.T, d.a * d.d, d.p),
+               "query copied by the scores matmul (a strided view of the fused output cannot be reshaped in place)");
+    } else if (qkvOutBytesIfView > 0) {
         s.save("attn.qkv_out", qkvOutBytesIfView, "fused qkv output, kept whole by the views attention saves");
     } else {
         s.save("attn.q", satMul(d.T, d.a * d.d, d.p), "query after RoPE, saved by attention");
@@ -169,9 +172,7 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
     // o_proj saves attn.out itself (accountant: the Llama-family flash cases
     // were +0.4 to +0.9 % before). Eager attention, and queries made
     // contiguous in heads-first order (GPT-NeoX's rotary cat), copy.
-    const bool sharesOut = attn != Attention::Eager && ctx.model.family != Family::GptNeoX
-                           && ctx.model.family != Family::Gpt2 && ctx.model.family != Family::GptBigCode
-                           && ctx.model.family != Family::Bert;
+    const bool sharesOut = attn != Attention::Eager && ctx.model.family != Family::GptNeoX;
     if (trainableO)
         s.save(sharesOut ? "attn.out" : "attn.o_in", satMul(d.T, d.a * d.d, d.p),
                "merged heads (contiguous copy), saved by the output projection");
@@ -294,10 +295,15 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         saveNorm(s, ctx, d, "ln1.in", "ln1.out", "ln1.stat");
         s.layerInputKey = "ln1.in";
         saveLinearInput(s, ctx, d, "ln1.out", "c_attn.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQkv), "lora.c_attn_in");
-        attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut),
-                       satMul(d.T, d.a * d.d + 2 * d.kv * d.d, d.p));
         // use_cache: keys and values copied into the cache are what attention
-        // saves; the query view still keeps the fused c_attn output whole.
+        // saves; the query view still keeps the fused c_attn output whole,
+        // except in GPT-2's eager attention, whose torch.matmul copies the
+        // strided query (matmul's reshape to 3-D) and saves the copy, so
+        // c_attn's output dies (accountant: gpt2-fp32-eager-b4-s512, a clone
+        // of the query per layer and no addmm output of 3 x hidden).
+        const bool queryCopyOnly = m.family == Family::Gpt2 && attn == Attention::Eager && ctx.trainUseCache;
+        attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut),
+                       satMul(d.T, d.a * d.d + 2 * d.kv * d.d, d.p), queryCopyOnly);
         if (ctx.trainUseCache)
             s.save("attn.kv_cache", satMul(d.T, 2 * d.kv * d.d, d.p), "keys and values copied into the KV cache (use_cache), saved by attention");
         saveNorm(s, ctx, d, "ln2.in", "ln2.out", "ln2.stat");
@@ -340,7 +346,13 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
     case Family::Bert: {
         // Post-LN encoder layer (modeling_bert.py): Korthikanti's 34sbh + 5as²b
         // itemisation with dropout 0.1.
-        saveLinearInput(s, ctx, d, "layer.in", "qkv.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ) || targeted(ctx, ModuleKind::AttnV), "lora.qkv_in");
+        // query, key and value are three nn.Linear: under autocast each casts
+        // the fp32 layer input itself (autocast caches only leaf weights), and
+        // each saves its cast (accountant: bert-base bf16-mixed b32 s128, three
+        // _to_copy of the hidden size per layer besides the weight copies).
+        saveLinearInput(s, ctx, d, "layer.in", "q.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ), "lora.q_in");
+        saveLinearInput(s, ctx, d, "layer.in", "k.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnK), "lora.k_in");
+        saveLinearInput(s, ctx, d, "layer.in", "v.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnV), "lora.v_in");
         s.layerInputKey = "layer.in";
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
         saveNorm(s, ctx, d, "ln1.in", "ln1.out", "ln1.stat");
