@@ -141,6 +141,65 @@ private slots:
         // *24 = 1,019,762,688; + ln_f 4,096. Total 1,124,886,528.
         QTest::newRow("gpt-bigcode-santacoder") << QByteArray("gpt-bigcode-santacoder.json") << 1124886528ull
                                                 << QByteArray("GPTBigCodeForCausalLM");
+        // gemma-3-1b (gemma3_text, tied, head_dim 256, one KV head): embed
+        // 262144*1152 = 301,989,888; per layer q,o 2*1152*1024 = 2,359,296 +
+        // k,v 2*1152*256 = 589,824 + q_norm, k_norm 2*256 = 512 + MLP
+        // 3*1152*6912 = 23,887,872 + 4 norms 4,608 = 26,842,112, *26 =
+        // 697,894,912; + norm 1,152. Total 999,885,952 (the Hub's BF16
+        // safetensors, 1,999,771,904 bytes, / 2).
+        QTest::newRow("gemma-3-1b") << QByteArray("gemma-3-1b.json") << 999885952ull
+                                    << QByteArray("Gemma3ForCausalLM");
+        // gemma-3-4b (gemma3: text_config leaves heads 8, KV heads 4, head_dim
+        // 256 and vocab 262,208 to Gemma3TextConfig; tied). Text: embed
+        // 262208*2560 = 671,252,480; per layer q,o 2*2560*2048 = 10,485,760 +
+        // k,v 2*2560*1024 = 5,242,880 + q/k norms 512 + MLP 3*2560*10240 =
+        // 78,643,200 + 4 norms 10,240 = 94,382,592, *34 = 3,209,008,128; + norm
+        // 2,560 = 3,880,263,168. SigLIP (H 1152, I 4304, 27 layers, (896/14)^2
+        // = 4,096 patches, no head): patch Conv2d 1152*3*14*14 + 1152 = 678,528
+        // + positions 4096*1152 = 4,718,592 + per layer 2 LayerNorms 4,608 +
+        // q,k,v,out 4*(1152^2 + 1152) = 5,313,024 + fc1 1152*4304 + 4304 =
+        // 4,962,512 + fc2 4304*1152 + 1152 = 4,959,360 = 15,239,504, *27 =
+        // 411,466,608 + post_layernorm 2,304 = 416,866,032. Projector
+        // 1152*2560 + norm 1,152 = 2,950,272. Total 4,300,079,472, the Hub's
+        // safetensors total of gemma-3-4b-it.
+        QTest::newRow("gemma-3-4b") << QByteArray("gemma-3-4b.json") << 4300079472ull
+                                    << QByteArray("Gemma3ForConditionalGeneration");
+        // OLMo-2-0425-1B (MHA, untied): embed + lm_head 2*100352*2048 =
+        // 411,041,792; per layer q,k,v,o 4*2048^2 = 16,777,216 + q_norm, k_norm
+        // over the whole projections 2*2048 = 4,096 + MLP 3*2048*8192 =
+        // 50,331,648 + post-attention and post-feedforward norms 4,096 (no
+        // input norm) = 67,117,056, *16 = 1,073,872,896; + norm 2,048. Total
+        // 1,484,916,736.
+        QTest::newRow("olmo-2-0425-1b") << QByteArray("olmo-2-0425-1b.json") << 1484916736ull
+                                        << QByteArray("Olmo2ForCausalLM");
+        // OLMo-2-0325-32B (8 KV heads: k_norm is 8*128 = 1,024 wide): embed +
+        // lm_head 2*100352*5120 = 1,027,604,480; per layer q,o 2*5120^2 =
+        // 52,428,800 + k,v 2*5120*1024 = 10,485,760 + q_norm 5,120 + k_norm
+        // 1,024 + MLP 3*5120*27648 = 424,673,280 + 2 norms 10,240 =
+        // 487,604,224, *64 = 31,206,670,336; + 5,120. Total 32,234,279,936.
+        QTest::newRow("olmo-2-0325-32b") << QByteArray("olmo-2-0325-32b.json") << 32234279936ull
+                                         << QByteArray("Olmo2ForCausalLM");
+        // SmolLM3-3B (tied; NoPE layers change no parameter): embed
+        // 128256*2048 = 262,668,288; per layer q,o 2*2048^2 = 8,388,608 + k,v
+        // 2*2048*512 = 2,097,152 + MLP 3*2048*11008 = 67,633,152 + norms 4,096
+        // = 78,123,008, *36 = 2,812,428,288; + 2,048. Total 3,075,098,624, the
+        // Hub's safetensors index total_parameters.
+        QTest::newRow("smollm3-3b") << QByteArray("smollm3-3b.json") << 3075098624ull
+                                    << QByteArray("SmolLM3ForCausalLM");
+        // Phi-4-mini (phi3, tied, partial_rotary_factor 0.75: no parameter):
+        // embed 200064*3072 = 614,596,608; per layer qkv_proj 3072*(3072 +
+        // 2*1024) = 15,728,640 + o_proj 9,437,184 + gate_up_proj 3072*16384 =
+        // 50,331,648 + down_proj 25,165,824 + norms 6,144 = 100,669,440, *32 =
+        // 3,221,422,080; + 3,072. Total 3,836,021,760.
+        QTest::newRow("phi-4-mini") << QByteArray("phi-4-mini.json") << 3836021760ull
+                                    << QByteArray("Phi3ForCausalLM");
+        // Mistral-Small-24B-Base-2501 (head_dim 128 explicit, so q is 4,096
+        // wide, not 5,120): embed + lm_head 2*131072*5120 = 1,342,177,280; per
+        // layer q,o 2*5120*4096 = 41,943,040 + k,v 2*5120*1024 = 10,485,760 +
+        // MLP 3*5120*32768 = 503,316,480 + norms 10,240 = 555,755,520, *40 =
+        // 22,230,220,800; + 5,120. Total 23,572,403,200.
+        QTest::newRow("mistral-small-24b") << QByteArray("mistral-small-24b-base-2501.json") << 23572403200ull
+                                           << QByteArray("MistralForCausalLM");
     }
     void parameterTotals()
     {
@@ -200,6 +259,98 @@ private slots:
         QCOMPARE(gemma->headDim, 256u);
         QCOMPARE(gemma->kvHeads, 1u);
         QCOMPARE(gemma->qDim(), 2048u);
+
+        // Gemma 3 text: per-head q/k norms, four norms per layer, no final
+        // logit soft-capping by default (Gemma3TextConfig: None).
+        const Result<ModelSpec> gemma3 = fromFile("gemma-3-1b.json");
+        QVERIFY(gemma3.ok());
+        QCOMPARE(gemma3->family, Family::Gemma3);
+        QVERIFY(gemma3->qkNorm && gemma3->tieEmbeddings && !gemma3->finalLogitSoftcap && !gemma3->hasVision());
+        QCOMPARE(gemma3->headDim, 256u);
+        QCOMPARE(gemma3->kvHeads, 1u);
+        QCOMPARE(gemma3->hiddenAct, std::string("gelu_pytorch_tanh"));
+        // Gemma 3 4B: text_config's omitted keys take Gemma3TextConfig's
+        // defaults; the vision tower is read from vision_config.
+        const Result<ModelSpec> gemma3mm = fromFile("gemma-3-4b.json");
+        QVERIFY2(gemma3mm.ok(), gemma3mm.ok() ? "" : gemma3mm.error().detail.c_str());
+        QCOMPARE(gemma3mm->family, Family::Gemma3);
+        QCOMPARE(gemma3mm->heads, 8u);
+        QCOMPARE(gemma3mm->kvHeads, 4u);
+        QCOMPARE(gemma3mm->headDim, 256u);
+        QCOMPARE(gemma3mm->vocab, 262208u);
+        QCOMPARE(gemma3mm->maxPositions, 131072u);
+        QVERIFY(gemma3mm->qkNorm && gemma3mm->tieEmbeddings && !gemma3mm->finalLogitSoftcap);
+        QVERIFY(gemma3mm->hasVision() && !gemma3mm->vision.poolingHead);
+        QCOMPARE(gemma3mm->vision.layers, 27u);
+        QCOMPARE(gemma3mm->vision.hidden, 1152u);
+        QCOMPARE(gemma3mm->vision.imageSize / gemma3mm->vision.patchSize, 64u);
+        {
+            // The tower and projector are global tensors of their own kind:
+            // 416,866,032 + 2,950,272 (parameterTotals derives both).
+            const ParameterTable t = buildParameterTable(*gemma3mm);
+            Bytes vision = 0;
+            for (const ParamTensor& p : t.global)
+                if (p.kind == ModuleKind::VisionTower) {
+                    vision += p.elements();
+                    QVERIFY(!p.isLinearWeight);
+                }
+            QCOMPARE(qulonglong(vision), 416866032ull + 2950272ull);
+        }
+        // SiglipVisionTransformer keeps its pooling head unless vision_use_head
+        // is false: probe 1,152 + in_proj 3*1152^2 + 3*1152 = 3,984,768 +
+        // out_proj 1152^2 + 1152 = 1,328,256 + LayerNorm 2,304 + fc1 4,962,512
+        // + fc2 4,959,360 = 15,238,352 (transformers 5.17 on the meta device
+        // agrees: 4,315,317,824 in all).
+        nlohmann::json headed;
+        {
+            QFile file(configPath("gemma-3-4b.json"));
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            headed = nlohmann::json::parse(file.readAll().toStdString());
+        }
+        headed["vision_config"].erase("vision_use_head");
+        const Result<ModelSpec> withHead = modelSpecFromHfConfig(headed);
+        QVERIFY(withHead.ok() && withHead->vision.poolingHead);
+        QCOMPARE(qulonglong(buildParameterTable(*withHead).totalElements()), 4300079472ull + 15238352ull);
+
+        // OLMo 2: q_norm / k_norm over the whole projections, no input norm.
+        const Result<ModelSpec> olmo = fromFile("olmo-2-0325-32b.json");
+        QVERIFY(olmo.ok());
+        QCOMPARE(olmo->family, Family::Olmo2);
+        QVERIFY(olmo->qkNorm && !olmo->tieEmbeddings && !olmo->qkvBias);
+        QCOMPARE(olmo->headDim, 128u);  // 5120 / 40
+        {
+            const ParameterTable t = buildParameterTable(*olmo);
+            auto width = [&](const char* module) -> qulonglong {
+                for (const ParamTensor& p : t.layer)
+                    if (std::string_view(p.module) == module)
+                        return p.rows;
+                return 0;
+            };
+            QCOMPARE(width("q_norm"), 5120ull);
+            QCOMPARE(width("k_norm"), 1024ull);
+            QCOMPARE(width("input_layernorm"), 0ull);
+            QCOMPARE(width("post_feedforward_layernorm"), 5120ull);
+        }
+
+        // SmolLM3Config: num_key_value_heads=4 when absent, heads when null.
+        const Result<ModelSpec> smol = fromFile("smollm3-3b.json");
+        QVERIFY(smol.ok());
+        QCOMPARE(smol->family, Family::Llama);
+        QVERIFY(smol->tieEmbeddings && !smol->qkNorm);
+        const QByteArray smolBase = R"({"model_type": "smollm3", "hidden_size": 64, "num_hidden_layers": 2, )"
+                                    R"("num_attention_heads": 8, "vocab_size": 100, "intermediate_size": 256)";
+        QCOMPARE(fromText(smolBase + "}")->kvHeads, 4u);
+        QCOMPARE(fromText(smolBase + R"(, "num_key_value_heads": null})")->kvHeads, 8u);
+
+        // Phi-4-mini: tied (Phi3Config's default is untied), GQA.
+        const Result<ModelSpec> phi4mini = fromFile("phi-4-mini.json");
+        QVERIFY(phi4mini.ok());
+        QVERIFY(phi4mini->tieEmbeddings);
+        QCOMPARE(phi4mini->kvHeads, 8u);
+        // Mistral Small 24B: head_dim decoupled from hidden / heads.
+        const Result<ModelSpec> small = fromFile("mistral-small-24b-base-2501.json");
+        QVERIFY(small.ok());
+        QCOMPARE(small->qDim(), 4096u);
 
         const Result<ModelSpec> pythia = fromFile("pythia-160m.json");
         QVERIFY(pythia.ok());
@@ -264,6 +415,13 @@ private slots:
                                << QByteArray("gelu_pytorch_tanh") << 8192ull << 4ull << 256ull << 256ull;
         QTest::newRow("gemma2") << hf("gemma2") << int(F::Gemma2) << true << 0 << false << false << 0.0
                                 << QByteArray("gelu_pytorch_tanh") << 8192ull << 4ull << 256ull << 256ull;
+        // Gemma3TextConfig: head_dim 256, 4 KV heads, 131,072 positions, tied.
+        QTest::newRow("gemma3_text") << hf("gemma3_text") << int(F::Gemma3) << true << 0 << false << false << 0.0
+                                     << QByteArray("gelu_pytorch_tanh") << 131072ull << 4ull << 256ull << 256ull;
+        QTest::newRow("olmo2") << hf("olmo2") << int(F::Olmo2) << false << 0 << false << false << 0.0
+                               << QByteArray("silu") << 2048ull << 4ull << 16ull << 256ull;
+        QTest::newRow("smollm3") << hf("smollm3") << int(F::Llama) << true << 0 << false << false << 0.0
+                                 << QByteArray("silu") << 32768ull << 4ull << 16ull << 256ull;
         QTest::newRow("phi3") << hf("phi3") << int(F::Phi3) << false << 0 << false << false << 0.0
                               << QByteArray("silu") << 4096ull << 4ull << 16ull << 256ull;
         QTest::newRow("gpt2") << gpt("gpt2") << int(F::Gpt2) << true << 7 << true << true << 0.1
@@ -295,7 +453,9 @@ private slots:
         QCOMPARE(s->encoder, s->family == Family::Bert);
         QCOMPARE(s->typeVocab, s->family == Family::Bert ? 2u : 0u);
         QCOMPARE(s->parallelResidual, s->family == Family::GptNeoX);
-        QCOMPARE(s->qkNorm, QTest::currentDataTag() == QByteArray("qwen3"));
+        const QByteArray tag = QTest::currentDataTag();
+        QCOMPARE(s->qkNorm, tag == "qwen3" || tag == "gemma3_text" || tag == "olmo2");
+        QVERIFY(!s->hasVision());
         QCOMPARE(s->experts, s->family == Family::Mixtral ? 8u : 0u);
         QCOMPARE(s->expertsPerToken, s->family == Family::Mixtral ? 2u : 0u);
         QCOMPARE(s->id, std::string("custom"));
@@ -400,7 +560,7 @@ private slots:
         QCOMPARE(missing.error().code, ErrorCode::FileNotFound);
         QVERIFY(missing.error().detail.find("no-such-config.json") != std::string::npos);
 
-        QCOMPARE(supportedModelTypes().size(), 12u);
+        QCOMPARE(supportedModelTypes().size(), 16u);
     }
 };
 

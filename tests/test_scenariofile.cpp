@@ -8,6 +8,7 @@
 #include "model/catalog.h"
 #include "model/genericmodel.h"
 #include "model/hfconfig.h"
+#include "model/parametertable.h"
 #include "plan/gpucatalog.h"
 
 #include <QtTest/QtTest>
@@ -102,6 +103,13 @@ void compareSpecs(const ModelSpec& a, const ModelSpec& b)
     QCOMPARE(a.origin, b.origin);
     QCOMPARE(a.checkpointParameters, b.checkpointParameters);
     QCOMPARE(a.checkpointDtype, b.checkpointDtype);
+    QCOMPARE(a.vision.layers, b.vision.layers);
+    QCOMPARE(a.vision.hidden, b.vision.hidden);
+    QCOMPARE(a.vision.intermediate, b.vision.intermediate);
+    QCOMPARE(a.vision.channels, b.vision.channels);
+    QCOMPARE(a.vision.imageSize, b.vision.imageSize);
+    QCOMPARE(a.vision.patchSize, b.vision.patchSize);
+    QCOMPARE(a.vision.poolingHead, b.vision.poolingHead);
 }
 
 void compareScenarios(const Scenario& a, const Scenario& b)
@@ -372,6 +380,31 @@ private slots:
         const json written = roundTrip(everyFieldSet(edited), dir.path().toStdString());
         QVERIFY(!QTest::currentTestFailed());
         QVERIFY(written.at("model").contains("spec"));
+    }
+
+    // Gemma 3's vision tower travels with the spec ("vision"): the edited
+    // preset reads back with the same parameter table.
+    void roundTripVisionTower()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto preset = presetModel("google/gemma-3-4b-pt");
+        QVERIFY(preset.ok() && preset->hasVision());
+        ModelSpec edited = preset.value();
+        edited.layers = 10;
+        const json written = roundTrip(everyFieldSet(edited), dir.path().toStdString());
+        QVERIFY(!QTest::currentTestFailed());
+        const json& vision = written.at("model").at("spec").at("vision");
+        QCOMPARE(vision.at("layers"), json(27));
+        QCOMPARE(vision.at("pooling_head"), json(false));
+        const auto back = readScenarioFile(dir.path().toStdString() + "/roundtrip.headroom.json");
+        QVERIFY(back.ok());
+        QCOMPARE(qulonglong(buildParameterTable(back->model).totalElements()),
+                 qulonglong(buildParameterTable(edited).totalElements()));
+        // A spec without "vision" has none; a bad one is refused.
+        json bad = written;
+        bad["model"]["spec"]["vision"]["patch_size"] = 15;
+        QVERIFY(!scenarioFromJson(bad).ok());
     }
 
     void roundTripConfigModel()

@@ -286,9 +286,40 @@ bool parseNormKind(const std::string& s, NormKind& out)
     return true;
 }
 
+// Gemma 3's vision tower (ModelSpec::vision), written only when there is one.
+ordered visionToJson(const VisionTowerSpec& v)
+{
+    return ordered{{"layers", v.layers}, {"hidden", v.hidden}, {"intermediate", v.intermediate},
+                   {"channels", v.channels}, {"image_size", v.imageSize}, {"patch_size", v.patchSize},
+                   {"pooling_head", v.poolingHead}};
+}
+
+void visionFromJson(const json& node, const std::string& path, std::optional<Error>& error, VisionTowerSpec& v)
+{
+    if (!node.is_object()) {
+        if (!error)
+            error = pathError(ErrorCode::InvalidArgument, path, "must be a JSON object, got " + show(node));
+        return;
+    }
+    Reader r(node, path, error);
+    r.allowOnly({"layers", "hidden", "intermediate", "channels", "image_size", "patch_size", "pooling_head"});
+    for (const char* key : {"layers", "hidden", "intermediate", "channels", "image_size", "patch_size"})
+        r.require(key);
+    r.integer("layers", 1, 100'000, v.layers);
+    r.integer("hidden", 1, 10'000'000, v.hidden);
+    r.integer("intermediate", 1, 100'000'000, v.intermediate);
+    r.integer("channels", 1, 1'000, v.channels);
+    r.integer("image_size", 1, 1'000'000, v.imageSize);
+    r.integer("patch_size", 1, 1'000'000, v.patchSize);
+    r.boolean("pooling_head", v.poolingHead);
+    if (!error && v.imageSize % v.patchSize != 0)
+        error = pathError(ErrorCode::InvalidArgument, childPath(path, "patch_size"),
+                          "must divide image_size (" + std::to_string(v.imageSize) + "), got " + std::to_string(v.patchSize));
+}
+
 ordered specToJson(const ModelSpec& spec)
 {
-    return ordered{
+    ordered out{
         {"id", spec.id},
         {"model_type", spec.modelType},
         {"hf_class", spec.hfClass},
@@ -323,6 +354,9 @@ ordered specToJson(const ModelSpec& spec)
         {"checkpoint_parameters", spec.checkpointParameters},
         {"checkpoint_dtype", spec.checkpointDtype},
     };
+    if (spec.hasVision())
+        out["vision"] = visionToJson(spec.vision);
+    return out;
 }
 
 Result<ModelSpec> specFromJson(const json& node, const std::string& path)
@@ -335,7 +369,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
                  "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "approximate", "encoder", "origin",
-                 "checkpoint_parameters", "checkpoint_dtype"});
+                 "checkpoint_parameters", "checkpoint_dtype", "vision"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
 
@@ -378,6 +412,8 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.string("origin", spec.origin);
     r.integer("checkpoint_parameters", 0, 1'000'000'000'000'000ull, spec.checkpointParameters);
     r.string("checkpoint_dtype", spec.checkpointDtype);
+    if (const auto vision = node.find("vision"); vision != node.end() && !error)
+        visionFromJson(*vision, childPath(path, "vision"), error, spec.vision);
     if (error)
         return *error;
 
@@ -414,7 +450,10 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.useCache == b.useCache && a.finalLogitSoftcap == b.finalLogitSoftcap
         && a.qkvBias == b.qkvBias && a.attnOutBias == b.attnOutBias && a.mlpBias == b.mlpBias
         && a.learnedPositions == b.learnedPositions && a.parallelResidual == b.parallelResidual
-        && a.qkNorm == b.qkNorm
+        && a.qkNorm == b.qkNorm && a.vision.layers == b.vision.layers && a.vision.hidden == b.vision.hidden
+        && a.vision.intermediate == b.vision.intermediate && a.vision.channels == b.vision.channels
+        && a.vision.imageSize == b.vision.imageSize && a.vision.patchSize == b.vision.patchSize
+        && a.vision.poolingHead == b.vision.poolingHead
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin
         && a.checkpointParameters == b.checkpointParameters && a.checkpointDtype == b.checkpointDtype;

@@ -40,8 +40,13 @@ std::string quoted(const std::string& key) { return "\"" + key + "\""; }
 class ConfigReader {
 public:
     explicit ConfigReader(const json& config) : m_config(config) {}
+    // A reader of a nested object (Gemma3Config's "text_config"): its keys are
+    // named "text_config.hidden_size" in messages, and its first problem is
+    // handed to `parent`.
+    ConfigReader(const json& config, std::string prefix) : m_config(config), m_prefix(std::move(prefix)) {}
 
     const std::optional<Error>& error() const { return m_error; }
+    bool has(const std::string& key) const { return m_config.contains(key); }
 
     // The value of `key`, or nullptr when it is absent or null (None).
     const json* find(const std::string& key) const
@@ -57,10 +62,10 @@ public:
         if (!v) {
             if (fallback)
                 return *fallback;
-            fail(ErrorCode::MissingField, "config.json has no " + quoted(key) + " (a positive integer)");
+            fail(ErrorCode::MissingField, "config.json has no " + name(key) + " (a positive integer)");
             return 1;
         }
-        const std::string shown = quoted(key) + " is " + v->dump();
+        const std::string shown = name(key) + " is " + v->dump();
         if (!v->is_number()) {
             fail(ErrorCode::MissingField, shown + "; expected a positive integer");
             return 1;
@@ -98,12 +103,12 @@ public:
         if (!v)
             return fallback;
         if (!v->is_number()) {
-            fail(ErrorCode::MissingField, quoted(key) + " is " + v->dump() + "; expected a number");
+            fail(ErrorCode::MissingField, name(key) + " is " + v->dump() + "; expected a number");
             return fallback;
         }
         const double p = v->get<double>();
         if (!(p >= 0.0 && p <= 1.0)) {
-            fail(ErrorCode::InvalidArgument, quoted(key) + " is " + v->dump() + "; a dropout must lie in [0, 1]");
+            fail(ErrorCode::InvalidArgument, name(key) + " is " + v->dump() + "; a dropout must lie in [0, 1]");
             return fallback;
         }
         return p;
@@ -118,7 +123,7 @@ public:
         if (v->is_null())
             return false;
         if (!v->is_number()) {
-            fail(ErrorCode::MissingField, quoted(key) + " is " + v->dump() + "; expected a number or null");
+            fail(ErrorCode::MissingField, name(key) + " is " + v->dump() + "; expected a number or null");
             return fallback;
         }
         return v->get<double>() > 0;
@@ -143,11 +148,14 @@ private:
     {
         const json* v = find(key);
         if (v && !(v->*is)())
-            fail(ErrorCode::MissingField, quoted(key) + " is " + v->dump() + "; expected " + expected);
+            fail(ErrorCode::MissingField, name(key) + " is " + v->dump() + "; expected " + expected);
         return v && (v->*is)() ? v->get<T>() : fallback;
     }
 
+    std::string name(const std::string& key) const { return quoted(m_prefix.empty() ? key : m_prefix + "." + key); }
+
     const json& m_config;
+    std::string m_prefix;
     std::optional<Error> m_error;
 };
 
@@ -168,68 +176,102 @@ void readCommonSizes(ConfigReader& r, ModelSpec& s, const SizeKeys& keys)
     s.vocab = r.dimension("vocab_size");
 }
 
-// llama, mistral, qwen2, qwen3, mixtral, gemma, gemma2, phi3: RMSNorm, RoPE,
-// GQA, gated MLP, head_dim = hidden / heads unless the config sets head_dim.
+// llama, mistral, qwen2, qwen3, smollm3, mixtral, gemma, gemma2, gemma3_text,
+// olmo2, phi3: RMSNorm, RoPE, GQA, gated MLP, head_dim = hidden / heads unless
+// the config sets head_dim. Also reads Gemma3Config's text_config (model type
+// "gemma3", through readGemma3).
 void readLlamaLike(ConfigReader& r, ModelSpec& s)
 {
     const std::string& t = s.modelType;
-    readCommonSizes(r, s, kHfKeys);
+    const bool gemma3 = t == "gemma3_text" || t == "gemma3";
+    const bool gemma = t == "gemma" || t == "gemma2" || gemma3;
+    const bool qwen3 = t == "qwen3";
+    const bool olmo2 = t == "olmo2";
+    const bool smollm3 = t == "smollm3";
+    if (t == "gemma3") {
+        // google/gemma-3-4b-pt and -27b-pt leave vocab_size (and the 4B also
+        // the head counts) to Gemma3TextConfig's defaults: vocab_size=262_208,
+        // num_attention_heads=8 (configuration_gemma3.py). Inside text_config
+        // those class defaults are the published model, so they apply; the
+        // other sizes stay required.
+        s.hidden = r.dimension("hidden_size");
+        s.layers = r.size("num_hidden_layers", kMaxLayers);
+        s.heads = r.dimension("num_attention_heads", 8);
+        s.vocab = r.dimension("vocab_size", 262208);
+    } else {
+        readCommonSizes(r, s, kHfKeys);
+    }
     s.intermediate = r.dimension("intermediate_size");
-    // Every config class here maps num_key_value_heads=None to
+    // Most config classes here map num_key_value_heads=None to
     // num_attention_heads (LlamaConfig.__init__: "for backward compatibility").
     // GemmaConfig's literal default 16 equals its default head count: MHA.
-    s.kvHeads = r.dimension("num_key_value_heads", s.heads);
-    // GemmaConfig and Gemma2Config default head_dim to 256 (not hidden/heads);
-    // LlamaConfig, MistralConfig, MixtralConfig default it to None, and
-    // Qwen2Attention and Phi3Attention read getattr(config, "head_dim",
-    // hidden_size // num_attention_heads). 0 here means "derive it".
-    // Qwen3Config: head_dim=128, decoupled from hidden / heads (Qwen3-0.6B:
-    // 1024 / 16 = 64, but 128).
-    const bool gemma = t == "gemma" || t == "gemma2";
-    const bool qwen3 = t == "qwen3";
+    // Gemma3TextConfig's default is 4 (no None mapping); SmolLM3Config's is 4
+    // when the key is absent and num_attention_heads when it is null.
+    const bool kvDefaultFour = gemma3 || (smollm3 && !r.has("num_key_value_heads"));
+    s.kvHeads = r.dimension("num_key_value_heads", kvDefaultFour ? std::uint64_t{4} : s.heads);
+    // GemmaConfig, Gemma2Config and Gemma3TextConfig default head_dim to 256
+    // (not hidden/heads); LlamaConfig, MistralConfig, MixtralConfig default it
+    // to None, and Qwen2Attention, Phi3Attention, Olmo2Attention and
+    // SmolLM3Attention read getattr(config, "head_dim", hidden_size //
+    // num_attention_heads). 0 here means "derive it". Qwen3Config:
+    // head_dim=128, decoupled from hidden / heads (Qwen3-0.6B: 1024 / 16 = 64,
+    // but 128).
     s.headDim = r.dimension("head_dim", gemma ? std::uint64_t{256} : qwen3 ? std::uint64_t{128} : std::uint64_t{0});
     // max_position_embeddings defaults: LlamaConfig 2048, MistralConfig and
-    // MixtralConfig 4096 * 32, Qwen2Config and Qwen3Config 32768, Gemma(2)Config
-    // 8192, Phi3Config 4096.
-    const std::uint64_t positions = t == "mistral" || t == "mixtral" ? 4096 * 32
-                                  : t == "qwen2" || qwen3           ? 32768
-                                  : gemma                           ? 8192
-                                  : t == "phi3"                     ? 4096
-                                                                    : 2048;
+    // MixtralConfig 4096 * 32, Qwen2Config, Qwen3Config and SmolLM3Config
+    // 32768, Gemma(2)Config 8192, Gemma3TextConfig 131_072, Phi3Config 4096,
+    // Olmo2Config 2048.
+    const std::uint64_t positions = t == "mistral" || t == "mixtral"     ? 4096 * 32
+                                  : t == "qwen2" || qwen3 || smollm3    ? 32768
+                                  : gemma3                              ? 131072
+                                  : gemma                               ? 8192
+                                  : t == "phi3"                         ? 4096
+                                                                        : 2048;
     s.maxPositions = r.dimension("max_position_embeddings", positions);
     s.norm = NormKind::RmsNorm;
     s.gatedMlp = true;
     // tie_word_embeddings: False in LlamaConfig, MistralConfig, Qwen2Config,
-    // Qwen3Config, MixtralConfig, Phi3Config; True in GemmaConfig and
-    // Gemma2Config. (Qwen3-0.6B to -4B set it true in their config.json.)
-    s.tieEmbeddings = r.flag("tie_word_embeddings", gemma);
+    // Qwen3Config, MixtralConfig, Phi3Config, Olmo2Config; True in
+    // GemmaConfig, Gemma2Config, Gemma3TextConfig, Gemma3Config and
+    // SmolLM3Config. (Qwen3-0.6B to -4B set it true in their config.json.)
+    // For Gemma3Config the top-level key governs (readGemma3).
+    if (t != "gemma3")
+        s.tieEmbeddings = r.flag("tie_word_embeddings", gemma || smollm3);
     // Gemma2Config.final_logit_softcapping: 30.0 by default, null turns it off
     // (modeling_gemma2.py Gemma2ForCausalLM.forward: logits / cap, tanh, * cap).
-    s.finalLogitSoftcap = t == "gemma2" && r.positiveOrNull("final_logit_softcapping", true);
+    // Gemma3TextConfig defaults it to None (modeling_gemma3.py
+    // Gemma3ForCausalLM.forward applies it only when set).
+    s.finalLogitSoftcap = (t == "gemma2" && r.positiveOrNull("final_logit_softcapping", true))
+                          || (gemma3 && r.positiveOrNull("final_logit_softcapping", false));
     if (gemma) {
         // GemmaMLP (v4.38-4.4x) uses hidden_activation and treats None as
-        // gelu_pytorch_tanh; Gemma2Config.hidden_activation defaults to it;
-        // v5 reads hidden_act. Prefer the specific key, then the general one.
+        // gelu_pytorch_tanh; Gemma2Config and Gemma3TextConfig default
+        // hidden_activation to it; v5 reads hidden_act for gemma. Prefer the
+        // specific key, then the general one.
         s.hiddenAct = r.text("hidden_activation", r.text("hidden_act", "gelu_pytorch_tanh"));
     } else {
-        s.hiddenAct = r.text("hidden_act", "silu"); // LlamaConfig ... Phi3Config: "silu"
+        s.hiddenAct = r.text("hidden_act", "silu"); // LlamaConfig ... Phi3Config, Olmo2Config: "silu"
     }
-    if (t == "llama" || gemma || qwen3) {
-        // LlamaAttention, GemmaAttention and Qwen3Attention: bias=config.attention_bias
-        // on q, k, v and o (default False); LlamaMLP: bias=config.mlp_bias
-        // (Qwen3MLP: bias=False).
+    if (t == "llama" || gemma || qwen3 || olmo2 || smollm3) {
+        // LlamaAttention, GemmaAttention, Gemma3Attention, Qwen3Attention,
+        // Olmo2Attention and SmolLM3Attention: bias=config.attention_bias on
+        // q, k, v and o (default False); LlamaMLP and SmolLM3MLP:
+        // bias=config.mlp_bias (Qwen3MLP, Gemma3MLP, Olmo2MLP: bias=False).
         s.qkvBias = s.attnOutBias = r.flag("attention_bias", false);
-        if (t == "llama")
+        if (t == "llama" || smollm3)
             s.mlpBias = r.flag("mlp_bias", false);
     } else if (t == "qwen2") {
         // Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False, always.
         s.qkvBias = true;
     } // mistral, mixtral, phi3: every projection has bias=False.
-    // Qwen3Attention: q_norm and k_norm, Qwen3RMSNorm(head_dim), applied to
-    // each head of q_proj's and k_proj's output before RoPE (modeling_qwen3.py).
-    // Qwen3's sliding window (use_sliding_window, default False) is not
-    // modelled: the released dense configs leave it off.
-    s.qkNorm = qwen3;
+    // Qwen3Attention and Gemma3Attention: q_norm and k_norm, an RMSNorm over
+    // head_dim, applied to each head of q_proj's and k_proj's output before
+    // RoPE (modeling_qwen3.py, modeling_gemma3.py). Olmo2Attention: q_norm over
+    // num_heads * head_dim and k_norm over num_kv_heads * head_dim, applied to
+    // the whole projection output (modeling_olmo2.py). Sliding windows
+    // (Qwen3's use_sliding_window, Gemma 3's sliding_window on five layers of
+    // six, SmolLM3's) and SmolLM3's NoPE layers change no parameter.
+    s.qkNorm = qwen3 || gemma3 || olmo2;
     if (t == "phi3") {
         // Phi3Config: resid_pdrop, embd_pdrop, attention_dropout, all 0.0.
         s.dropout = r.maxProbability({"attention_dropout", "resid_pdrop", "embd_pdrop"}, 0.0);
@@ -241,6 +283,52 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
         s.experts = r.dimension("num_local_experts", 8);
         s.expertsPerToken = r.dimension("num_experts_per_tok", 2);
     }
+}
+
+// gemma3 (Gemma3Config, counted as Gemma3ForConditionalGeneration): the text
+// model's settings nested under "text_config" (a Gemma3TextConfig), a SigLIP
+// "vision_config" (SiglipVisionConfig) and the multi-modal projector, whose
+// sizes come from both (modeling_gemma3.py Gemma3MultiModalProjector).
+void readGemma3(ConfigReader& r, ModelSpec& s)
+{
+    // Gemma3Config.__post_init__ builds Gemma3TextConfig() (Gemma 2 2B's
+    // sizes) when text_config is missing: required here, as the sizes are.
+    const json* text = r.find("text_config");
+    if (!text || !text->is_object()) {
+        r.fail(ErrorCode::MissingField, "config.json has no \"text_config\" object (model_type \"gemma3\")");
+        return;
+    }
+    ConfigReader t(*text, "text_config");
+    readLlamaLike(t, s);
+    if (t.error())
+        r.fail(t.error()->code, t.error()->detail);
+    s.tieEmbeddings = r.flag("tie_word_embeddings", true);  // Gemma3Config: tie_word_embeddings=True
+    // vision_config absent: SiglipVisionConfig() (Gemma3Config.__post_init__).
+    static const json kEmpty = json::object();
+    const json* vision = r.find("vision_config");
+    if (vision && !vision->is_object()) {
+        r.fail(ErrorCode::MissingField, "\"vision_config\" is " + vision->dump() + "; expected an object");
+        return;
+    }
+    ConfigReader v(vision ? *vision : kEmpty, "vision_config");
+    // SiglipVisionConfig defaults: hidden_size=768, intermediate_size=3072,
+    // num_hidden_layers=12, num_channels=3, image_size=224, patch_size=16.
+    VisionTowerSpec& tower = s.vision;
+    tower.hidden = v.dimension("hidden_size", 768);
+    tower.intermediate = v.dimension("intermediate_size", 3072);
+    tower.layers = v.size("num_hidden_layers", kMaxLayers, 12);
+    tower.channels = v.dimension("num_channels", 3);
+    tower.imageSize = v.dimension("image_size", 224);
+    tower.patchSize = v.dimension("patch_size", 16);
+    // modeling_siglip.py SiglipVisionTransformer: use_head = True unless the
+    // config has vision_use_head (Gemma 3's configs set it false).
+    tower.poolingHead = v.flag("vision_use_head", true);
+    if (v.error())
+        r.fail(v.error()->code, v.error()->detail);
+    else if (tower.imageSize % tower.patchSize != 0)
+        r.fail(ErrorCode::InvalidArgument, "\"vision_config.image_size\" " + std::to_string(tower.imageSize)
+                                               + " is not a multiple of \"vision_config.patch_size\" "
+                                               + std::to_string(tower.patchSize));
 }
 
 // gpt2 (GPT2Config) and gpt_bigcode (GPTBigCodeConfig): n_* keys, Conv1D or
@@ -312,9 +400,13 @@ constexpr TypeInfo kTypes[] = {
     {"mistral", Family::Llama, "MistralForCausalLM", readLlamaLike},
     {"qwen2", Family::Llama, "Qwen2ForCausalLM", readLlamaLike},
     {"qwen3", Family::Llama, "Qwen3ForCausalLM", readLlamaLike},
+    {"smollm3", Family::Llama, "SmolLM3ForCausalLM", readLlamaLike},
     {"mixtral", Family::Mixtral, "MixtralForCausalLM", readLlamaLike},
     {"gemma", Family::Gemma, "GemmaForCausalLM", readLlamaLike},
     {"gemma2", Family::Gemma2, "Gemma2ForCausalLM", readLlamaLike},
+    {"gemma3_text", Family::Gemma3, "Gemma3ForCausalLM", readLlamaLike},
+    {"gemma3", Family::Gemma3, "Gemma3ForConditionalGeneration", readGemma3},
+    {"olmo2", Family::Olmo2, "Olmo2ForCausalLM", readLlamaLike},
     {"phi3", Family::Phi3, "Phi3ForCausalLM", readLlamaLike},
     {"gpt2", Family::Gpt2, "GPT2LMHeadModel", readGpt2Like},
     {"gpt_neox", Family::GptNeoX, "GPTNeoXForCausalLM", readGptNeoX},

@@ -17,6 +17,8 @@ enum class Family {
     Mixtral,    // mixtral: Llama attention + top-k routed gated experts
     Gemma,      // gemma: Llama layout, GeGLU, tied embeddings, head_dim decoupled from hidden
     Gemma2,     // gemma2: four norms per layer (pre/post attention and feed-forward)
+    Gemma3,     // gemma3_text, gemma3: Gemma 2's four norms plus per-head q/k norms; gemma3 adds a SigLIP tower
+    Olmo2,      // olmo2: post-norm blocks (no input norm), q/k RMSNorm over the whole projections
     Phi3,       // phi3: fused qkv_proj and gate_up_proj
     Gpt2,       // gpt2: LayerNorm, learned positions, fused c_attn, Conv1D, tied lm_head
     GptNeoX,    // gpt_neox (Pythia, polyglot-ko): fused query_key_value, parallel residual
@@ -27,6 +29,20 @@ enum class Family {
 const char* familyName(Family family);
 
 enum class NormKind { RmsNorm, LayerNorm };
+
+// The SigLIP vision tower and multi-modal projector of an image-text model
+// (Gemma3ForConditionalGeneration): the fields of its vision_config that size
+// its parameters (transformers/models/siglip/configuration_siglip.py
+// SiglipVisionConfig). layers == 0: no vision tower.
+struct VisionTowerSpec {
+    std::uint64_t layers = 0;        // num_hidden_layers
+    std::uint64_t hidden = 0;        // hidden_size
+    std::uint64_t intermediate = 0;  // intermediate_size
+    std::uint64_t channels = 0;      // num_channels
+    std::uint64_t imageSize = 0;     // image_size (square)
+    std::uint64_t patchSize = 0;     // patch_size (square)
+    bool poolingHead = false;        // vision_use_head (SiglipVisionTransformer: true when absent)
+};
 
 struct ModelSpec {
     std::string id;          // catalog id (Hugging Face repo id) or "custom"/"generic-13B"
@@ -53,11 +69,17 @@ struct ModelSpec {
     bool mlpBias = false;              // bias on the MLP projections
     bool learnedPositions = false;     // absolute position table (GPT-2, BERT) instead of RoPE
     bool parallelResidual = false;     // GPT-NeoX: attention and MLP read the same input
-    bool qkNorm = false;               // Qwen3: RMSNorm over head_dim on each query and key head before RoPE
+    bool qkNorm = false;               // Qwen3, Gemma 3: RMSNorm over head_dim on each query and key head before
+                                       // RoPE; OLMo 2: over the whole q (heads * head_dim) and k (kv heads * head_dim)
     std::uint64_t experts = 0;         // MoE: num_local_experts (0 = dense)
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
     bool finalLogitSoftcap = false;    // Gemma 2: logits = cap * tanh(logits / cap) before the loss
+    // Gemma 3: the image side of Gemma3ForConditionalGeneration. Its weights
+    // are loaded and counted, but a text-only training step never runs it:
+    // no activations, and no gradients or optimizer state (its parameters get
+    // no .grad, which torch.optim skips).
+    VisionTowerSpec vision;
     bool useCache = true;              // config.json use_cache (PretrainedConfig default true): a decoder's
                                        // forward returns per-layer keys and values, in training too
 
@@ -70,6 +92,7 @@ struct ModelSpec {
     std::string checkpointDtype;
 
     bool isMoe() const { return experts > 0; }
+    bool hasVision() const { return vision.layers > 0; }
     std::uint64_t qDim() const { return heads * headDim; }
     std::uint64_t kvDim() const { return kvHeads * headDim; }
 };

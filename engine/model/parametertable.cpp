@@ -31,6 +31,7 @@ const char* moduleKindName(ModuleKind kind)
     case ModuleKind::LmHead: return "lm-head";
     case ModuleKind::HeadTransform: return "head-transform";
     case ModuleKind::Pooler: return "pooler";
+    case ModuleKind::VisionTower: return "vision-tower";
     }
     return "?";
 }
@@ -73,6 +74,16 @@ public:
     {
         m_out.push_back({path, module, kind, rows, width, 1, false, false});
     }
+    // A tensor of the vision tower: weight (rows, cols), `copies` of it (one
+    // per SigLIP layer), optionally a bias (rows). Not a text linear: never a
+    // LoRA target, never quantized, never cast by autocast in a text step.
+    void vision(const char* path, const char* module, std::uint64_t rows, std::uint64_t cols, bool bias,
+                std::uint64_t copies = 1)
+    {
+        m_out.push_back({path, module, ModuleKind::VisionTower, rows, cols, copies, false, false});
+        if (bias)
+            m_out.push_back({path, module, ModuleKind::VisionTower, rows, 1, copies, true, false});
+    }
     // A bare vector parameter registered as a bias-like tensor (BERT's cls.predictions.bias).
     void vector(const char* path, const char* module, ModuleKind kind, std::uint64_t length)
     {
@@ -83,8 +94,8 @@ private:
     std::vector<ParamTensor>& m_out;
 };
 
-// modeling_llama.py LlamaDecoderLayer; mistral, qwen2, qwen3, gemma, gemma2
-// and mixtral share the attention block. Llama's attention_bias covers q, k, v
+// modeling_llama.py LlamaDecoderLayer; mistral, qwen2, qwen3, smollm3, gemma,
+// gemma2, gemma3, olmo2 and mixtral share the attention block. Llama's attention_bias covers q, k, v
 // and o; Qwen2 has bias on q, k, v only (qkvBias without attnOutBias).
 // modeling_qwen3.py Qwen3Attention adds q_norm and k_norm, each a
 // Qwen3RMSNorm(head_dim): one weight of head_dim per layer, shared by the heads.
@@ -95,9 +106,52 @@ void addLlamaAttention(TableBuilder& b, const ModelSpec& s)
     b.linear("model.layers.{i}.self_attn.v_proj", "v_proj", ModuleKind::AttnV, s.hidden, s.kvDim(), s.qkvBias);
     b.linear("model.layers.{i}.self_attn.o_proj", "o_proj", ModuleKind::AttnOut, s.qDim(), s.hidden, s.attnOutBias);
     if (s.qkNorm) {
-        b.norm("model.layers.{i}.self_attn.q_norm", "q_norm", s.headDim, NormKind::RmsNorm);
-        b.norm("model.layers.{i}.self_attn.k_norm", "k_norm", s.headDim, NormKind::RmsNorm);
+        // modeling_olmo2.py Olmo2Attention: q_norm = Olmo2RMSNorm(num_heads *
+        // head_dim), k_norm = Olmo2RMSNorm(num_kv_heads * head_dim), over the
+        // whole projections; Gemma3Attention: Gemma3RMSNorm(head_dim) like Qwen3.
+        const bool whole = s.family == Family::Olmo2;
+        b.norm("model.layers.{i}.self_attn.q_norm", "q_norm", whole ? s.qDim() : s.headDim, NormKind::RmsNorm);
+        b.norm("model.layers.{i}.self_attn.k_norm", "k_norm", whole ? s.kvDim() : s.headDim, NormKind::RmsNorm);
     }
+}
+
+// Gemma3ForConditionalGeneration's image side, in the global tensors (it is
+// not one of the text layers): modeling_siglip.py SiglipVisionEmbeddings
+// (patch Conv2d with bias, position table of (image / patch)^2 rows),
+// SiglipEncoderLayer (layer_norm1/2 with bias; q, k, v, out_proj and fc1, fc2
+// with bias), post_layernorm, and SiglipMultiheadAttentionPoolingHead when
+// use_head (probe, nn.MultiheadAttention's in_proj 3h x h and out_proj, a
+// LayerNorm and an MLP); modeling_gemma3.py Gemma3MultiModalProjector
+// (mm_input_projection_weight vision_hidden x text_hidden, mm_soft_emb_norm
+// over vision_hidden).
+void addVisionTower(TableBuilder& g, const ModelSpec& s)
+{
+    const VisionTowerSpec& v = s.vision;
+    const std::uint64_t h = v.hidden, n = v.layers;
+    const std::uint64_t patches = (v.imageSize / v.patchSize) * (v.imageSize / v.patchSize);
+    g.vision("model.vision_tower.embeddings.patch_embedding", "patch_embedding", h,
+             satMul(v.channels, v.patchSize, v.patchSize), true);
+    g.vision("model.vision_tower.embeddings.position_embedding", "position_embedding", patches, h, false);
+    g.vision("model.vision_tower.encoder.layers.{i}.layer_norm1", "layer_norm1", h, 1, true, n);
+    for (const char* path : {"model.vision_tower.encoder.layers.{i}.self_attn.q_proj",
+                             "model.vision_tower.encoder.layers.{i}.self_attn.k_proj",
+                             "model.vision_tower.encoder.layers.{i}.self_attn.v_proj",
+                             "model.vision_tower.encoder.layers.{i}.self_attn.out_proj"})
+        g.vision(path, "self_attn", h, h, true, n);
+    g.vision("model.vision_tower.encoder.layers.{i}.layer_norm2", "layer_norm2", h, 1, true, n);
+    g.vision("model.vision_tower.encoder.layers.{i}.mlp.fc1", "fc1", v.intermediate, h, true, n);
+    g.vision("model.vision_tower.encoder.layers.{i}.mlp.fc2", "fc2", h, v.intermediate, true, n);
+    g.vision("model.vision_tower.post_layernorm", "post_layernorm", h, 1, true);
+    if (v.poolingHead) {
+        g.vision("model.vision_tower.head.probe", "probe", h, 1, false);
+        g.vision("model.vision_tower.head.attention.in_proj", "attention", 3 * h, h, true);
+        g.vision("model.vision_tower.head.attention.out_proj", "out_proj", h, h, true);
+        g.vision("model.vision_tower.head.layernorm", "layernorm", h, 1, true);
+        g.vision("model.vision_tower.head.mlp.fc1", "fc1", v.intermediate, h, true);
+        g.vision("model.vision_tower.head.mlp.fc2", "fc2", h, v.intermediate, true);
+    }
+    g.vision("model.multi_modal_projector.mm_input_projection", "mm_input_projection", h, s.hidden, false);
+    g.vision("model.multi_modal_projector.mm_soft_emb_norm", "mm_soft_emb_norm", h, 1, false);
 }
 
 void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
@@ -117,16 +171,24 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         l.linear("model.layers.{i}.mlp.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.intermediate, s.mlpBias);
         l.linear("model.layers.{i}.mlp.down_proj", "down_proj", ModuleKind::MlpDown, s.intermediate, s.hidden, s.mlpBias);
     }
-    l.norm("model.layers.{i}.input_layernorm", "input_layernorm", s.hidden, s.norm);
+    // modeling_olmo2.py Olmo2DecoderLayer: no input_layernorm; the sublayer
+    // outputs are normed (post_attention_layernorm, post_feedforward_layernorm).
+    if (s.family != Family::Olmo2)
+        l.norm("model.layers.{i}.input_layernorm", "input_layernorm", s.hidden, s.norm);
     l.norm("model.layers.{i}.post_attention_layernorm", "post_attention_layernorm", s.hidden, s.norm);
-    if (s.family == Family::Gemma2) {
-        // modeling_gemma2.py Gemma2DecoderLayer: two more norms around the MLP.
+    if (s.family == Family::Gemma2 || s.family == Family::Gemma3) {
+        // modeling_gemma2.py Gemma2DecoderLayer (and Gemma3DecoderLayer): two
+        // more norms around the MLP.
         l.norm("model.layers.{i}.pre_feedforward_layernorm", "pre_feedforward_layernorm", s.hidden, s.norm);
+        l.norm("model.layers.{i}.post_feedforward_layernorm", "post_feedforward_layernorm", s.hidden, s.norm);
+    } else if (s.family == Family::Olmo2) {
         l.norm("model.layers.{i}.post_feedforward_layernorm", "post_feedforward_layernorm", s.hidden, s.norm);
     }
     g.norm("model.norm", "norm", s.hidden, s.norm);
     if (!s.tieEmbeddings)
         g.linear("lm_head", "lm_head", ModuleKind::LmHead, s.hidden, s.vocab, false);
+    if (s.hasVision())
+        addVisionTower(g, s);
 }
 
 // modeling_phi3.py: fused qkv_proj (q, then k and v of the KV heads) and a
@@ -262,6 +324,8 @@ ParameterTable buildParameterTable(const ModelSpec& spec)
     case Family::Mixtral:
     case Family::Gemma:
     case Family::Gemma2:
+    case Family::Gemma3:
+    case Family::Olmo2:
         buildLlamaLike(spec, table);
         break;
     case Family::Phi3: buildPhi3(spec, table); break;
@@ -280,6 +344,8 @@ const char* familyName(Family family)
     case Family::Mixtral: return "mixtral";
     case Family::Gemma: return "gemma";
     case Family::Gemma2: return "gemma2";
+    case Family::Gemma3: return "gemma3";
+    case Family::Olmo2: return "olmo2";
     case Family::Phi3: return "phi3";
     case Family::Gpt2: return "gpt2";
     case Family::GptNeoX: return "gpt_neox";

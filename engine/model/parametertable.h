@@ -30,6 +30,7 @@ enum class ModuleKind {
     LmHead,
     HeadTransform,     // BERT MLM transform dense
     Pooler,
+    VisionTower,       // Gemma 3's SigLIP tower and multi-modal projector: loaded, unused by text-only training
 };
 
 const char* moduleKindName(ModuleKind kind);

@@ -58,18 +58,29 @@ struct Dims {
 // The normalised input that `weight * x` saves is a tensor of its own, not the
 // norm's output that the next linear saves (keys differ on purpose: in one
 // dtype both are kept; helper finding on the Qwen fp32 cases). Gemma's norm
-// multiplies in fp32 (GemmaRMSNorm: _norm(x.float()) * (1 + weight.float())).
+// multiplies in fp32 (GemmaRMSNorm: _norm(x.float()) * (1 + weight.float());
+// Gemma3RMSNorm the same), and so does OLMo 2's (modeling_olmo2.py
+// Olmo2RMSNorm.forward: (self.weight * hidden_states).to(input_dtype), with
+// hidden_states still fp32): the normalised input is fp32 whatever the dtype.
+// A norm of a sublayer's output (OLMo 2's post-norms) reads the compute dtype,
+// not the residual stream: `sublayerInput`.
+bool fp32NormProduct(const ModelSpec& m)
+{
+    return m.family == Family::Gemma || m.family == Family::Gemma2 || m.family == Family::Gemma3
+        || m.family == Family::Olmo2;
+}
+
 void saveNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, const char* inKey, const char* normedKey,
-              const char* statKey)
+              const char* statKey, bool sublayerInput = false)
 {
     const bool trainable = ctx.fullFinetune;
     if (ctx.model.norm == NormKind::RmsNorm) {
-        const Bytes inBytes = ctx.profile.fp32NormUpcast ? 4 : d.r;
-        const bool gemma = ctx.model.family == Family::Gemma || ctx.model.family == Family::Gemma2;
+        const Bytes inBytes = ctx.profile.fp32NormUpcast ? 4 : sublayerInput ? d.p : d.r;
+        const bool fp32Normed = fp32NormProduct(ctx.model);
         s.save(inKey, satMul(d.T, d.h, inBytes), "norm input (fp32 upcast in HF RMSNorm), saved by pow/mul");
         s.save(statKey, satMul(d.T, 4), "fp32 rsqrt of the variance, one per token");
         if (trainable)
-            s.save(normedKey, satMul(d.T, d.h, gemma ? 4 : d.r), "normalised input, saved by `weight * x` for the norm weight's gradient");
+            s.save(normedKey, satMul(d.T, d.h, fp32Normed ? 4 : d.r), "normalised input, saved by `weight * x` for the norm weight's gradient");
     } else {
         s.save(inKey, satMul(d.T, d.h, d.r), "LayerNorm input (native_layer_norm saves input, mean, rstd)");
         s.save(statKey, satMul(d.T, 8), "fp32 mean and rstd, one each per token");
@@ -83,15 +94,24 @@ void saveNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, const char* i
 // output, so in the compute dtype, and so is the normalised tensor that
 // `weight * x` saves (x.to(input_dtype)). RoPE's products save only cos and
 // sin, so the norm's output is not kept.
+// Gemma 3's q_norm / k_norm (modeling_gemma3.py Gemma3Attention.forward, the
+// same place): Gemma3RMSNorm(head_dim), which multiplies in fp32
+// (_norm(x.float()) * (1.0 + weight.float())), so the saved normalised heads
+// are fp32.
+// OLMo 2's (modeling_olmo2.py Olmo2Attention.forward: q_norm(q_proj(x))
+// before the per-head view): Olmo2RMSNorm over the whole projection, so one
+// rsqrt per token (`perHead` false), and an fp32 product (saveNorm).
 void saveHeadNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, Bytes heads, const char* inKey,
-                  const char* outKey, const char* statKey)
+                  const char* outKey, const char* statKey, bool perHead = true)
 {
     const Bytes width = satMul(heads, d.d);
     const Bytes inBytes = ctx.profile.fp32NormUpcast ? 4 : d.p;
-    s.save(inKey, satMul(d.T, width, inBytes), "per-head norm input (fp32 upcast in Qwen3RMSNorm), saved by pow/mul");
-    s.save(statKey, satMul(d.T, heads, 4), "fp32 rsqrt of the variance, one per token and head");
+    s.save(inKey, satMul(d.T, width, inBytes), "q/k norm input (fp32 upcast in the RMSNorm), saved by pow/mul");
+    s.save(statKey, satMul(d.T, perHead ? heads : 1, 4),
+           perHead ? "fp32 rsqrt of the variance, one per token and head" : "fp32 rsqrt of the variance, one per token");
     if (ctx.fullFinetune)
-        s.save(outKey, satMul(d.T, width, d.p), "normalised heads, saved by `weight * x` for the norm weight's gradient");
+        s.save(outKey, satMul(d.T, width, fp32NormProduct(ctx.model) ? 4 : d.p),
+               "normalised q or k, saved by `weight * x` for the norm weight's gradient");
 }
 
 // The input of a linear: saved by the linear when its weight is trainable (for
@@ -228,6 +248,7 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
     case Family::Mixtral:
     case Family::Gemma:
     case Family::Gemma2:
+    case Family::Gemma3:
     case Family::Phi3: {
         saveNorm(s, ctx, d, "norm1.in", "norm1.normed", "norm1.stat");
         if (!ctx.profile.fp32NormUpcast || d.r == 4)
@@ -251,7 +272,7 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         if (fused && !ctx.trainUseCache)
             s.save("attn.qkv_out", satMul(d.T, qkvWidth, d.p), "fused qkv output, kept alive by the value view");
         saveNorm(s, ctx, d, "norm2.in", "norm2.normed", "norm2.stat");
-        if (m.family == Family::Gemma2) {
+        if (m.family == Family::Gemma2 || m.family == Family::Gemma3) {
             saveNorm(s, ctx, d, "norm3.in", "norm3.normed", "norm3.stat");
             saveNorm(s, ctx, d, "norm4.in", "norm4.normed", "norm4.stat");
         }
@@ -288,6 +309,32 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             s.save("mlp.up_out", satMul(d.T, d.i, mlpOut), "up projection output, saved by the product");
             saveLinearInput(s, ctx, d, "mlp.down_in", "mlp.down_in", d.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
         }
+        break;
+    }
+    case Family::Olmo2: {
+        // modeling_olmo2.py Olmo2DecoderLayer.forward: no input norm, so q, k
+        // and v_proj read the layer input itself (their saved input is the
+        // checkpoint boundary in one dtype; autocast casts a copy per linear);
+        // q_norm(q_proj(x)), k_norm(k_proj(x)) over the whole projections;
+        // attention; o_proj; post_attention_layernorm(attn_out) before the
+        // residual add; the MLP reads the residual stream; post_feedforward_
+        // layernorm(mlp_out) before the second add. The post-norms read the
+        // sublayers' outputs (compute dtype).
+        saveLinearInput(s, ctx, d, "layer.in", "q.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ), "lora.q_in");
+        saveLinearInput(s, ctx, d, "layer.in", "k.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnK), "lora.k_in");
+        saveLinearInput(s, ctx, d, "layer.in", "v.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnV), "lora.v_in");
+        s.layerInputKey = "layer.in";
+        saveHeadNorm(s, ctx, d, d.a, "q_norm.in", "q_norm.out", "q_norm.stat", false);
+        saveHeadNorm(s, ctx, d, d.kv, "k_norm.in", "k_norm.out", "k_norm.stat", false);
+        attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
+        saveNorm(s, ctx, d, "norm2.in", "norm2.normed", "norm2.stat", true);
+        saveLinearInput(s, ctx, d, "mid.in", "gate.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpGate), "lora.gate_in");
+        saveLinearInput(s, ctx, d, "mid.in", "up.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpUp), "lora.up_in");
+        s.save("mlp.gate_out", satMul(d.T, d.i, d.p), "gate projection output, saved by the activation");
+        s.save("mlp.act_out", satMul(d.T, d.i, d.p), "activation output, saved by the product");
+        s.save("mlp.up_out", satMul(d.T, d.i, d.p), "up projection output, saved by the product");
+        saveLinearInput(s, ctx, d, "mlp.down_in", "mlp.down_in", d.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
+        saveNorm(s, ctx, d, "norm3.in", "norm3.normed", "norm3.stat", true);
         break;
     }
     case Family::Gpt2:

@@ -166,6 +166,12 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
             g.linearElements = satAdd(g.linearElements, n);
         if (!train)
             continue;
+        // Gemma 3's vision tower takes no part in a text-only step: its
+        // parameters get no .grad, and torch.optim skips a parameter whose
+        // grad is None (torch/optim/adamw.py _init_group: `if p.grad is None:
+        // continue`), so it has neither gradients nor optimizer state.
+        if (t.kind == ModuleKind::VisionTower)
+            continue;
         if (ctx.fullFinetune) {
             g.trainable = satAdd(g.trainable, n);
             const Bytes stateBytes = ctx.deepspeedStyle ? 4 : masterBytes(ctx);
@@ -199,6 +205,8 @@ void appendTrainablePieces(const BuildContext& ctx, const std::vector<ParamTenso
     const Bytes rank = ctx.scenario.train.peft.rank;
     const std::uint64_t count = satMul(layers, perTensor);
     for (const ParamTensor& t : tensors) {
+        if (t.kind == ModuleKind::VisionTower)
+            continue;  // no gradient, no optimizer state (sumGroup)
         if (ctx.fullFinetune) {
             ctx.pieces->push_back({satMul(t.elements(), bytesPerElement), count});
         } else if (ctx.isLoraTarget(t)) {

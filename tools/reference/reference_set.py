@@ -137,6 +137,22 @@ PLAN = [
         {"attention": "eager", "checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
         {"attention": "sdpa", "micro_batch": 2}, {"attention": "eager", "loop": "custom"},
         {"attention": "sdpa", "use_cache": False, "precision": "bf16"}]),
+    ("google/gemma-3-1b-pt", "gemma3", [
+        {}, {"precision": "fp32", "attention": "eager", "seq_len": 512},
+        {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048}, {"loop": "custom"},
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
+        {"precision": "bf16", "seq_len": 512, "micro_batch": 8, "use_cache": False}]),
+    # Gemma3ForConditionalGeneration: the SigLIP tower is loaded but idle in
+    # text-only training (weights, no gradients or optimizer state).
+    ("google/gemma-3-4b-pt", "gemma3", [
+        {"precision": "bf16", "checkpointing": "full", "seq_len": 2048}]),
+    ("allenai/OLMo-2-0425-1B", "olmo2", [
+        {}, {"precision": "fp32", "attention": "eager", "seq_len": 512},
+        {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048}, {"loop": "custom"},
+        {"peft": {"method": "lora", "rank": 8, "alpha": 16, "targets": ["q_proj", "v_proj"]}, "micro_batch": 4},
+        {"precision": "bf16", "micro_batch": 8, "use_cache": False}]),
+    ("allenai/OLMo-2-1124-7B", "olmo2", [
+        {"precision": "bf16", "checkpointing": "full", "seq_len": 2048}]),
     ("microsoft/Phi-3-mini-4k-instruct", "phi3", [
         {"precision": "bf16", "seq_len": 2048}, {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["qkv_proj", "o_proj"]}, "micro_batch": 2},
@@ -278,8 +294,9 @@ def _run_case(case, cli=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", help="run only cases whose id contains this, and merge their results into --out "
-                                   "(the other cases keep their committed results)")
+    ap.add_argument("--only", action="append", help="run only cases whose id contains this (repeatable: any of "
+                                                     "them), and merge their results into --out (the other cases keep "
+                                                     "their committed results)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", default=OUT)
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "headroom-cli"),
@@ -290,7 +307,7 @@ def main():
         raise SystemExit(f"{args.cli}: not built (cmake --build build --target headroom-cli), or pass --cli ''")
     cases = build_cases()
     if args.only:
-        cases = [c for c in cases if args.only in c["id"]]
+        cases = [c for c in cases if any(only in c["id"] for only in args.only)]
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(functools.partial(_run_case, cli=args.cli or None), cases))
     failed = [c["id"] for c, r in zip(cases, results) if "error" in r]
