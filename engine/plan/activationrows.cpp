@@ -211,6 +211,47 @@ Attention savedAttentionKind(const BuildContext& ctx, const Dims& d)
     return d.kv == d.a ? Attention::Sdpa : Attention::Eager;
 }
 
+// BertForSequenceClassification's head (modeling_bert.py): BertPooler.forward
+// takes hidden_states[:, 0], a view of the last layer's output, through
+// dense and tanh; BertForSequenceClassification.forward applies dropout
+// (classifier_dropout, else hidden_dropout_prob) and the classifier. What
+// each op saves (tools/autograd/derivatives.yaml): addmm saves its input for
+// the weight's gradient, tanh its output, native_dropout its 1-byte mask
+// (CUDA), the classifier's addmm the dropped output. A saved view keeps its
+// base: in one dtype the pooler keeps the whole last hidden state (tokens x
+// hidden) until its backward; under autocast it saves the 16-bit copy of the
+// first-token slice instead, and the last hidden state dies with the
+// forward's outputs (after the loss). select's backward makes a zero
+// gradient of the whole last hidden state (select_backward) that starts the
+// last layer's backward.
+void addClassifierHeadRows(const BuildContext& ctx, const Dims& d, std::vector<TensorRow>& rows)
+{
+    const bool ft = ctx.fullFinetune;
+    const Bytes lastHidden = satMul(d.T, d.h, d.r);
+    const bool viewSaved = ft && !ctx.autocast;
+    auto add = [&](const char* key, const char* source, Category c, Bytes bytes, Phase from, Phase to) {
+        if (bytes > 0)
+            rows.push_back({key, source, c, bytes, from, to, LayerSet::Global, false});
+    };
+    add("head.last_hidden", viewSaved ? "the last layer's output, kept whole by the pooler's saved first-token view"
+                                      : "the last layer's output (BertModel's last_hidden_state), alive until the forward returns",
+        Category::Activations, lastHidden, Phase::HeadFwd, viewSaved ? Phase::HeadBwd : Phase::LossFwd);
+    if (ft && ctx.autocast)
+        add("head.pooler_in_copy", "16-bit copy of the first token's hidden state cast by autocast, saved by the pooler dense",
+            Category::Activations, satMul(d.b, d.h, 2), Phase::HeadFwd, Phase::HeadBwd);
+    add("head.pooler_tanh", "pooler tanh output (one vector per sequence), saved by tanh; the classifier's input without dropout",
+        Category::Activations, satMul(d.b, d.h, d.p), Phase::HeadFwd, Phase::HeadBwd);
+    if (ctx.dropoutActive) {
+        add("head.dropout_mask", "classifier dropout mask, 1 byte per element", Category::Activations, satMul(d.b, d.h),
+            Phase::HeadFwd, Phase::HeadBwd);
+        if (ft)
+            add("head.classifier_in", "dropped pooler output, saved by the classifier for its weight gradient",
+                Category::Activations, satMul(d.b, d.h, d.p), Phase::HeadFwd, Phase::HeadBwd);
+    }
+    add("head.hidden_grad", "select_backward's zero gradient of the whole last hidden state", Category::Temporaries,
+        lastHidden, Phase::HeadBwd, Phase::HeadBwd);
+}
+
 SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
 {
     SavedSet s;
@@ -419,7 +460,9 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                         satMul(d.T, d.h), Phase::EmbedFwd, Phase::EmbedBwd, LayerSet::Global, false});
 
     // Head: final norm saves, the lm_head input (trainable head only).
-    {
+    if (m.classifier()) {
+        addClassifierHeadRows(ctx, d, rows);
+    } else {
         SavedSet head;
         if (m.family == Family::Bert) {
             head.save("head.transform_in", ctx.fullFinetune ? satMul(d.T, d.h, d.p) : 0, "MLM transform input");
@@ -442,7 +485,11 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // gradient and log_softmax's, while the saved output lives: 10 B per
     // token x vocab in forward, 12 B in backward. Chunked loss bounds the fp32
     // terms to one chunk.
-    const Bytes TV = satMul(d.T, d.V);
+    // A sequence classifier has one row of num_labels logits per sequence
+    // (modeling_bert.py BertForSequenceClassification.forward: CrossEntropyLoss
+    // over logits.view(-1, num_labels); num_labels 1 regresses with MSELoss,
+    // whose saved tensors are as small) instead of tokens x vocab.
+    const Bytes TV = m.classifier() ? satMul(d.b, m.numLabels) : satMul(d.T, d.V);
     const Bytes logitBytes = ctx.act;
     const bool upcast = logitBytes != 4 && ctx.profile.fp32LogitsUpcast && (m.family != Family::Bert || ctx.autocast);
     const Bytes chunks = tc.chunkedCrossEntropy ? std::max<Bytes>(1, tc.lossChunks) : 1;
@@ -454,7 +501,8 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // (Python rebinds the name only then). Checked against the accountant's
     // custom-loop cases (tests/data/reference).
     const bool keepOutputs = tc.loop == TrainingLoop::Custom;
-    rows.push_back({"logits", "lm_head output: tokens x vocab in the compute dtype", Category::Logits,
+    rows.push_back({"logits", m.classifier() ? "classifier output: sequences x num_labels in the compute dtype"
+                                             : "lm_head output: tokens x vocab in the compute dtype", Category::Logits,
                     satMul(TV, logitBytes), Phase::HeadFwd, keepOutputs ? Phase::OptimizerStep : Phase::LossFwd,
                     LayerSet::Global, false});
     if (m.finalLogitSoftcap)
