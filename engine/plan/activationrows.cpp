@@ -30,6 +30,9 @@ public:
     // copy): a checkpointed layer holds it as its boundary and recomputes
     // from it, so it is not recomputed a second time.
     const char* layerInputKey = nullptr;
+    // BERT: how many items were saved up to the end of attention (the rest
+    // are allocated after its scores are freed).
+    std::size_t savedThroughAttention = 0;
     void save(const char* key, Bytes bytes, const char* source)
     {
         if (bytes == 0)
@@ -169,9 +172,16 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
     // o_proj saves attn.out itself (accountant: the Llama-family flash cases
     // were +0.4 to +0.9 % before). Eager attention, and queries made
     // contiguous in heads-first order (GPT-NeoX's rotary cat), copy.
+    // BERT's query is the same transposed view of its projection
+    // (modeling_bert.py BertSelfAttention.forward: view(...).transpose(1, 2)),
+    // and the memory-efficient kernel allocates its output batch x seq x heads
+    // x dim whatever the query (attention.cu _efficient_attention_forward), so
+    // sdpa_attention_forward's transpose(1, 2).contiguous() copies nothing
+    // there either (accountant: bert-base-uncased-cls fp32 sdpa and bf16 flash
+    // cases keep no copy; the plan had one hidden x tokens tensor per layer
+    // too many, +6 % on the classifier cases).
     const bool sharesOut = attn != Attention::Eager && ctx.model.family != Family::GptNeoX
-                           && ctx.model.family != Family::Gpt2 && ctx.model.family != Family::GptBigCode
-                           && ctx.model.family != Family::Bert;
+                           && ctx.model.family != Family::Gpt2 && ctx.model.family != Family::GptBigCode;
     if (trainableO)
         s.save(sharesOut ? "attn.out" : "attn.o_in", satMul(d.T, d.a * d.d, d.p),
                "merged heads (contiguous copy), saved by the output projection");
@@ -209,6 +219,61 @@ Attention savedAttentionKind(const BuildContext& ctx, const Dims& d)
     if (d.p == 2 && d.d <= 256 && d.d % 8 == 0)
         return Attention::Flash;
     return d.kv == d.a ? Attention::Sdpa : Attention::Eager;
+}
+
+// A BERT layer's tensors that no backward saves (modeling_bert.py BertLayer
+// and BertOutput.forward; accountant: the bert-base-uncased-cls cases, whose
+// peaks are in the last layer's forward or its backward). Forward, at the
+// output LayerNorm, the layer's largest moment: its new output (residual
+// dtype), the dropped dense output (`hidden_states` is still bound), the
+// first LayerNorm's output (`input_tensor` of the residual) and the layer's
+// input (held by the encoder's loop variable), the last two unless the
+// layer saves them (ln1.out and layer.in in one dtype; a checkpointed layer
+// keeps its input as the boundary). Eager attention adds its 16-bit scores
+// before softmax. Backward, at the output dense's backward, where the layer
+// backward peaks: the gradient of the intermediate activation and dropout
+// backward's gradient; the output LayerNorm's input gradient takes the
+// place of its saved input, freed by then (same size), as the gradients of
+// eager attention's scores come later, when the MLP's saves are gone.
+// Eager attention's scores (softmax's input, rebound when softmax returns)
+// die before everything the layer saves after attention is made, so they
+// count only by what they exceed those saves and the output LayerNorm's
+// temporaries by (nothing for BERT's 512 positions: the accountant's eager
+// cases peak at the output LayerNorm).
+void addBertLayerTemporaries(const BuildContext& ctx, const Dims& d, Bytes abss, Bytes savedAfterAttention,
+                             std::vector<TensorRow>& rows)
+{
+    const Bytes hidden = satMul(d.T, d.h);
+    const Bytes atNorm = satMul(hidden, d.r + d.p);
+    // Each of these rows is several tensors, asked of the allocator one by one.
+    auto pieces = [&](TensorRow row, std::initializer_list<TensorPiece> list) {
+        if (ctx.pieces) {
+            const std::size_t begin = ctx.pieces->size();
+            ctx.pieces->insert(ctx.pieces->end(), list);
+            attachPieces(ctx, row, begin);
+        }
+        rows.push_back(row);
+    };
+    pieces({"layer.fwd_temporary", "the layer's output and its dropped dense output, at the output LayerNorm",
+            Category::Temporaries, atNorm, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false},
+           {{satMul(hidden, d.p), 1}, {satMul(hidden, d.r), 1}});
+    const Bytes scores = satMul(abss, d.p);
+    const Bytes later = satAdd(savedAfterAttention, atNorm);
+    if (scores > later)
+        rows.push_back({"attn.scores_temporary", "eager attention's scores before softmax, beyond what the layer saves after attention",
+                        Category::Temporaries, scores - later, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+    const bool savedInPlain = ctx.fullFinetune && !ctx.autocast;
+    if (ctx.anyPlainLayer() && !savedInPlain)
+        pieces({"layer.fwd_held", "the layer's input and first LayerNorm output, held as Python locals (not saved: autocast casts them, or the linears are frozen)",
+                Category::Temporaries, satMul(hidden, 2 * d.r), Phase::LayerFwd, Phase::LayerFwd, LayerSet::Plain, false},
+               {{satMul(hidden, d.r), 2}});
+    if (ctx.anyCheckpointedLayer())
+        rows.push_back({"layer.fwd_held", "the first LayerNorm output, held as a Python local (a checkpointed layer saves nothing but its input)",
+                        Category::Temporaries, satMul(hidden, d.r), Phase::LayerFwd, Phase::LayerFwd, LayerSet::Checkpointed, false});
+    pieces({"layer.bwd_temporary", "at the output dense's backward: dropout backward's gradient and the intermediate activation's gradient",
+            Category::Temporaries, satAdd(satMul(hidden, d.p), satMul(d.T, d.i, d.p)), Phase::LayerBwd,
+            Phase::LayerBwd, LayerSet::All, false},
+           {{satMul(hidden, d.p), 1}, {satMul(d.T, d.i, d.p), 1}});
 }
 
 // BertForSequenceClassification's head (modeling_bert.py): BertPooler.forward
@@ -381,9 +446,16 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
     case Family::Bert: {
         // Post-LN encoder layer (modeling_bert.py): Korthikanti's 34sbh + 5as²b
         // itemisation with dropout 0.1.
-        saveLinearInput(s, ctx, d, "layer.in", "qkv.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ) || targeted(ctx, ModuleKind::AttnV), "lora.qkv_in");
+        // Under autocast query, key and value each cast the layer input
+        // (autocast caches weights, not activations), as do their LoRA
+        // adapters (accountant: four 16-bit input casts per layer in the
+        // bert-base-uncased-cls bf16-mixed cases, where the plan had two).
+        saveLinearInput(s, ctx, d, "layer.in", "q.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ), "lora.q_in");
+        saveLinearInput(s, ctx, d, "layer.in", "k.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnK), "lora.k_in");
+        saveLinearInput(s, ctx, d, "layer.in", "v.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnV), "lora.v_in");
         s.layerInputKey = "layer.in";
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
+        s.savedThroughAttention = s.items().size();
         saveNorm(s, ctx, d, "ln1.in", "ln1.out", "ln1.stat");
         saveLinearInput(s, ctx, d, "ln1.out", "fc.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpIn), "lora.fc_in");
         s.save("mlp.fc_out", satMul(d.T, d.i, d.p), "intermediate dense output, saved by GELU");
@@ -442,19 +514,39 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const Bytes abss = satMul(satMul(d.b, d.a), satMul(d.s, d.s));
     const bool eager = savedAttentionKind(ctx, d) == Attention::Eager;
     const Bytes width = m.isMoe() ? satMul(d.i, m.expertsPerToken) : d.i;
-    rows.push_back({"layer.fwd_temporary", "block output before the residual add; eager attention: 16-bit scores before softmax",
-                    Category::Temporaries, satAdd(satMul(d.T, d.h, d.p), eager ? satMul(abss, d.p) : 0),
-                    Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
-    rows.push_back({"layer.bwd_temporary", "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
-                    Category::Temporaries,
-                    satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, width, 2 * d.p)), eager ? satMul(abss, 4 + d.p) : 0),
-                    Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    if (m.family == Family::Bert) {
+        Bytes savedAfterAttention = 0;
+        for (std::size_t k = saves.savedThroughAttention; k < saves.items().size(); ++k)
+            savedAfterAttention = satAdd(savedAfterAttention, saves.items()[k].bytes);
+        addBertLayerTemporaries(ctx, d, eager ? abss : 0, savedAfterAttention, rows);
+    } else {
+        rows.push_back({"layer.fwd_temporary", "block output before the residual add; eager attention: 16-bit scores before softmax",
+                        Category::Temporaries, satAdd(satMul(d.T, d.h, d.p), eager ? satMul(abss, d.p) : 0),
+                        Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+        rows.push_back({"layer.bwd_temporary", "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
+                        Category::Temporaries,
+                        satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, width, 2 * d.p)), eager ? satMul(abss, 4 + d.p) : 0),
+                        Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    }
 
     // Embedding side: dropout masks and the embedding LayerNorm (GPT-2, BERT).
-    if (m.family == Family::Bert)
+    // BertEmbeddings sums fp32 tables (fp32 under autocast too: the residual
+    // stream's dtype) and LayerNorm saves that sum.
+    if (m.family == Family::Bert) {
         rows.push_back({"embed.norm", "embedding LayerNorm input and statistics", Category::Activations,
-                        satAdd(satMul(d.T, d.h, d.p), satMul(d.T, 8)), Phase::EmbedFwd, Phase::EmbedBwd,
+                        satAdd(satMul(d.T, d.h, d.r), satMul(d.T, 8)), Phase::EmbedFwd, Phase::EmbedBwd,
                         LayerSet::Global, false});
+        // BertModel.forward holds embedding_output (the first layer's input)
+        // until it returns, after the pooler. Where the first layer keeps it
+        // (saved by query/key/value in one dtype, or as a checkpoint boundary)
+        // it is that layer's row; otherwise (autocast's casts, frozen
+        // linears) it is a tensor of its own (accountant: 48 MiB alive at the
+        // bert-base-uncased-cls bf16-mixed b32 s512 peak).
+        const bool firstLayerKeepsIt = ctx.anyCheckpointedLayer() || (ctx.fullFinetune && !ctx.autocast);
+        if (!firstLayerKeepsIt)
+            rows.push_back({"embed.output", "the embedding output, held by BertModel.forward until it returns", Category::Activations,
+                            satMul(d.T, d.h, d.r), Phase::EmbedFwd, Phase::HeadFwd, LayerSet::Global, false});
+    }
     if (ctx.dropoutActive && m.learnedPositions)
         rows.push_back({"embed.dropout_mask", "embedding dropout mask, 1 byte per element", Category::Activations,
                         satMul(d.T, d.h), Phase::EmbedFwd, Phase::EmbedBwd, LayerSet::Global, false});
