@@ -389,6 +389,26 @@ private slots:
         QVERIFY2(ratio > 0.95 && ratio < 1.05, field(j, "parameters").c_str());
     }
 
+    void planClassifierHead()
+    {
+        // BertForSequenceClassification with 3 labels: 109,484,547 parameters
+        // (test_hfconfig derives it; transformers on the meta device agrees).
+        const QStringList base = words("--model bert-base-uncased --peft none --weight-quant none --precision fp32");
+        const json cls = planJson(base + words("--head sequence-classification --num-labels 3"));
+        QVERIFY(cls.is_object());
+        QCOMPARE(unsignedAt(cls, "parameters").value_or(0), std::uint64_t(109484547));
+        // The masked LM: 109,514,298.
+        const json mlm = planJson(base);
+        QCOMPARE(unsignedAt(mlm, "parameters").value_or(0), std::uint64_t(109514298));
+        // The head travels in an exported scenario.
+        const CliResult exported = runCli(words("export --format scenario-json --model bert-base-uncased "
+                                                "--head sequence-classification --num-labels 3"));
+        QVERIFY2(exported.exitCode == 0, exported.describe().constData());
+        const json scenario = parseJson(exported.out);
+        QCOMPARE(scenario.at("model"),
+                 json({{"preset", "bert-base-uncased"}, {"head", "sequence-classification"}, {"num_labels", 3}}));
+    }
+
     void fit()
     {
         const CliResult r = runCli(words("fit --json"));
@@ -610,6 +630,11 @@ private slots:
         QTest::newRow("config t5") << plan(words("--config") << path("t5-config.json"));
         // genericModelBySize(): a number with an optional K, M, B or T suffix.
         QTest::newRow("size 12Q") << plan(words("--size 12Q"));
+        // --head / --num-labels (options.cpp, model/modelhead.h setModelHead).
+        QTest::newRow("unknown head") << plan(words("--model bert-base-uncased --head classifier"));
+        QTest::newRow("classifier head on llama") << plan(words("--model gpt2 --head sequence-classification"));
+        QTest::newRow("num-labels without the head") << plan(words("--model bert-base-uncased --num-labels 3"));
+        QTest::newRow("num-labels zero") << plan(words("--model bert-base-uncased --head sequence-classification --num-labels 0"));
 
         // The rows below exit 0 today (CLI bugs, see the report): each value is
         // one the same scenario's file form refuses (engine/io/scenariofile.cpp),

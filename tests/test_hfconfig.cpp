@@ -546,6 +546,93 @@ private slots:
         QVERIFY2(s.error().detail.find(named.toStdString()) != std::string::npos, s.error().detail.c_str());
     }
 
+    // BertForSequenceClassification from a fine-tuned classifier's config.json.
+    // Counts derived here and checked against transformers 5.17 on the meta
+    // device (BertForSequenceClassification(BertConfig(...)).num_parameters()
+    // gave 109,483,778 / 109,484,547 / 109,486,085 for 2 / 3 / 5 labels and
+    // 335,143,938 for bert-large with 2).
+    void bertSequenceClassification_data()
+    {
+        QTest::addColumn<QByteArray>("patch");
+        QTest::addColumn<qulonglong>("labels");
+        QTest::addColumn<qulonglong>("total");
+        // BertModel without pooler 108,891,648 (parameterTotals' bert-base row),
+        // + pooler Linear(768, 768) 590,592 = 109,482,240, + classifier
+        // Linear(768, 2) 1,538 = 109,483,778. No MLM head.
+        QTest::newRow("default 2 labels") << QByteArray(R"({"architectures": ["BertForSequenceClassification"]})")
+                                          << 2ull << 109483778ull;
+        // PretrainedConfig: id2label's length is the label count: 768*3+3 = 2,307.
+        QTest::newRow("id2label of 3")
+            << QByteArray(R"({"architectures": ["BertForSequenceClassification"], "id2label": {"0": "neg", "1": "neu", "2": "pos"}})")
+            << 3ull << 109484547ull;
+        // ... and wins over a num_labels that disagrees (transformers only warns).
+        QTest::newRow("id2label over num_labels")
+            << QByteArray(R"({"architectures": ["BertForSequenceClassification"], "num_labels": 5, "id2label": {"0": "a", "1": "b", "2": "c"}})")
+            << 3ull << 109484547ull;
+        // num_labels alone: 768*5+5 = 3,845.
+        QTest::newRow("num_labels 5") << QByteArray(R"({"architectures": ["BertForSequenceClassification"], "num_labels": 5})")
+                                      << 5ull << 109486085ull;
+        // bert-large: embeddings 30522*1024 + 512*1024 + 2*1024 + LayerNorm 2,048
+        // = 31,782,912; per layer q,k,v,o 4*1,049,600 + intermediate 4,198,400 +
+        // output 4,195,328 + 2 LayerNorms 4,096 = 12,596,224, *24 =
+        // 302,309,376; + pooler 1,049,600 + classifier 2,050 = 335,143,938.
+        QTest::newRow("bert-large")
+            << QByteArray(R"({"architectures": ["BertForSequenceClassification"], "hidden_size": 1024, "num_hidden_layers": 24,)"
+                          R"( "num_attention_heads": 16, "intermediate_size": 4096})")
+            << 2ull << 335143938ull;
+        // Any other architecture, or none, keeps the MLM head (parameterTotals: 109,514,298).
+        QTest::newRow("masked LM") << QByteArray(R"({"architectures": ["BertForMaskedLM"], "num_labels": 5})") << 0ull
+                                   << 109514298ull;
+        QTest::newRow("no architectures") << QByteArray(R"({"architectures": null})") << 0ull << 109514298ull;
+    }
+    void bertSequenceClassification()
+    {
+        QFETCH(QByteArray, patch);
+        QFETCH(qulonglong, labels);
+        QFETCH(qulonglong, total);
+        QFile file(configPath("bert-base-uncased.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        nlohmann::json config = nlohmann::json::parse(file.readAll().toStdString());
+        config.merge_patch(nlohmann::json::parse(patch.toStdString()));
+        const Result<ModelSpec> spec = modelSpecFromHfConfig(config);
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().detail.c_str());
+        QCOMPARE(spec->head, labels ? ModelHead::SequenceClassification : ModelHead::LanguageModel);
+        QCOMPARE(qulonglong(spec->numLabels), labels);
+        QCOMPARE(spec->hfClass, std::string(labels ? "BertForSequenceClassification" : "BertForMaskedLM"));
+        const ParameterTable table = buildParameterTable(*spec);
+        QCOMPARE(qulonglong(table.totalElements()), total);
+        bool mlmHead = false, classifier = false;
+        for (const ParamTensor& t : table.global) {
+            mlmHead = mlmHead || t.name().rfind("cls.", 0) == 0;
+            classifier = classifier || t.name() == "classifier.weight";
+        }
+        QCOMPARE(mlmHead, labels == 0);
+        QCOMPARE(classifier, labels != 0);
+    }
+    void bertSequenceClassificationErrors_data()
+    {
+        QTest::addColumn<QByteArray>("patch");
+        QTest::addColumn<QByteArray>("named");
+        QTest::newRow("architectures not a list") << QByteArray(R"({"architectures": "BertForSequenceClassification"})")
+                                                  << QByteArray("\"architectures\" is");
+        QTest::newRow("num_labels 0") << QByteArray(R"({"architectures": ["BertForSequenceClassification"], "num_labels": 0})")
+                                      << QByteArray("\"num_labels\" is 0");
+        QTest::newRow("id2label empty") << QByteArray(R"({"architectures": ["BertForSequenceClassification"], "id2label": {}})")
+                                        << QByteArray("\"id2label\" must be");
+    }
+    void bertSequenceClassificationErrors()
+    {
+        QFETCH(QByteArray, patch);
+        QFETCH(QByteArray, named);
+        QFile file(configPath("bert-base-uncased.json"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        nlohmann::json config = nlohmann::json::parse(file.readAll().toStdString());
+        config.merge_patch(nlohmann::json::parse(patch.toStdString()));
+        const Result<ModelSpec> spec = modelSpecFromHfConfig(config);
+        QVERIFY(!spec.ok());
+        QVERIFY2(spec.error().detail.find(named.toStdString()) != std::string::npos, spec.error().detail.c_str());
+    }
+
     void jsonOverloadAndFiles()
     {
         const Result<ModelSpec> notObject = modelSpecFromHfConfig(nlohmann::json::array({1, 2}));

@@ -3,6 +3,7 @@
 // formulas, bad input.
 #include "model/catalog.h"
 #include "model/genericmodel.h"
+#include "model/modelhead.h"
 #include "plan/fitsearch.h"
 #include "plan/ladder.h"
 #include "plan/planner.h"
@@ -108,6 +109,10 @@ Scenario randomScenario(std::mt19937_64& rng)
     if (s.hardware.sharding == Sharding::Zero3 && t.weightQuant != WeightQuant::None)
         s.hardware.sharding = Sharding::Zero2;
     s.hardware.cpuOffload = pick(5) == 0;
+    // Half the BERT scenarios fine-tune a classifier (no draw: the other
+    // scenarios of a seed stay what they were).
+    if (s.model.family == Family::Bert && t.microBatch % 2 == 0)
+        setModelHead(s.model, ModelHead::SequenceClassification, 1 + t.seqLen % 5);
     return s;
 }
 
@@ -368,6 +373,67 @@ private slots:
         s.train.chunkedCrossEntropy = true;
         s.train.lossChunks = 8;
         QCOMPARE(categoryAt(mustPlan(s), Phase::LossBwd, Category::Logits), 12 * TV / 8);
+    }
+
+    // BertForSequenceClassification (modeling_bert.py): one row of num_labels
+    // logits per sequence instead of tokens x vocab, and the pooler's saves in
+    // the head.
+    void bertSequenceClassificationHead()
+    {
+        Scenario s = baseScenario("bert-base-uncased");
+        s.train.precision = Precision::Fp32;
+        s.train.microBatch = 32;
+        s.train.seqLen = 128;
+        const Plan mlm = mustPlan(s);
+        QVERIFY(!setModelHead(s.model, ModelHead::SequenceClassification, 3));
+        const Plan cls = mustPlan(s);
+        auto row = [](const Plan& p, const char* name) -> const TensorRow* {
+            for (const TensorRow& r : p.tensors)
+                if (r.name == std::string(name))
+                    return &r;
+            return nullptr;
+        };
+        // Masked LM, fp32: logits 32 x 128 x 30522 x 4 bytes.
+        QVERIFY(row(mlm, "logits"));
+        QCOMPARE(row(mlm, "logits")->bytes, Bytes{32} * 128 * 30522 * 4);
+        // Classifier: 32 sequences x 3 labels x 4 bytes; log_softmax's fp32
+        // output the same; the two fp32 gradients of the loss twice that.
+        QVERIFY(row(cls, "logits"));
+        QCOMPARE(row(cls, "logits")->bytes, Bytes{32 * 3 * 4});
+        QCOMPARE(row(cls, "loss.log_softmax")->bytes, Bytes{32 * 3 * 4});
+        QCOMPARE(row(cls, "loss.grad")->bytes, Bytes{2 * 32 * 3 * 4});
+        QVERIFY(!row(cls, "head.transform_out"));  // no MLM transform
+        // In one dtype the pooler's saved first-token view keeps the whole last
+        // hidden state (32 x 128 x 768 x 4) until its backward; tanh saves 32 x 768 x 4.
+        QVERIFY(row(cls, "head.last_hidden"));
+        QCOMPARE(row(cls, "head.last_hidden")->bytes, Bytes{32} * 128 * 768 * 4);
+        QCOMPARE(int(row(cls, "head.last_hidden")->freeAt), int(Phase::HeadBwd));
+        QCOMPARE(row(cls, "head.pooler_tanh")->bytes, Bytes{32 * 768 * 4});
+        QCOMPARE(row(cls, "head.dropout_mask")->bytes, Bytes{32 * 768});  // hidden_dropout_prob 0.1
+        // Parameters: BertForSequenceClassification with 3 labels (test_hfconfig: 109,484,547).
+        QCOMPARE(cls.totalParameters, Bytes{109484547});
+        QVERIFY(cls.peakAllocatedBytes < mlm.peakAllocatedBytes);
+        // Under autocast the pooler saves a 16-bit copy of the first tokens
+        // (32 x 768 x 2) and the last hidden state dies with the forward.
+        s.train.precision = Precision::Bf16Mixed;
+        const Plan mixed = mustPlan(s);
+        QCOMPARE(row(mixed, "head.pooler_in_copy")->bytes, Bytes{32 * 768 * 2});
+        QCOMPARE(int(row(mixed, "head.last_hidden")->freeAt), int(Phase::LossFwd));
+        // Inference: the logits are 32 x 3 in the served dtype.
+        s.mode = Mode::Inference;
+        s.inference.batch = 32;
+        s.inference.promptTokens = 128;
+        s.inference.precision = Precision::Bf16;
+        const Plan served = mustPlan(s);
+        QCOMPARE(row(served, "logits")->bytes, Bytes{32 * 3 * 2});
+        // The headroom profile's step program has no classifier: it says so.
+        s.mode = Mode::Train;
+        s.profile = Profile::Headroom;
+        const Plan headroom = mustPlan(s);
+        bool noted = false;
+        for (const std::string& note : headroom.notes)
+            noted = noted || note.find("the sequence-classification head") != std::string::npos;
+        QVERIFY(noted);
     }
 
     void gpt2ActivationsMatchKorthikanti()

@@ -170,6 +170,11 @@ private slots:
         r = runCli(validate({QStringLiteral("--optimizer"), QStringLiteral("galore")}));
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("not supported by the cpu backend yet: optimizer galore"), r.err.constData());
+        // The step program has a language-model head only: a classifier is refused by name.
+        r = runCli({QStringLiteral("validate"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--model"),
+                    QStringLiteral("bert-base-uncased"), QStringLiteral("--head"), QStringLiteral("sequence-classification")});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("not supported by the cpu backend yet: the sequence-classification head"), r.err.constData());
         r = runCli(validate({QStringLiteral("--inject-fault"), QStringLiteral("sometimes")}));
         QCOMPARE(r.exitCode, 2);
         // A model far beyond the CPU backend is refused, not attempted.

@@ -100,6 +100,8 @@ void compareSpecs(const ModelSpec& a, const ModelSpec& b)
     QCOMPARE(a.dropout, b.dropout);
     QCOMPARE(a.approximate, b.approximate);
     QCOMPARE(a.encoder, b.encoder);
+    QCOMPARE(int(a.head), int(b.head));
+    QCOMPARE(a.numLabels, b.numLabels);
     QCOMPARE(a.origin, b.origin);
     QCOMPARE(a.checkpointParameters, b.checkpointParameters);
     QCOMPARE(a.checkpointDtype, b.checkpointDtype);
@@ -369,6 +371,51 @@ private slots:
         QCOMPARE(written.at("model"), json({{"preset", "meta-llama/Llama-3.1-8B"}}));
     }
 
+    // The sequence-classification head: "head" and "num_labels" beside any
+    // model source, written beside the preset (or spec) they apply to.
+    void classifierHead()
+    {
+        const auto cls = modelFromJson(json{{"preset", "bert-base-uncased"}, {"head", "sequence-classification"}});
+        QVERIFY2(cls.ok(), cls.ok() ? "" : cls.error().detail.c_str());
+        QCOMPARE(int(cls->head), int(ModelHead::SequenceClassification));
+        QCOMPARE(cls->numLabels, std::uint64_t(2));  // transformers' PretrainedConfig default
+        QCOMPARE(cls->hfClass, std::string("BertForSequenceClassification"));
+        const auto three = modelFromJson(
+            json{{"preset", "bert-base-uncased"}, {"head", "sequence-classification"}, {"num_labels", 3}});
+        QVERIFY(three.ok());
+        QCOMPARE(three->numLabels, std::uint64_t(3));
+        // A config.json that names BertForSequenceClassification picks the head
+        // itself; "num_labels" alone then sets the count, and "head" can undo it.
+        json config = json::parse(readAll(fs::path(HEADROOM_TEST_DATA) / "configs" / "bert-base-uncased.json"));
+        config["architectures"] = {"BertForSequenceClassification"};
+        const auto fromConfig = modelFromJson(json{{"config", config}, {"num_labels", 4}});
+        QVERIFY2(fromConfig.ok(), fromConfig.ok() ? "" : fromConfig.error().detail.c_str());
+        QCOMPARE(int(fromConfig->head), int(ModelHead::SequenceClassification));
+        QCOMPARE(fromConfig->numLabels, std::uint64_t(4));
+        const auto undone = modelFromJson(json{{"config", config}, {"head", "language-model"}});
+        QVERIFY(undone.ok());
+        QCOMPARE(int(undone->head), int(ModelHead::LanguageModel));
+        QCOMPARE(undone->numLabels, std::uint64_t(0));
+        QCOMPARE(undone->hfClass, std::string("BertForMaskedLM"));
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const json written = roundTrip(everyFieldSet(three.value()), dir.path().toStdString());
+        QVERIFY(!QTest::currentTestFailed());
+        QCOMPARE(written.at("model"),
+                 json({{"preset", "bert-base-uncased"}, {"head", "sequence-classification"}, {"num_labels", 3}}));
+        const json fromConfigWritten = roundTrip(everyFieldSet(fromConfig.value()), dir.path().toStdString());
+        QVERIFY(!QTest::currentTestFailed());
+        QVERIFY(fromConfigWritten.at("model").contains("spec"));
+        QCOMPARE(fromConfigWritten.at("model").at("head"), json("sequence-classification"));
+        QCOMPARE(fromConfigWritten.at("model").at("num_labels"), json(4));
+        // The language-model head writes nothing new: older files stay as they were.
+        const auto preset = presetModel("bert-base-uncased");
+        QVERIFY(preset.ok());
+        const json plain = roundTrip(everyFieldSet(preset.value()), dir.path().toStdString());
+        QCOMPARE(plain.at("model"), json({{"preset", "bert-base-uncased"}}));
+    }
+
     void roundTripEditedPresetWritesTheSpec()
     {
         QTemporaryDir dir;
@@ -574,6 +621,18 @@ private slots:
         row("spec head_dim underivable", "/model/spec/heads", "5", E::InvalidArgument, "model.spec.head_dim");
         row("spec dropout one", "/model/spec/dropout", "1", E::InvalidArgument, "model.spec.dropout");
         row("spec unknown field", "/model/spec/hidden_size", "64", E::InvalidArgument, "model.spec.hidden_size");
+        // The model's head.
+        row("head unknown", "/model/head", R"("classifier")", E::InvalidArgument, "model.head");
+        row("head not a string", "/model/head", "2", E::InvalidArgument, "model.head");
+        row("classifier head on llama", "/model/head", R"("sequence-classification")", E::UnsupportedCombination,
+            "model.head");
+        row("num_labels without the head", "/model/num_labels", "2", E::InvalidArgument, "model.num_labels");
+        row("num_labels zero", "/model", R"({"preset": "bert-base-uncased", "head": "sequence-classification", "num_labels": 0})",
+            E::InvalidArgument, "model.num_labels");
+        row("num_labels fraction", "/model", R"({"preset": "bert-base-uncased", "head": "sequence-classification", "num_labels": 2.5})",
+            E::InvalidArgument, "model.num_labels");
+        row("num_labels on the masked LM", "/model", R"({"preset": "bert-base-uncased", "head": "language-model", "num_labels": 2})",
+            E::InvalidArgument, "model.num_labels");
         // Train sizes.
         row("micro_batch negative", "/train/micro_batch", "-3", E::InvalidArgument, "train.micro_batch");
         row("micro_batch zero", "/train/micro_batch", "0", E::InvalidArgument, "train.micro_batch");

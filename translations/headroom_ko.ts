@@ -440,6 +440,14 @@
         <translation>직접 작성한 루프: 다음 스텝까지 출력 유지</translation>
     </message>
     <message>
+        <source>Language model (masked LM for BERT)</source>
+        <translation>언어 모델 (BERT는 마스크 언어 모델)</translation>
+    </message>
+    <message>
+        <source>Sequence classification</source>
+        <translation>시퀀스 분류</translation>
+    </message>
+    <message>
         <source>As the model&apos;s config says</source>
         <translation>모델 config 설정대로</translation>
     </message>
@@ -1629,6 +1637,26 @@
 </context>
 <context>
     <name>ModelPicker</name>
+    <message>
+        <source>Head</source>
+        <translation>헤드</translation>
+    </message>
+    <message>
+        <source>What the model is trained for: BERT&apos;s masked-LM head predicts every token over the vocabulary; a sequence classifier (BertForSequenceClassification) predicts one label per sequence</source>
+        <translation>모델을 무엇에 맞춰 학습하는지: BERT의 마스크 언어 모델 헤드는 모든 토큰을 어휘 전체에 대해 예측하고, 시퀀스 분류기(BertForSequenceClassification)는 시퀀스마다 레이블 하나를 예측합니다</translation>
+    </message>
+    <message>
+        <source>Labels</source>
+        <translation>레이블</translation>
+    </message>
+    <message>
+        <source>Classes of the classifier (num_labels); 1 is regression</source>
+        <translation>분류기의 클래스 수(num_labels); 1이면 회귀</translation>
+    </message>
+    <message>
+        <source> · classifier over %1 labels</source>
+        <translation> · 레이블 %1개 분류기</translation>
+    </message>
     <message>
         <source>%1 · %2</source>
         <extracomment>model list entry: name and parameter count</extracomment>

@@ -136,6 +136,15 @@ QString DisplayNames::useCache(UseCache useCache)
     return QString();
 }
 
+QString DisplayNames::modelHead(ModelHead head)
+{
+    switch (head) {
+    case ModelHead::LanguageModel: return tr("Language model (masked LM for BERT)");
+    case ModelHead::SequenceClassification: return tr("Sequence classification");
+    }
+    return QString();
+}
+
 QString DisplayNames::sharding(Sharding sharding)
 {
     switch (sharding) {

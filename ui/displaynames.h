@@ -26,6 +26,7 @@ public:
     static QString attention(headroom::Attention attention);
     static QString trainingLoop(headroom::TrainingLoop loop);
     static QString useCache(headroom::UseCache useCache);
+    static QString modelHead(headroom::ModelHead head);
     static QString sharding(headroom::Sharding sharding);
     static QString profile(headroom::Profile profile);
     static QString profileDescription(headroom::Profile profile);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "modelpicker.h"
 
+#include "comboitems.h"
 #include "displaynames.h"
 #include "errortext.h"
 #include "io/scenariofile.h"
 #include "model/catalog.h"
 #include "model/hfconfig.h"
+#include "model/modelhead.h"
 #include "model/modelfolder.h"
 
 #include <QComboBox>
@@ -21,8 +23,11 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalBlocker>
+#include <QSpinBox>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 using namespace headroom;
 
@@ -49,6 +54,10 @@ bool isUnmodifiedPreset(const ModelSpec& spec)
 ModelPicker::ModelPicker(QWidget* parent)
     : QWidget(parent)
     , m_combo(new QComboBox(this))
+    , m_headLabel(new QLabel(this))
+    , m_head(new QComboBox(this))
+    , m_labelsLabel(new QLabel(this))
+    , m_labels(new QSpinBox(this))
     , m_importConfig(new QPushButton(this))
     , m_importFolder(new QPushButton(this))
     , m_summary(new QLabel(this))
@@ -66,6 +75,23 @@ ModelPicker::ModelPicker(QWidget* parent)
     connect(m_combo->lineEdit(), &QLineEdit::editingFinished, this,
             [this] { m_combo->setEditText(m_combo->itemText(m_combo->currentIndex())); });
     connect(m_combo, &QComboBox::currentIndexChanged, this, [this] {
+        showHead(baseModel());
+        updateSummary();
+        emit modelChanged();
+    });
+    // kMaxLabels would do, but a spin box holds an int; a million labels is far past any task.
+    m_labels->setRange(1, 1'000'000);
+    m_labels->setGroupSeparatorShown(true);
+    m_headLabel->setBuddy(m_head);
+    m_labelsLabel->setBuddy(m_labels);
+    m_head->setObjectName(QStringLiteral("modelHead"));
+    m_labels->setObjectName(QStringLiteral("numLabels"));
+    connect(m_head, &QComboBox::currentIndexChanged, this, [this] {
+        updateHeadInputs();
+        updateSummary();
+        emit modelChanged();
+    });
+    connect(m_labels, &QSpinBox::valueChanged, this, [this] {
         updateSummary();
         emit modelChanged();
     });
@@ -83,11 +109,39 @@ ModelPicker::ModelPicker(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_combo, 0, 0, 1, 2);
     layout->addWidget(m_summary, 1, 0, 1, 2);
-    layout->addWidget(m_importConfig, 2, 0);
-    layout->addWidget(m_importFolder, 2, 1);
+    layout->addWidget(m_headLabel, 2, 0);
+    layout->addWidget(m_head, 2, 1);
+    layout->addWidget(m_labelsLabel, 3, 0);
+    layout->addWidget(m_labels, 3, 1);
+    layout->addWidget(m_importConfig, 4, 0);
+    layout->addWidget(m_importFolder, 4, 1);
 
     fillPresets();
     retranslate();
+    showHead(baseModel());
+}
+
+void ModelPicker::showHead(const ModelSpec& spec)
+{
+    const QSignalBlocker headBlocker(m_head);
+    const QSignalBlocker labelsBlocker(m_labels);
+    selectComboData(m_head, enumData(spec.head));
+    if (spec.classifier())
+        m_labels->setValue(static_cast<int>(std::min<std::uint64_t>(spec.numLabels, 1'000'000)));
+    else
+        m_labels->setValue(2);  // transformers' PretrainedConfig default, if the user switches the head
+    updateHeadInputs();
+}
+
+void ModelPicker::updateHeadInputs()
+{
+    // Only BERT has a second head (model/modelhead.h).
+    const bool choice = baseModel().family == Family::Bert;
+    const bool classifier = comboEnum<ModelHead>(m_head) == ModelHead::SequenceClassification;
+    m_headLabel->setVisible(choice);
+    m_head->setVisible(choice);
+    m_labelsLabel->setVisible(choice && classifier);
+    m_labels->setVisible(choice && classifier);
 }
 
 void ModelPicker::fillPresets()
@@ -105,6 +159,17 @@ void ModelPicker::fillPresets()
 
 void ModelPicker::retranslate()
 {
+    m_headLabel->setText(tr("Head"));
+    m_head->setToolTip(tr("What the model is trained for: BERT's masked-LM head predicts every token over the vocabulary; "
+                          "a sequence classifier (BertForSequenceClassification) predicts one label per sequence"));
+    m_labelsLabel->setText(tr("Labels"));
+    m_labels->setToolTip(tr("Classes of the classifier (num_labels); 1 is regression"));
+    {
+        const QSignalBlocker blocker(m_head);
+        setComboItems(m_head, {{DisplayNames::modelHead(ModelHead::LanguageModel), enumData(ModelHead::LanguageModel), {}},
+                               {DisplayNames::modelHead(ModelHead::SequenceClassification),
+                                enumData(ModelHead::SequenceClassification), {}}});
+    }
     m_importConfig->setText(tr("Import config.json…"));
     m_importConfig->setToolTip(tr("Read the architecture from a Hugging Face config.json"));
     m_importFolder->setText(tr("Import model folder…"));
@@ -171,15 +236,29 @@ void ModelPicker::setModel(const ModelSpec& spec)
 {
     const QSignalBlocker blocker(m_combo);
     int index = -1;
-    if (isUnmodifiedPreset(spec))
+    // A preset with another head is still the preset; the head inputs carry the head.
+    ModelSpec languageModel = spec;
+    if (!setModelHead(languageModel, ModelHead::LanguageModel, 0) && isUnmodifiedPreset(languageModel))
         index = m_combo->findData(QString::fromStdString(findCatalogModel(spec.id)->id), kPresetIdRole);
     if (index < 0)
         index = addCustomModel(spec);
     m_combo->setCurrentIndex(index);
+    showHead(spec);
     updateSummary();
 }
 
 ModelSpec ModelPicker::model() const
+{
+    ModelSpec spec = baseModel();
+    if (spec.family == Family::Bert) {
+        const ModelHead head = comboEnum<ModelHead>(m_head);
+        const std::uint64_t labels = head == ModelHead::SequenceClassification ? static_cast<std::uint64_t>(m_labels->value()) : 0;
+        setModelHead(spec, head, labels);  // a BERT model takes either head; the spin box bounds the labels
+    }
+    return spec;
+}
+
+ModelSpec ModelPicker::baseModel() const
 {
     const int index = m_combo->currentIndex();
     const QVariant custom = m_combo->itemData(index, kCustomIndexRole);
@@ -202,6 +281,8 @@ void ModelPicker::updateSummary()
                        .arg(locale.toString(static_cast<qulonglong>(spec.vocab)));
     if (spec.isMoe())
         text += tr(" · %1 experts, %2 per token").arg(spec.experts).arg(spec.expertsPerToken);
+    if (spec.classifier())
+        text += tr(" · classifier over %1 labels").arg(locale.toString(static_cast<qulonglong>(spec.numLabels)));
     m_summary->setText(text);
     m_summary->setToolTip(QString::fromStdString(spec.id + " · " + spec.hfClass));
 }

@@ -12,6 +12,7 @@
 class QComboBox;
 class QLabel;
 class QPushButton;
+class QSpinBox;
 
 class ModelPicker : public QWidget {
     Q_OBJECT
@@ -19,10 +20,11 @@ class ModelPicker : public QWidget {
 public:
     explicit ModelPicker(QWidget* parent = nullptr);
 
-    // Selects the preset when `spec` is exactly a catalog entry; otherwise
-    // adds (or reuses) a custom entry holding `spec` as is. Emits nothing.
+    // Selects the preset when `spec` is exactly a catalog entry (whatever its
+    // head); otherwise adds (or reuses) a custom entry holding `spec` as is.
+    // The head inputs show spec's head. Emits nothing.
     void setModel(const headroom::ModelSpec& spec);
-    headroom::ModelSpec model() const;
+    headroom::ModelSpec model() const;  // the selected model with the chosen head
 
     // The import actions without their file dialogs (tests call these):
     // an empty string on success, else the translated error.
@@ -43,8 +45,17 @@ private:
     int addCustomModel(const headroom::ModelSpec& spec);
     QString customLabel(const headroom::ModelSpec& spec) const;
     void updateSummary();
+    headroom::ModelSpec baseModel() const;  // the selected entry as stored, with its own head
+    void showHead(const headroom::ModelSpec& spec);
+    void updateHeadInputs();
 
     QComboBox* m_combo;
+    // The task head (BERT: masked LM or sequence classification) and the
+    // classifier's label count; shown for models that have a choice.
+    QLabel* m_headLabel;
+    QComboBox* m_head;
+    QLabel* m_labelsLabel;
+    QSpinBox* m_labels;
     QPushButton* m_importConfig;
     QPushButton* m_importFolder;
     QLabel* m_summary;

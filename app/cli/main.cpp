@@ -32,6 +32,7 @@ Commands:
 Scenario options (default: Llama 3.1 8B QLoRA on an RTX 4090):
   --scenario FILE        a headroom.scenario/1 JSON file; options below override it
   --model ID | --config config.json | --model-dir DIR | --size 13B
+  --head language-model|sequence-classification --num-labels N   (BERT: BertForMaskedLM or BertForSequenceClassification)
   --mode train|inference --profile pytorch|headroom
   --precision fp32|fp16-mixed|bf16-mixed|bf16|fp16|fp8-mixed  --weight-quant none|int8|nf4|nf4-dq
   --optimizer sgd|sgd-momentum|adamw|adamw-8bit|paged-adamw-8bit|lion|adafactor|lomo|adalomo|galore

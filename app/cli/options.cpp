@@ -5,6 +5,7 @@
 #include "model/catalog.h"
 #include "model/genericmodel.h"
 #include "model/hfconfig.h"
+#include "model/modelhead.h"
 #include "model/modelfolder.h"
 #include "plan/defaultscenario.h"
 
@@ -61,7 +62,8 @@ const std::vector<std::string>& scenarioValueOptions()
         "scenario", "model", "config", "model-dir", "size", "mode", "precision", "weight-quant", "optimizer", "peft",
         "lora-rank", "lora-alpha", "lora-dropout", "lora-targets", "micro-batch", "seq-len", "grad-accum",
         "checkpointing", "checkpoint-every", "attention", "loss-chunks", "gpu", "gpus", "sharding", "profile",
-        "batch", "prompt-tokens", "new-tokens", "kv-cache-dtype", "galore-rank", "loop", "use-cache"};
+        "batch", "prompt-tokens", "new-tokens", "kv-cache-dtype", "galore-rank", "loop", "use-cache",
+        "head", "num-labels"};
     return names;
 }
 
@@ -153,6 +155,23 @@ Result<Scenario> scenarioFromOptions(const Options& o)
         if (!m)
             return m.error();
         s.model = m.value();
+    }
+
+    // --head / --num-labels act on whichever model the options above chose
+    // (a new model source starts from its own head).
+    if (o.has("head") || o.has("num-labels")) {
+        ModelHead head = s.model.head;
+        HR_TRY(parseEnum(o, "head", parseModelHead, head, "language-model, sequence-classification"));
+        std::uint64_t labels = head == s.model.head ? s.model.numLabels : 0;
+        if (head == ModelHead::SequenceClassification && labels == 0)
+            labels = 2;  // transformers' PretrainedConfig default
+        HR_COUNT("num-labels", labels);
+        if (o.has("num-labels") && head != ModelHead::SequenceClassification)
+            return makeError(ErrorCode::InvalidArgument, "--num-labels: only the sequence-classification head has labels (add --head sequence-classification)");
+        if (head == ModelHead::LanguageModel)
+            labels = 0;
+        if (auto e = setModelHead(s.model, head, labels))
+            return makeError(e->code, (o.has("num-labels") && e->code == ErrorCode::InvalidArgument ? "--num-labels: " : "--head: ") + e->detail);
     }
 
     HR_TRY(parseEnum(o, "mode", parseMode, s.mode, "train, inference"));

@@ -210,12 +210,21 @@ void writeQuantConfig(Script& s, WeightQuant q, Precision p, bool fsdp)
     s.line();
 }
 
+// The transformers auto class of the planned model and head.
+const char* autoClass(const ModelSpec& m)
+{
+    if (m.classifier())
+        return "AutoModelForSequenceClassification";
+    return m.encoder ? "AutoModelForMaskedLM" : "AutoModelForCausalLM";
+}
+
 void writeFromPretrained(Script& s, const Scenario& sc, const char* dtype, const std::string& dtypeNote, WeightQuant q,
                          Attention a)
 {
-    s.line(std::string("model = ") + (sc.model.encoder ? "AutoModelForMaskedLM" : "AutoModelForCausalLM") +
-           ".from_pretrained(");
+    s.line(std::string("model = ") + autoClass(sc.model) + ".from_pretrained(");
     s.line("    model_id,");
+    if (sc.model.classifier())
+        s.arg("num_labels", std::to_string(sc.model.numLabels));
     s.arg("torch_dtype", dtype, dtypeNote);
     if (q != WeightQuant::None)
         s.arg("quantization_config", "bnb_config");
@@ -317,7 +326,9 @@ void writeTraining(Script& s, const Scenario& sc)
     } else {
         s.arg("target_modules", pyList(t.peft.targets));
     }
-    if (sc.model.encoder)
+    if (sc.model.classifier())
+        s.arg("task_type", py("SEQ_CLS"), "also trains the classifier (modules_to_save)");
+    else if (sc.model.encoder)
         s.line("    # No task_type: PEFT's TaskType has no masked-LM task; the PeftModel wraps the encoder as it is.");
     else
         s.arg("task_type", py("CAUSAL_LM"));
@@ -378,7 +389,7 @@ std::string exportHfPython(const Scenario& sc, const Plan& plan)
     const bool peft = train && sc.train.peft.method != PeftMethod::None;
 
     s.line("import torch");
-    std::string names = sc.model.encoder ? "AutoModelForMaskedLM" : "AutoModelForCausalLM";
+    std::string names = autoClass(sc.model);
     if (q != WeightQuant::None)
         names += ", BitsAndBytesConfig";
     if (train)

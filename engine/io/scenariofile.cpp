@@ -6,6 +6,7 @@
 #include "model/catalog.h"
 #include "model/genericmodel.h"
 #include "model/hfconfig.h"
+#include "model/modelhead.h"
 #include "model/modelfolder.h"
 #include "plan/gpucatalog.h"
 
@@ -111,6 +112,7 @@ public:
     }
 
     bool failed() const { return m_error.has_value(); }
+    std::optional<Error>& errorSlot() { return m_error; }
     const std::string& path() const { return m_path; }
     std::string pathOf(const char* key) const { return childPath(m_path, key); }
     const json* find(const char* key) const
@@ -455,6 +457,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.vision.imageSize == b.vision.imageSize && a.vision.patchSize == b.vision.patchSize
         && a.vision.poolingHead == b.vision.poolingHead
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
+        && a.head == b.head && a.numLabels == b.numLabels
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin
         && a.checkpointParameters == b.checkpointParameters && a.checkpointDtype == b.checkpointDtype;
 }
@@ -464,6 +467,34 @@ Error underPath(const std::string& path, const Error& inner) { return makeError(
 
 // ---------------------------------------------------------------------------
 // The "model" node
+
+Result<ModelSpec> modelSourceFromJson(const json& node, const std::string& path, const std::string& kind,
+                                      const fs::path& baseDir);
+
+// The model node's "head" ("language-model" | "sequence-classification") and
+// "num_labels" (the classifier's outputs; 2 when absent, as transformers'
+// PretrainedConfig). Without "head" the source decides (a config.json's
+// architectures); "num_labels" needs the sequence-classification head.
+std::optional<Error> applyHeadFields(Reader& r, ModelSpec& spec)
+{
+    std::optional<Error>& error = r.errorSlot();
+    ModelHead head = spec.head;
+    r.enumeration("head", parseModelHead, modelHeadName, head);
+    std::uint64_t labels = head == spec.head ? spec.numLabels : 0;
+    if (head == ModelHead::SequenceClassification && labels == 0)
+        labels = 2;
+    r.integer("num_labels", 1, kMaxLabels, labels);
+    if (error)
+        return error;
+    if (r.has("num_labels") && head != ModelHead::SequenceClassification)
+        return pathError(ErrorCode::InvalidArgument, r.pathOf("num_labels"),
+                         "only the sequence-classification head has labels; add \"head\": \"sequence-classification\"");
+    if (head == ModelHead::LanguageModel)
+        labels = 0;
+    if (auto headError = setModelHead(spec, head, labels))
+        return pathError(headError->code, r.pathOf("head"), headError->detail);
+    return std::nullopt;
+}
 
 Result<ModelSpec> modelNodeFromJson(const json& node, const std::string& path, const fs::path& baseDir)
 {
@@ -481,16 +512,30 @@ Result<ModelSpec> modelNodeFromJson(const json& node, const std::string& path, c
                          "give only one of preset, config, size, model_dir, spec; got both " + kinds[0] + " and "
                              + kinds[1]);
     const std::string& kind = kinds.front();
-    const std::string kindPath = childPath(path, kind);
 
     std::optional<Error> error;
     Reader r(node, path, error);
+    // "head" and "num_labels" choose the task head of any model source.
     if (kind == "config")
-        r.allowOnly({"config", "id"});  // "id" names a model read from a config.json
+        r.allowOnly({"config", "id", "head", "num_labels"});  // "id" names a model read from a config.json
     else
-        r.allowOnly({kind.c_str()});
+        r.allowOnly({kind.c_str(), "head", "num_labels"});
     if (error)
         return *error;
+    auto spec = modelSourceFromJson(node, path, kind, baseDir);
+    if (!spec)
+        return spec;
+    if (auto headError = applyHeadFields(r, spec.value()))
+        return *headError;
+    return spec;
+}
+
+Result<ModelSpec> modelSourceFromJson(const json& node, const std::string& path, const std::string& kind,
+                                      const fs::path& baseDir)
+{
+    const std::string kindPath = childPath(path, kind);
+    std::optional<Error> error;
+    Reader r(node, path, error);
 
     if (kind == "preset") {
         std::string id;
@@ -783,8 +828,10 @@ ordered scenarioToOrdered(const Scenario& scenario)
     // a preset the user edited is written out in full, or the edit is lost.
     if (scenario.model.origin == "catalog") {
         try {
-            const auto preset = presetModel(scenario.model.id);
-            asPreset = preset.ok() && sameSpec(preset.value(), scenario.model);
+            auto preset = presetModel(scenario.model.id);
+            // A preset with a classifier head is the preset plus "head" and "num_labels".
+            asPreset = preset.ok() && !setModelHead(preset.value(), scenario.model.head, scenario.model.numLabels)
+                && sameSpec(preset.value(), scenario.model);
         } catch (const std::exception&) {
             asPreset = false;
         }
@@ -793,6 +840,11 @@ ordered scenarioToOrdered(const Scenario& scenario)
         model = ordered{{"preset", scenario.model.id}};
     else
         model = ordered{{"spec", specToJson(scenario.model)}};
+    // The default head is left out, so files without a classifier read as before.
+    if (scenario.model.head != ModelHead::LanguageModel) {
+        model["head"] = modelHeadName(scenario.model.head);
+        model["num_labels"] = scenario.model.numLabels;
+    }
 
     const TrainConfig& t = scenario.train;
     const InferenceConfig& i = scenario.inference;

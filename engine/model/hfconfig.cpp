@@ -13,6 +13,8 @@
 // PretrainedConfig itself does not define).
 #include "model/hfconfig.h"
 
+#include "model/modelhead.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -370,7 +372,9 @@ void readGptNeoX(ConfigReader& r, ModelSpec& s)
     s.gatedMlp = false;
 }
 
-// bert (BertConfig), counted as BertForMaskedLM.
+// bert (BertConfig), counted as BertForMaskedLM, or as
+// BertForSequenceClassification when `architectures` names it (a fine-tuned
+// classifier's config.json). Every other architecture keeps the MLM head.
 void readBert(ConfigReader& r, ModelSpec& s)
 {
     readCommonSizes(r, s, kHfKeys);
@@ -386,6 +390,29 @@ void readBert(ConfigReader& r, ModelSpec& s)
     s.qkvBias = s.attnOutBias = s.mlpBias = true;
     s.learnedPositions = true;
     s.encoder = true;
+    const json* archs = r.find("architectures");
+    if (archs && !archs->is_array()) {
+        r.fail(ErrorCode::MissingField, "\"architectures\" is " + archs->dump() + "; expected a list of class names");
+        return;
+    }
+    if (archs && !archs->empty() && archs->front() == "BertForSequenceClassification") {
+        // configuration_utils.py PretrainedConfig.__init__: the label count is
+        // the length of id2label when the config has one (a num_labels that
+        // disagrees only draws a warning), else num_labels, else 2.
+        std::uint64_t labels = 0;
+        if (const json* map = r.find("id2label")) {
+            if (!map->is_object() || map->empty() || map->size() > kMaxLabels)
+                r.fail(ErrorCode::InvalidArgument, "\"id2label\" must be a non-empty object of label names, got "
+                                                       + map->dump().substr(0, 80));
+            else
+                labels = map->size();
+        }
+        if (labels == 0)
+            labels = r.size("num_labels", kMaxLabels, 2);
+        s.head = ModelHead::SequenceClassification;
+        s.numLabels = labels;
+        s.hfClass = "BertForSequenceClassification";
+    }
 }
 
 struct TypeInfo {

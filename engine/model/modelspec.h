@@ -23,7 +23,7 @@ enum class Family {
     Gpt2,       // gpt2: LayerNorm, learned positions, fused c_attn, Conv1D, tied lm_head
     GptNeoX,    // gpt_neox (Pythia, polyglot-ko): fused query_key_value, parallel residual
     GptBigCode, // gpt_bigcode (StarCoder, octocoder): GPT-2 layout with multi-query attention
-    Bert,       // bert: encoder, token types, MLM head (BertForMaskedLM)
+    Bert,       // bert: encoder, token types; MLM head (BertForMaskedLM) or a classifier (ModelSpec::head)
 };
 
 const char* familyName(Family family);
@@ -43,6 +43,18 @@ struct VisionTowerSpec {
     std::uint64_t patchSize = 0;     // patch_size (square)
     bool poolingHead = false;        // vision_use_head (SiglipVisionTransformer: true when absent)
 };
+
+// The task head on top of the transformer: it decides the outputs, the loss
+// and which head parameters exist.
+enum class ModelHead {
+    LanguageModel,          // the family's own LM head: causal LM, or masked LM for BERT (BertForMaskedLM)
+    SequenceClassification, // BertForSequenceClassification: pooler (dense + tanh on the first token),
+                            // dropout, Linear(hidden, num_labels); one label per sequence
+};
+
+// "language-model", "sequence-classification" (scenario files, the CLI's --head).
+const char* modelHeadName(ModelHead head);
+bool parseModelHead(const std::string& name, ModelHead& out);
 
 struct ModelSpec {
     std::string id;          // catalog id (Hugging Face repo id) or "custom"/"generic-13B"
@@ -83,6 +95,9 @@ struct ModelSpec {
     bool useCache = true;              // config.json use_cache (PretrainedConfig default true): a decoder's
                                        // forward returns per-layer keys and values, in training too
 
+    ModelHead head = ModelHead::LanguageModel;
+    std::uint64_t numLabels = 0;       // classifier outputs (config.json num_labels / id2label); 0 with the LM head
+
     bool approximate = false;          // true for a model scaled from a size alone
     bool encoder = false;              // BERT-style: bidirectional, no causal lm_head
     std::string origin;                // where this spec came from: "catalog", "config.json", "model-folder", "size"
@@ -93,6 +108,7 @@ struct ModelSpec {
 
     bool isMoe() const { return experts > 0; }
     bool hasVision() const { return vision.layers > 0; }
+    bool classifier() const { return head == ModelHead::SequenceClassification; }
     std::uint64_t qDim() const { return heads * headDim; }
     std::uint64_t kvDim() const { return kvHeads * headDim; }
 };

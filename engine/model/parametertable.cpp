@@ -247,7 +247,9 @@ void buildGptNeoX(const ModelSpec& s, ParameterTable& t)
 
 // modeling_bert.py BertForMaskedLM: BertModel without pooler, plus the MLM
 // head (transform dense + LayerNorm, decoder tied to word embeddings, and
-// one output bias of vocab size).
+// one output bias of vocab size). BertForSequenceClassification: BertModel
+// with its pooler (BertPooler: Linear(hidden, hidden)) and the classifier
+// Linear(hidden, num_labels), both with bias; no MLM head.
 void buildBert(const ModelSpec& s, ParameterTable& t)
 {
     TableBuilder g(t.global), l(t.layer);
@@ -265,6 +267,11 @@ void buildBert(const ModelSpec& s, ParameterTable& t)
     l.linear("bert.encoder.layer.{i}.intermediate.dense", "dense", ModuleKind::MlpIn, s.hidden, s.intermediate, true);
     l.linear("bert.encoder.layer.{i}.output.dense", "dense", ModuleKind::MlpDown, s.intermediate, s.hidden, true);
     l.norm("bert.encoder.layer.{i}.output.LayerNorm", "LayerNorm", s.hidden, NormKind::LayerNorm);
+    if (s.classifier()) {
+        g.linear("bert.pooler.dense", "dense", ModuleKind::Pooler, s.hidden, s.hidden, true);
+        g.linear("classifier", "classifier", ModuleKind::LmHead, s.hidden, s.numLabels, true);
+        return;
+    }
     g.linear("cls.predictions.transform.dense", "dense", ModuleKind::HeadTransform, s.hidden, s.hidden, true);
     g.norm("cls.predictions.transform.LayerNorm", "LayerNorm", s.hidden, NormKind::LayerNorm);
     g.vector("cls.predictions.bias", "decoder", ModuleKind::LmHead, s.vocab);

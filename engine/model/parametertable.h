@@ -27,7 +27,7 @@ enum class ModuleKind {
     MlpIn,             // non-gated up projection (c_fc, dense_h_to_4h, intermediate.dense)
     Router,            // MoE gate
     Norm,
-    LmHead,
+    LmHead,            // the output head: lm_head, embed_out, the MLM decoder bias, BERT's classifier
     HeadTransform,     // BERT MLM transform dense
     Pooler,
     VisionTower,       // Gemma 3's SigLIP tower and multi-modal projector: loaded, unused by text-only training

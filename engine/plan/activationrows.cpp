@@ -30,6 +30,9 @@ public:
     // copy): a checkpointed layer holds it as its boundary and recomputes
     // from it, so it is not recomputed a second time.
     const char* layerInputKey = nullptr;
+    // BERT: how many items were saved up to the end of attention (the rest
+    // are allocated after its scores are freed).
+    std::size_t savedThroughAttention = 0;
     void save(const char* key, Bytes bytes, const char* source)
     {
         if (bytes == 0)
@@ -192,6 +195,15 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
     // o_proj saves attn.out itself (accountant: the Llama-family flash cases
     // were +0.4 to +0.9 % before). Eager attention, and queries made
     // contiguous in heads-first order (GPT-NeoX's rotary cat), copy.
+    // BERT's query is the same transposed view of its projection
+    // (modeling_bert.py BertSelfAttention.forward: view(...).transpose(1, 2)),
+    // and the memory-efficient kernel allocates its output batch x seq x heads
+    // x dim whatever the query (attention.cu _efficient_attention_forward); a
+    // query that is a strided slice of a fused projection (GPT-2's and
+    // GPT-BigCode's c_attn split) is not dense, so flash's empty_like gives a
+    // contiguous batch x seq x heads x dim output as well: no copy in either
+    // (accountant: the gpt2 sdpa cases were +0.6 to +1.7 %, the
+    // bert-base-uncased-cls cases +6 %, with one).
     const bool sharesOut = attn != Attention::Eager && ctx.model.family != Family::GptNeoX;
     if (trainableO)
         s.save(sharesOut ? "attn.out" : "attn.o_in", satMul(d.T, d.a * d.d, d.p),
@@ -230,6 +242,102 @@ Attention savedAttentionKind(const BuildContext& ctx, const Dims& d)
     if (d.p == 2 && d.d <= 256 && d.d % 8 == 0)
         return Attention::Flash;
     return d.kv == d.a ? Attention::Sdpa : Attention::Eager;
+}
+
+// A BERT layer's tensors that no backward saves (modeling_bert.py BertLayer
+// and BertOutput.forward; accountant: the bert-base-uncased-cls cases, whose
+// peaks are in the last layer's forward or its backward). Forward, at the
+// output LayerNorm, the layer's largest moment: its new output (residual
+// dtype), the dropped dense output (`hidden_states` is still bound), the
+// first LayerNorm's output (`input_tensor` of the residual) and the layer's
+// input (held by the encoder's loop variable), the last two unless the
+// layer saves them (ln1.out and layer.in in one dtype; a checkpointed layer
+// keeps its input as the boundary). Eager attention adds its 16-bit scores
+// before softmax. Backward, at the output dense's backward, where the layer
+// backward peaks: the gradient of the intermediate activation and dropout
+// backward's gradient; the output LayerNorm's input gradient takes the
+// place of its saved input, freed by then (same size), as the gradients of
+// eager attention's scores come later, when the MLP's saves are gone.
+// Eager attention's scores (softmax's input, rebound when softmax returns)
+// die before everything the layer saves after attention is made, so they
+// count only by what they exceed those saves and the output LayerNorm's
+// temporaries by (nothing for BERT's 512 positions: the accountant's eager
+// cases peak at the output LayerNorm).
+void addBertLayerTemporaries(const BuildContext& ctx, const Dims& d, Bytes abss, Bytes savedAfterAttention,
+                             std::vector<TensorRow>& rows)
+{
+    const Bytes hidden = satMul(d.T, d.h);
+    const Bytes atNorm = satMul(hidden, d.r + d.p);
+    // Each of these rows is several tensors, asked of the allocator one by one.
+    auto pieces = [&](TensorRow row, std::initializer_list<TensorPiece> list) {
+        if (ctx.pieces) {
+            const std::size_t begin = ctx.pieces->size();
+            ctx.pieces->insert(ctx.pieces->end(), list);
+            attachPieces(ctx, row, begin);
+        }
+        rows.push_back(row);
+    };
+    pieces({"layer.fwd_temporary", "the layer's output and its dropped dense output, at the output LayerNorm",
+            Category::Temporaries, atNorm, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false},
+           {{satMul(hidden, d.p), 1}, {satMul(hidden, d.r), 1}});
+    const Bytes scores = satMul(abss, d.p);
+    const Bytes later = satAdd(savedAfterAttention, atNorm);
+    if (scores > later)
+        rows.push_back({"attn.scores_temporary", "eager attention's scores before softmax, beyond what the layer saves after attention",
+                        Category::Temporaries, scores - later, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+    const bool savedInPlain = ctx.fullFinetune && !ctx.autocast;
+    if (ctx.anyPlainLayer() && !savedInPlain)
+        pieces({"layer.fwd_held", "the layer's input and first LayerNorm output, held as Python locals (not saved: autocast casts them, or the linears are frozen)",
+                Category::Temporaries, satMul(hidden, 2 * d.r), Phase::LayerFwd, Phase::LayerFwd, LayerSet::Plain, false},
+               {{satMul(hidden, d.r), 2}});
+    if (ctx.anyCheckpointedLayer())
+        rows.push_back({"layer.fwd_held", "the first LayerNorm output, held as a Python local (a checkpointed layer saves nothing but its input)",
+                        Category::Temporaries, satMul(hidden, d.r), Phase::LayerFwd, Phase::LayerFwd, LayerSet::Checkpointed, false});
+    pieces({"layer.bwd_temporary", "at the output dense's backward: dropout backward's gradient and the intermediate activation's gradient",
+            Category::Temporaries, satAdd(satMul(hidden, d.p), satMul(d.T, d.i, d.p)), Phase::LayerBwd,
+            Phase::LayerBwd, LayerSet::All, false},
+           {{satMul(hidden, d.p), 1}, {satMul(d.T, d.i, d.p), 1}});
+}
+
+// BertForSequenceClassification's head (modeling_bert.py): BertPooler.forward
+// takes hidden_states[:, 0], a view of the last layer's output, through
+// dense and tanh; BertForSequenceClassification.forward applies dropout
+// (classifier_dropout, else hidden_dropout_prob) and the classifier. What
+// each op saves (tools/autograd/derivatives.yaml): addmm saves its input for
+// the weight's gradient, tanh its output, native_dropout its 1-byte mask
+// (CUDA), the classifier's addmm the dropped output. A saved view keeps its
+// base: in one dtype the pooler keeps the whole last hidden state (tokens x
+// hidden) until its backward; under autocast it saves the 16-bit copy of the
+// first-token slice instead, and the last hidden state dies with the
+// forward's outputs (after the loss). select's backward makes a zero
+// gradient of the whole last hidden state (select_backward) that starts the
+// last layer's backward.
+void addClassifierHeadRows(const BuildContext& ctx, const Dims& d, std::vector<TensorRow>& rows)
+{
+    const bool ft = ctx.fullFinetune;
+    const Bytes lastHidden = satMul(d.T, d.h, d.r);
+    const bool viewSaved = ft && !ctx.autocast;
+    auto add = [&](const char* key, const char* source, Category c, Bytes bytes, Phase from, Phase to) {
+        if (bytes > 0)
+            rows.push_back({key, source, c, bytes, from, to, LayerSet::Global, false});
+    };
+    add("head.last_hidden", viewSaved ? "the last layer's output, kept whole by the pooler's saved first-token view"
+                                      : "the last layer's output (BertModel's last_hidden_state), alive until the forward returns",
+        Category::Activations, lastHidden, Phase::HeadFwd, viewSaved ? Phase::HeadBwd : Phase::LossFwd);
+    if (ft && ctx.autocast)
+        add("head.pooler_in_copy", "16-bit copy of the first token's hidden state cast by autocast, saved by the pooler dense",
+            Category::Activations, satMul(d.b, d.h, 2), Phase::HeadFwd, Phase::HeadBwd);
+    add("head.pooler_tanh", "pooler tanh output (one vector per sequence), saved by tanh; the classifier's input without dropout",
+        Category::Activations, satMul(d.b, d.h, d.p), Phase::HeadFwd, Phase::HeadBwd);
+    if (ctx.dropoutActive) {
+        add("head.dropout_mask", "classifier dropout mask, 1 byte per element", Category::Activations, satMul(d.b, d.h),
+            Phase::HeadFwd, Phase::HeadBwd);
+        if (ft)
+            add("head.classifier_in", "dropped pooler output, saved by the classifier for its weight gradient",
+                Category::Activations, satMul(d.b, d.h, d.p), Phase::HeadFwd, Phase::HeadBwd);
+    }
+    add("head.hidden_grad", "select_backward's zero gradient of the whole last hidden state", Category::Temporaries,
+        lastHidden, Phase::HeadBwd, Phase::HeadBwd);
 }
 
 SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
@@ -395,13 +503,14 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         // itemisation with dropout 0.1.
         // query, key and value are three nn.Linear: under autocast each casts
         // the fp32 layer input itself (autocast caches only leaf weights), and
-        // each saves its cast (accountant: bert-base bf16-mixed b32 s128, three
-        // _to_copy of the hidden size per layer besides the weight copies).
+        // each saves its cast, as do their LoRA adapters (accountant:
+        // bert-base bf16-mixed b32 s128 and the -cls bf16-mixed cases).
         saveLinearInput(s, ctx, d, "layer.in", "q.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ), "lora.q_in");
         saveLinearInput(s, ctx, d, "layer.in", "k.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnK), "lora.k_in");
         saveLinearInput(s, ctx, d, "layer.in", "v.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnV), "lora.v_in");
         s.layerInputKey = "layer.in";
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
+        s.savedThroughAttention = s.items().size();
         saveNorm(s, ctx, d, "ln1.in", "ln1.out", "ln1.stat");
         saveLinearInput(s, ctx, d, "ln1.out", "fc.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpIn), "lora.fc_in");
         s.save("mlp.fc_out", satMul(d.T, d.i, d.p), "intermediate dense output, saved by GELU");
@@ -460,25 +569,47 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const Bytes abss = satMul(satMul(d.b, d.a), satMul(d.s, d.s));
     const bool eager = savedAttentionKind(ctx, d) == Attention::Eager;
     const Bytes width = m.isMoe() ? satMul(d.i, m.expertsPerToken) : d.i;
-    rows.push_back({"layer.fwd_temporary", "block output before the residual add; eager attention: 16-bit scores before softmax",
-                    Category::Temporaries, satAdd(satMul(d.T, d.h, d.p), eager ? satMul(abss, d.p) : 0),
-                    Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
-    rows.push_back({"layer.bwd_temporary", "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
-                    Category::Temporaries,
-                    satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, width, 2 * d.p)), eager ? satMul(abss, 4 + d.p) : 0),
-                    Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    if (m.family == Family::Bert) {
+        Bytes savedAfterAttention = 0;
+        for (std::size_t k = saves.savedThroughAttention; k < saves.items().size(); ++k)
+            savedAfterAttention = satAdd(savedAfterAttention, saves.items()[k].bytes);
+        addBertLayerTemporaries(ctx, d, eager ? abss : 0, savedAfterAttention, rows);
+    } else {
+        rows.push_back({"layer.fwd_temporary", "block output before the residual add; eager attention: 16-bit scores before softmax",
+                        Category::Temporaries, satAdd(satMul(d.T, d.h, d.p), eager ? satMul(abss, d.p) : 0),
+                        Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+        rows.push_back({"layer.bwd_temporary", "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
+                        Category::Temporaries,
+                        satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, width, 2 * d.p)), eager ? satMul(abss, 4 + d.p) : 0),
+                        Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    }
 
     // Embedding side: dropout masks and the embedding LayerNorm (GPT-2, BERT).
-    if (m.family == Family::Bert)
+    // BertEmbeddings sums fp32 tables (fp32 under autocast too: the residual
+    // stream's dtype) and LayerNorm saves that sum.
+    if (m.family == Family::Bert) {
         rows.push_back({"embed.norm", "embedding LayerNorm input and statistics", Category::Activations,
-                        satAdd(satMul(d.T, d.h, d.p), satMul(d.T, 8)), Phase::EmbedFwd, Phase::EmbedBwd,
+                        satAdd(satMul(d.T, d.h, d.r), satMul(d.T, 8)), Phase::EmbedFwd, Phase::EmbedBwd,
                         LayerSet::Global, false});
+        // BertModel.forward holds embedding_output (the first layer's input)
+        // until it returns, after the pooler. Where the first layer keeps it
+        // (saved by query/key/value in one dtype, or as a checkpoint boundary)
+        // it is that layer's row; otherwise (autocast's casts, frozen
+        // linears) it is a tensor of its own (accountant: 48 MiB alive at the
+        // bert-base-uncased-cls bf16-mixed b32 s512 peak).
+        const bool firstLayerKeepsIt = ctx.anyCheckpointedLayer() || (ctx.fullFinetune && !ctx.autocast);
+        if (!firstLayerKeepsIt)
+            rows.push_back({"embed.output", "the embedding output, held by BertModel.forward until it returns", Category::Activations,
+                            satMul(d.T, d.h, d.r), Phase::EmbedFwd, Phase::HeadFwd, LayerSet::Global, false});
+    }
     if (ctx.dropoutActive && m.learnedPositions)
         rows.push_back({"embed.dropout_mask", "embedding dropout mask, 1 byte per element", Category::Activations,
                         satMul(d.T, d.h), Phase::EmbedFwd, Phase::EmbedBwd, LayerSet::Global, false});
 
     // Head: final norm saves, the lm_head input (trainable head only).
-    {
+    if (m.classifier()) {
+        addClassifierHeadRows(ctx, d, rows);
+    } else {
         SavedSet head;
         if (m.family == Family::Bert) {
             head.save("head.transform_in", ctx.fullFinetune ? satMul(d.T, d.h, d.p) : 0, "MLM transform input");
@@ -501,7 +632,11 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // gradient and log_softmax's, while the saved output lives: 10 B per
     // token x vocab in forward, 12 B in backward. Chunked loss bounds the fp32
     // terms to one chunk.
-    const Bytes TV = satMul(d.T, d.V);
+    // A sequence classifier has one row of num_labels logits per sequence
+    // (modeling_bert.py BertForSequenceClassification.forward: CrossEntropyLoss
+    // over logits.view(-1, num_labels); num_labels 1 regresses with MSELoss,
+    // whose saved tensors are as small) instead of tokens x vocab.
+    const Bytes TV = m.classifier() ? satMul(d.b, m.numLabels) : satMul(d.T, d.V);
     const Bytes logitBytes = ctx.act;
     const bool upcast = logitBytes != 4 && ctx.profile.fp32LogitsUpcast && (m.family != Family::Bert || ctx.autocast);
     const Bytes chunks = tc.chunkedCrossEntropy ? std::max<Bytes>(1, tc.lossChunks) : 1;
@@ -513,7 +648,8 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // (Python rebinds the name only then). Checked against the accountant's
     // custom-loop cases (tests/data/reference).
     const bool keepOutputs = tc.loop == TrainingLoop::Custom;
-    rows.push_back({"logits", "lm_head output: tokens x vocab in the compute dtype", Category::Logits,
+    rows.push_back({"logits", m.classifier() ? "classifier output: sequences x num_labels in the compute dtype"
+                                             : "lm_head output: tokens x vocab in the compute dtype", Category::Logits,
                     satMul(TV, logitBytes), Phase::HeadFwd, keepOutputs ? Phase::OptimizerStep : Phase::LossFwd,
                     LayerSet::Global, false});
     if (m.finalLogitSoftcap)

@@ -14,6 +14,8 @@ std::string headroomProgramGap(const Scenario& s)
     const ModelSpec& m = s.model;
     if (s.mode != Mode::Train)
         return "inference";
+    if (m.classifier())
+        return "the sequence-classification head";  // the step program has a language-model head only
     if (m.family != Family::Llama && m.family != Family::Gpt2)
         return std::string("model family ") + familyName(m.family);
     if (m.isMoe())

@@ -63,8 +63,11 @@ void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     }
     // Generation keeps the logits of the last position only (generate's
     // logits_to_keep) and copies them to fp32 for sampling; an encoder
-    // returns all positions.
-    const Bytes logits = m.encoder ? satMul(T, m.vocab, p) : satMul(satMul(b, m.vocab), p + 4);
+    // returns all positions; a sequence classifier one row of num_labels per
+    // sequence (modeling_bert.py BertForSequenceClassification).
+    const Bytes logits = m.classifier() ? satMul(b, m.numLabels, p)
+                       : m.encoder      ? satMul(T, m.vocab, p)
+                                        : satMul(satMul(b, m.vocab), p + 4);
     rows.push_back({"logits", "logits: the last position per sequence in the compute dtype plus its fp32 copy",
                     Category::Logits, logits, Phase::HeadFwd, Phase::HeadFwd, LayerSet::Global, false});
     if (!m.encoder)

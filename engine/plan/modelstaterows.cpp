@@ -313,8 +313,12 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         if (ctx.anyCheckpointedLayer())
             rows.push_back(row("autocast.weight_copies_fwd", "16-bit weight copies of a checkpointed layer, held by autocast's cache until the forward (and the loss) ends",
                            Category::Weights, copy, Phase::LayerFwd, Phase::LossFwd, LayerSet::Checkpointed));
-        const Bytes head = satMul(ctx.model.vocab, ctx.model.hidden, lowBytes);
-        rows.push_back(row("autocast.head_copy", "16-bit copy of the lm_head (or tied embedding) weight cast by autocast",
+        // BertForSequenceClassification casts the pooler's hidden x hidden
+        // and the classifier's num_labels x hidden weights instead.
+        const ModelSpec& m = ctx.model;
+        const Bytes head = m.classifier() ? satMul(satMul(m.hidden, m.hidden + m.numLabels), lowBytes)
+                                          : satMul(m.vocab, m.hidden, lowBytes);
+        rows.push_back(row("autocast.head_copy", "16-bit copy of the lm_head (or tied embedding; pooler and classifier) weight cast by autocast",
                            Category::Weights, head, Phase::HeadFwd, Phase::HeadBwd));
     }
     if (ctx.quantizedBase && ctx.autocast && !ctx.fullFinetune) {
@@ -324,7 +328,8 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // gradient (autocast_mode.cpp: a frozen weight is cast, not cached).
         // Accountant: Llama-3.1-8B QLoRA, 1002 MiB at the loss backward peak.
         rows.push_back(row("autocast.frozen_head_copy", "16-bit copy of the frozen fp32 lm_head cast by autocast, saved by the head's matmul (k-bit training)",
-                           Category::Weights, satMul(satMul(ctx.model.vocab, ctx.model.hidden), lowBytes), Phase::HeadFwd, Phase::HeadBwd));
+                           Category::Weights, satMul(satMul(ctx.model.classifier() ? ctx.model.numLabels : ctx.model.vocab, ctx.model.hidden), lowBytes),
+                           Phase::HeadFwd, Phase::HeadBwd));
     }
     if (ctx.quantizedBase && layer.largestQuantized > 0) {
         // bitsandbytes dequantises each 4-bit weight to the compute dtype for the
@@ -396,7 +401,8 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // Checked against the accountant's SGD cases, whose peak this is.
         const bool embedGradSplit = ctx.fullFinetune && gradShards == 1;
         const Bytes embedGrad = embedGradSplit ? satMul(satMul(ctx.model.vocab, ctx.model.hidden), gradBytes) : 0;
-        const bool tied = ctx.model.tieEmbeddings;
+        // A classifier head has no output embedding to tie (BertForSequenceClassification).
+        const bool tied = ctx.model.tieEmbeddings && !ctx.model.classifier();
         const Bytes globalGrads = ceilDiv(satMul(global.trainable, gradBytes), gradShards);
         rows.push_back(row("grads.global", "gradients of the embeddings, final norm and head (param dtype)",
                            Category::Gradients, (tied || accumulating) ? globalGrads : globalGrads - std::min(globalGrads, embedGrad),

@@ -30,6 +30,9 @@ std::optional<Error> validate(const Scenario& sc)
     const ModelSpec& m = sc.model;
     if (m.layers == 0 || m.hidden == 0 || m.heads == 0 || m.kvHeads == 0 || m.headDim == 0 || m.vocab == 0 || m.intermediate == 0)
         return invalid("model: layers, hidden size, heads, KV heads, head dim, MLP width and vocabulary must all be positive");
+    // model/modelhead.h setModelHead: the classifier exists for BERT, with labels.
+    if (m.classifier() && (m.family != Family::Bert || m.numLabels == 0))
+        return invalid("model.head: the sequence-classification head needs a BERT model and num_labels of at least 1");
     const HardwareConfig& hw = sc.hardware;
     if (auto e = checkRange("hardware.count", hw.count, 1, 1'000'000))
         return e;
@@ -173,6 +176,9 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const Pla
                          : "Custom training loop: the model outputs (logits) stay alive through backward and the optimizer step, until the next forward returns.");
         if (ctx.trainUseCache)
             ctx.note("use_cache is on in training (the config's default unless set): transformers copies every layer's keys and values into a cache returned with the outputs.");
+        if (!ctx.fullFinetune && m.classifier())
+            ctx.note("LoRA on a sequence classifier: PEFT's SEQ_CLS task also trains the classifier (modules_to_save); "
+                     "its num_labels x hidden weights' copy, gradient and optimizer state are left out (a few kilobytes).");
         if (!ctx.fullFinetune) {
             ctx.loraTargets = resolveLoraTargets(m, table, tc.peft.targets);
             ctx.cacheLoraTargets();

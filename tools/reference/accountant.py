@@ -70,6 +70,27 @@ def meta_stubs():
             setattr(owner, name, value)
 
 
+# The model node's "head" (engine/io/scenariofile.cpp): the class Headroom
+# plans for it, by model_type. Only BERT has a second head today.
+_HEAD_CLASSES = {("bert", "sequence-classification"): "BertForSequenceClassification"}
+
+
+def _head_class(model_node, cfg):
+    """The class a scenario's head (or its config.json's architectures) names,
+    or None for the family's language-model head."""
+    head = model_node.get("head")
+    if head is None:
+        archs = cfg.get("architectures") or []
+        if archs and archs[0].endswith("ForSequenceClassification"):
+            head = "sequence-classification"
+    if head in (None, "language-model"):
+        return None
+    cls = _HEAD_CLASSES.get((cfg.get("model_type"), head))
+    if cls is None:
+        raise ScenarioError(f"head {head} is not built for model_type {cfg.get('model_type')}")
+    return cls
+
+
 def _model_class(config, hf_class):
     import transformers
     if hf_class:
@@ -90,7 +111,13 @@ def build_model(scenario, device="meta"):
     if "config" not in model_node:
         raise ScenarioError("the accountant needs an inline config.json (model.config)")
     cfg = dict(model_node["config"])
-    hf_class = model_node.get("hf_class") or scenario.get("reference", {}).get("hf_class")
+    hf_class = model_node.get("hf_class") or scenario.get("reference", {}).get("hf_class") \
+        or _head_class(model_node, cfg)
+    if "num_labels" in model_node:
+        # PretrainedConfig(num_labels=N) makes id2label of N entries (default 2).
+        cfg.pop("id2label", None)
+        cfg.pop("label2id", None)
+        cfg["num_labels"] = int(model_node["num_labels"])
     train = scenario.get("train", {})
     attention = train.get("attention", "sdpa")
     model_type = cfg.pop("model_type")
@@ -247,7 +274,11 @@ class PhaseHooks:
                     None)
         head = self._head(model)
         self.handles.append(head.register_forward_hook(self._head_post))
-        first_head = norm if norm is not None else head
+        # BertForSequenceClassification: BertModel's pooler (dense + tanh on the
+        # first token, modeling_bert.py BertPooler) runs before the classifier
+        # and is part of the head, as Headroom plans it.
+        pooler = next((m for n, m in model.named_modules() if n.split(".")[-1] == "pooler"), None)
+        first_head = norm if norm is not None else pooler if pooler is not None else head
         self.handles.append(first_head.register_forward_pre_hook(self._head_pre, with_kwargs=True))
         self.head = head
 
@@ -314,7 +345,11 @@ def _inputs(model, train, device, vocab):
         ids = torch.randint(0, vocab, (b, s), device=device)
     name = type(model.get_base_model() if hasattr(model, "get_base_model") else model).__name__
     if name.endswith("ForSequenceClassification"):
-        labels = torch.zeros((b,), dtype=torch.long, device=device)
+        # One class id per sequence; with num_labels == 1 transformers regresses
+        # (MSELoss) and the label is a float (modeling_bert.py
+        # BertForSequenceClassification.forward).
+        regression = getattr(model.config, "num_labels", 2) == 1
+        labels = torch.zeros((b,), dtype=torch.float32 if regression else torch.long, device=device)
     else:
         labels = ids.clone()
     return {"input_ids": ids, "labels": labels}

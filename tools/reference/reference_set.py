@@ -44,12 +44,17 @@ def catalog_configs():
     return configs
 
 
-def scenario(model_id, config, **train):
+def scenario(model_id, config, model=None, **train):
+    """model: extra fields of the model node ({"head": ..., "num_labels": ...})."""
     t = {"precision": "bf16-mixed", "optimizer": "adamw", "micro_batch": 1, "seq_len": 1024, "grad_accum": 1,
          "checkpointing": "none", "attention": "sdpa", "loop": "trainer"}
     t.update(train)
-    return {"schema": "headroom.scenario/1", "model": {"config": config, "id": model_id}, "mode": "train",
-            "train": t, "hardware": {"gpu": GPU}, "profile": "pytorch"}
+    return {"schema": "headroom.scenario/1", "model": {"config": config, "id": model_id, **(model or {})},
+            "mode": "train", "train": t, "hardware": {"gpu": GPU}, "profile": "pytorch"}
+
+
+# BertForSequenceClassification: the model node's head (a variant's "model").
+CLS = {"head": "sequence-classification", "num_labels": 2}
 
 
 # (model id, family, [train overrides...]). Options are crossed where they
@@ -197,12 +202,25 @@ PLAN = [
     ("bert-large-uncased", "bert", [
         {"precision": "fp32", "micro_batch": 4, "seq_len": 512, "attention": "eager"},
         {"precision": "fp32", "micro_batch": 4, "seq_len": 512},
-        {"micro_batch": 8, "seq_len": 512, "optimizer": "sgd"}]),
+        {"micro_batch": 8, "seq_len": 512, "optimizer": "sgd"},
+        # Sequence classification: pooler, dropout and a 1024 x 2 classifier
+        # instead of the MLM head (no tokens x vocab logits).
+        {"model": CLS, "micro_batch": 16, "seq_len": 512}]),
+    # Fine-tuning for classification, the usual BERT job (issue 13).
+    ("bert-base-uncased", "bert", [
+        {"model": CLS, "precision": "fp32", "micro_batch": 32, "seq_len": 128},
+        {"model": CLS, "precision": "fp32", "attention": "eager", "micro_batch": 16, "seq_len": 512},
+        {"model": CLS, "micro_batch": 32, "seq_len": 512},
+        {"model": CLS, "checkpointing": "full", "micro_batch": 32, "seq_len": 512},
+        {"model": CLS, "loop": "custom", "micro_batch": 32, "seq_len": 256}]),
 ]
 
 
-def case_id(model_id, train):
+def case_id(model_id, train, model=None):
     base = model_id.split("/")[-1].lower()
+    if model and model.get("head") == "sequence-classification":
+        labels = model.get("num_labels", 2)
+        base += "-cls" + ("" if labels == 2 else str(labels))
     parts = [train["precision"], train["attention"], f"b{train['micro_batch']}", f"s{train['seq_len']}"]
     if train["checkpointing"] != "none":
         parts.append("ckpt")
@@ -226,8 +244,10 @@ def build_cases():
     cases = []
     for model_id, family, variants in PLAN:
         for overrides in variants:
-            s = scenario(model_id, configs[model_id], **overrides)
-            cases.append({"id": case_id(model_id, s["train"]), "family": family, "scenario": s})
+            overrides = dict(overrides)
+            model = overrides.pop("model", None)
+            s = scenario(model_id, configs[model_id], model, **overrides)
+            cases.append({"id": case_id(model_id, s["train"], model), "family": family, "scenario": s})
     ids = [c["id"] for c in cases]
     dupes = {i for i in ids if ids.count(i) > 1}
     if dupes:
