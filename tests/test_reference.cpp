@@ -166,7 +166,7 @@ private slots:
         std::printf("\npeak reserved vs the replayed trace: simulated plan median %.1f %%, worst %.1f %%; "
                     "estimate median %.1f %%, worst %.1f %%\n",
                     100 * simMedian, 100 * simWorst, 100 * estMedian, 100 * estWorst);
-        // Ratchet at today's measured figures over 123 cases, 2.4 % and 19.8 %
+        // Ratchet at the measured figures over 143 cases, 2.3 % and 19.8 %
         // (issue 13 asks for 5 % median): the foreach step's temporaries are
         // one piece per parameter and the simulation runs at the card's
         // capacity. The worst are checkpointed runs that the plan's coarser
