@@ -85,7 +85,12 @@ void saveNorm(SavedSet& s, const BuildContext& ctx, const Dims& d, const char* i
         if (trainable)
             s.save(normedKey, satMul(d.T, d.h, fp32Normed ? 4 : d.r), "normalised input, saved by `weight * x` for the norm weight's gradient");
     } else {
-        s.save(inKey, satMul(d.T, d.h, d.r), "LayerNorm input (native_layer_norm saves input, mean, rstd)");
+        // layer_norm is on autocast's fp32 list (aten/src/ATen/autocast_mode.cpp):
+        // a 16-bit residual stream (a LoRA base loaded in 16-bit) is cast to
+        // fp32 and the cast is what native_layer_norm saves (accountant:
+        // gpt2-bf16-mixed-sdpa-b8-s1024-lora8 was -2.5 %).
+        const Bytes inBytes = ctx.autocast ? 4 : d.r;
+        s.save(inKey, satMul(d.T, d.h, inBytes), "LayerNorm input (native_layer_norm saves input, mean, rstd; fp32 under autocast)");
         s.save(statKey, satMul(d.T, 8), "fp32 mean and rstd, one each per token");
     }
 }
@@ -204,7 +209,10 @@ void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, Attenti
     // contiguous batch x seq x heads x dim output as well: no copy in either
     // (accountant: the gpt2 sdpa cases were +0.6 to +1.7 %, the
     // bert-base-uncased-cls cases +6 %, with one).
-    const bool sharesOut = attn != Attention::Eager && ctx.model.family != Family::GptNeoX;
+    // GPT-NeoX's heads-first query (its rotary cat) copies only under flash:
+    // the memory-efficient kernel's output is batch x seq x heads x dim
+    // whatever the query (accountant: pythia-160m fp32 sdpa was +2.2 %).
+    const bool sharesOut = attn != Attention::Eager && !(ctx.model.family == Family::GptNeoX && attn == Attention::Flash);
     if (trainableO)
         s.save(sharesOut ? "attn.out" : "attn.o_in", satMul(d.T, d.a * d.d, d.p),
                "merged heads (contiguous copy), saved by the output projection");
@@ -457,8 +465,15 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         // c_attn's output dies (accountant: gpt2-fp32-eager-b4-s512, a clone
         // of the query per layer and no addmm output of 3 x hidden).
         const bool queryCopyOnly = m.family == Family::Gpt2 && attn == Attention::Eager && ctx.trainUseCache;
+        // GPT-BigCode's multi-query attention outside flash (eager, or sdpa's
+        // math path in fp32): repeat_kv copies keys and values to every head
+        // and the scores matmul copies the strided query, so attention saves
+        // three copies of the heads' width and c_attn's output dies
+        // (modeling_gpt_bigcode.py eager_attention_forward; accountant:
+        // santacoder fp32 sdpa -2.5 % and bf16-mixed eager -1.9 % before).
+        const bool expandedCopies = m.family == Family::GptBigCode && attn == Attention::Eager && d.kv < d.a;
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut),
-                       satMul(d.T, d.a * d.d + 2 * d.kv * d.d, d.p), queryCopyOnly);
+                       expandedCopies ? 0 : satMul(d.T, d.a * d.d + 2 * d.kv * d.d, d.p), queryCopyOnly);
         if (ctx.trainUseCache)
             s.save("attn.kv_cache", satMul(d.T, 2 * d.kv * d.d, d.p), "keys and values copied into the KV cache (use_cache), saved by attention");
         saveNorm(s, ctx, d, "ln2.in", "ln2.out", "ln2.stat");
