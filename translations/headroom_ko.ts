@@ -3056,24 +3056,24 @@
         <translation>최대 할당량</translation>
     </message>
     <message>
-        <source>torch.cuda.max_memory_allocated(): the live tensors at the peak</source>
-        <translation>torch.cuda.max_memory_allocated(): 피크 시 살아 있는 텐서</translation>
+        <source>torch.cuda.max_memory_allocated(): the live tensors at the peak. Checked against PyTorch&apos;s own allocations in the reference scenarios (docs/validation/reference.md), counted without a GPU.</source>
+        <translation>torch.cuda.max_memory_allocated(): 피크 시 살아 있는 텐서. 참조 시나리오에서 PyTorch 자체의 할당과 대조했습니다 (docs/validation/reference.md, GPU 없이 집계).</translation>
     </message>
     <message>
         <source>Peak reserved</source>
         <translation>최대 예약량</translation>
     </message>
     <message>
-        <source>torch.cuda.max_memory_reserved(): the caching allocator&apos;s segments, rounding and fragmentation included</source>
-        <translation>torch.cuda.max_memory_reserved(): 캐싱 할당자의 세그먼트 (올림과 단편화 포함)</translation>
+        <source>torch.cuda.max_memory_reserved(): the caching allocator&apos;s segments, rounding and fragmentation included. A simulation of PyTorch&apos;s allocator, checked against PyTorch&apos;s allocation traces replayed through it; not yet measured on a GPU.</source>
+        <translation>torch.cuda.max_memory_reserved(): 캐싱 할당자의 세그먼트 (올림과 단편화 포함). PyTorch 할당자의 시뮬레이션으로, PyTorch의 할당 기록을 재생해 대조했으며 아직 GPU에서 측정하지 않았습니다.</translation>
     </message>
     <message>
         <source>Device used (nvidia-smi)</source>
         <translation>디바이스 사용량 (nvidia-smi)</translation>
     </message>
     <message>
-        <source>Reserved + managed (paged) memory + CUDA context (%1): what nvidia-smi shows</source>
-        <translation>예약량 + 관리(페이지드) 메모리 + CUDA 컨텍스트(%1): nvidia-smi에 보이는 값</translation>
+        <source>Reserved + managed (paged) memory + CUDA context (%1): what nvidia-smi shows. The context is an estimate until it is measured on a GPU.</source>
+        <translation>예약량 + 관리(페이지드) 메모리 + CUDA 컨텍스트(%1): nvidia-smi에 보이는 값. 컨텍스트 크기는 GPU에서 측정하기 전까지 추정값입니다.</translation>
     </message>
 </context>
 <context>

@@ -162,10 +162,14 @@ void VerdictBar::refresh()
     }
 
     setCounter(m_allocated, tr("Peak allocated"), static_cast<double>(plan.peakAllocatedBytes),
-               tr("torch.cuda.max_memory_allocated(): the live tensors at the peak"));
+               tr("torch.cuda.max_memory_allocated(): the live tensors at the peak. Checked against PyTorch's own "
+                  "allocations in the reference scenarios (docs/validation/reference.md), counted without a GPU."));
     setCounter(m_reserved, tr("Peak reserved"), static_cast<double>(plan.peakReservedBytes),
-               tr("torch.cuda.max_memory_reserved(): the caching allocator's segments, rounding and fragmentation included"));
+               tr("torch.cuda.max_memory_reserved(): the caching allocator's segments, rounding and fragmentation included. "
+                  "A simulation of PyTorch's allocator, checked against PyTorch's allocation traces replayed through "
+                  "it; not yet measured on a GPU."));
     setCounter(m_deviceUsed, tr("Device used (nvidia-smi)"), static_cast<double>(plan.deviceUsedBytes),
-               tr("Reserved + managed (paged) memory + CUDA context (%1): what nvidia-smi shows")
+               tr("Reserved + managed (paged) memory + CUDA context (%1): what nvidia-smi shows. The context is an "
+                  "estimate until it is measured on a GPU.")
                    .arg(MemoryUnits::format(static_cast<double>(plan.contextBytes))));
 }
