@@ -192,6 +192,15 @@ def _sdpa_cuda(original):
             return out[0]
         if not grouped and d % (4 if dt == torch.float32 else 8) == 0:
             needs_grad = query.requires_grad or key.requires_grad or value.requires_grad
+            if attn_mask is not None and attn_mask.dtype == torch.bool:
+                # scaled_dot_product_attention (aten/src/ATen/native/transformers/
+                # attention.cpp) first calls convert_boolean_attn_mask: where(
+                # mask.logical_not(), -inf, 0) in the query's dtype, a new
+                # tensor per call, which the memory-efficient kernel saves for
+                # its backward (sliding-window layers, padded batches).
+                attn_mask = torch.where(attn_mask.logical_not(),
+                                        torch.tensor(float("-inf"), dtype=dt, device=query.device),
+                                        torch.tensor(0.0, dtype=dt, device=query.device))
             out = torch.ops.aten._scaled_dot_product_efficient_attention(
                 query, key, value, attn_mask, needs_grad, dropout_p, is_causal, scale=scale)
             return out[0]
