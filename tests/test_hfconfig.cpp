@@ -377,6 +377,40 @@ private slots:
 
     // Each model_type with only the required keys: every other field takes
     // the default of its transformers configuration class.
+    // sliding_window and which layers slide: config values, class defaults
+    // (MistralConfig, Gemma2Config, Gemma3TextConfig 4096), null for none;
+    // every layer for Mistral, Mixtral and Phi-3, (i + 1) % P != 0 for Gemma 2
+    // (P = 2) and Gemma 3 (sliding_window_pattern, default 6).
+    void slidingWindows_data()
+    {
+        QTest::addColumn<QByteArray>("file");
+        QTest::addColumn<quint64>("window");
+        QTest::addColumn<quint64>("period");
+        QTest::newRow("mistral v0.1") << QByteArray("mistral-7b-v0.1.json") << quint64(4096) << quint64(0);
+        QTest::newRow("phi-3 mini") << QByteArray("phi-3-mini-4k.json") << quint64(2047) << quint64(0);
+        QTest::newRow("gemma 2") << QByteArray("gemma-2-2b.json") << quint64(4096) << quint64(2);
+        QTest::newRow("gemma 3 1b") << QByteArray("gemma-3-1b.json") << quint64(512) << quint64(6);
+        QTest::newRow("gemma 3 4b, pattern by default") << QByteArray("gemma-3-4b.json") << quint64(1024) << quint64(6);
+        QTest::newRow("mixtral, null") << QByteArray("mixtral-8x7b.json") << quint64(0) << quint64(0);
+        QTest::newRow("mistral small 3, null") << QByteArray("mistral-small-24b-base-2501.json") << quint64(0) << quint64(0);
+        QTest::newRow("llama: none") << QByteArray("llama-3.1-8b.json") << quint64(0) << quint64(0);
+    }
+    void slidingWindows()
+    {
+        QFETCH(QByteArray, file);
+        QFETCH(quint64, window);
+        QFETCH(quint64, period);
+        const Result<ModelSpec> s = fromFile(file.constData());
+        QVERIFY2(s.ok(), s.ok() ? "" : s.error().detail.c_str());
+        QCOMPARE(quint64(s->slidingWindow), window);
+        QCOMPARE(quint64(s->slidingPeriod), period);
+        // MistralConfig's default when the key is absent.
+        const Result<ModelSpec> absent = fromText(R"({"model_type": "mistral", "hidden_size": 64, "num_hidden_layers": 2, )"
+                                                  R"("num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 256})");
+        QVERIFY(absent.ok());
+        QCOMPARE(quint64(absent->slidingWindow), quint64(4096));
+    }
+
     void defaults_data()
     {
         QTest::addColumn<QByteArray>("text");
@@ -476,6 +510,16 @@ private slots:
         QVERIFY2(d.ok(), d.ok() ? "" : d.error().detail.c_str());
         QCOMPARE(d->qDim(), 128u);
         QVERIFY(fromText(llamaWith(R"({"hidden_size": 64.0})")).ok()); // an integral float is an integer
+        // Optional caps are the exception: null turns them off (modeling_gemma2.py
+        // applies final_logit_softcapping only when it is not None; Gemma2Config
+        // defaults it to 30.0 when absent).
+        const char* gemma2 = R"({"model_type": "gemma2", "hidden_size": 64, "num_hidden_layers": 2, )"
+                             R"("num_attention_heads": 4, "vocab_size": 100, "intermediate_size": 256)";
+        const Result<ModelSpec> capped = fromText(QByteArray(gemma2) + "}");
+        const Result<ModelSpec> uncapped = fromText(QByteArray(gemma2) + R"(, "final_logit_softcapping": null})");
+        QVERIFY(capped.ok() && uncapped.ok());
+        QVERIFY(capped->finalLogitSoftcap);
+        QVERIFY(!uncapped->finalLogitSoftcap);
     }
 
     void errors_data()

@@ -157,6 +157,38 @@ private slots:
         QCOMPARE(trainer - custom, Bytes(812'553'728));
     }
 
+    // Sliding-window layers at their window under sdpa save the float bias
+    // of the mask (batch x seq x seq in the query's dtype) on kept sliding
+    // layers only. Gemma 3 1B: 26 layers, full attention where l % 6 == 5 (4
+    // layers), window 512. Pure bf16, b2 s1024: 2 x 1024 x 1024 x 2 B =
+    // 4 MiB a layer on 22 layers; with every second layer checkpointed the
+    // kept ones are the odd layers, of which 5, 11, 17 and 23 are full: 9.
+    // Below the window there is no mask. One KV head: repeat_kv is a view.
+    void slidingWindowMaskBias()
+    {
+        Scenario s = baseScenario("google/gemma-3-1b-pt");
+        s.train.precision = Precision::Bf16;
+        s.train.attention = Attention::Sdpa;
+        s.train.microBatch = 2;
+        s.train.seqLen = 1024;
+        auto biasTotal = [](const Plan& p) {
+            Bytes total = 0;
+            for (const TensorRow& r : p.tensors)
+                if (std::string(r.name) == "attn.mask_bias")
+                    total += r.bytes * instanceCount(r, p.layers, p.checkpointEvery, p.slidingPeriod);
+            return total;
+        };
+        QCOMPARE(biasTotal(mustPlan(s)), Bytes(22) * 4 * MiB);
+        s.train.checkpointing = Checkpointing::EveryK;
+        s.train.checkpointEvery = 2;
+        QCOMPARE(biasTotal(mustPlan(s)), Bytes(9) * 4 * MiB);
+        s.train.checkpointing = Checkpointing::None;
+        s.train.seqLen = 511;
+        QCOMPARE(biasTotal(mustPlan(s)), Bytes(0));
+        for (const TensorRow& r : mustPlan(s).tensors)
+            QVERIFY(std::string(r.name) != "attn.kv_repeated");
+    }
+
     void categoriesSumToPeak()
     {
         std::mt19937_64 rng(7);

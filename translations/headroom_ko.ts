@@ -577,6 +577,10 @@
         <translation>보관 레이어</translation>
     </message>
     <message>
+        <source>kept sliding-window layers</source>
+        <translation>보관 슬라이딩 윈도 레이어</translation>
+    </message>
+    <message>
         <source>Full fine-tune, fp16 mixed, AdamW, eager attention</source>
         <translation>전체 파인튜닝, fp16 혼합, AdamW, eager 어텐션</translation>
     </message>

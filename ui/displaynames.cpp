@@ -216,6 +216,7 @@ QString DisplayNames::layerSet(LayerSet set)
     case LayerSet::All: return tr("each layer");
     case LayerSet::Checkpointed: return tr("checkpointed layers");
     case LayerSet::Plain: return tr("kept layers");
+    case LayerSet::SlidingPlain: return tr("kept sliding-window layers");
     }
     return QString();
 }

@@ -116,6 +116,7 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors)
                 << phaseName(row.freeAt)
                 << (row.layers == LayerSet::Global ? "" : row.layers == LayerSet::All ? " [each layer]"
                                                         : row.layers == LayerSet::Plain ? " [kept layers]"
+                                                        : row.layers == LayerSet::SlidingPlain ? " [kept sliding-window layers]"
                                                                                         : " [checkpointed layers]")
                 << "\n      " << row.source << "\n";
         }

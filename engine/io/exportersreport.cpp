@@ -45,6 +45,7 @@ const char* layerSetText(LayerSet s)
     case LayerSet::All: return ", each layer";
     case LayerSet::Checkpointed: return ", each checkpointed layer";
     case LayerSet::Plain: return ", each kept layer";
+    case LayerSet::SlidingPlain: return ", each kept sliding-window layer";
     }
     return "";
 }

@@ -20,6 +20,7 @@ const char* layerSetName(LayerSet s)
     case LayerSet::All: return "every-layer";
     case LayerSet::Checkpointed: return "checkpointed-layers";
     case LayerSet::Plain: return "kept-layers";
+    case LayerSet::SlidingPlain: return "kept-sliding-window-layers";
     }
     return "?";
 }

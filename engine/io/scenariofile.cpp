@@ -350,6 +350,8 @@ ordered specToJson(const ModelSpec& spec)
         {"dropout", spec.dropout},
         {"use_cache", spec.useCache},
         {"final_logit_softcap", spec.finalLogitSoftcap},
+        {"sliding_window", spec.slidingWindow},
+        {"sliding_period", spec.slidingPeriod},
         {"approximate", spec.approximate},
         {"encoder", spec.encoder},
         {"origin", spec.origin},
@@ -370,8 +372,8 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.allowOnly({"id", "model_type", "hf_class", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
-                 "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "approximate", "encoder", "origin",
-                 "checkpoint_parameters", "checkpoint_dtype", "vision"});
+                 "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
+                 "origin", "checkpoint_parameters", "checkpoint_dtype", "vision"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
 
@@ -399,6 +401,8 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("gated_mlp", spec.gatedMlp);
     r.boolean("use_cache", spec.useCache);
     r.boolean("final_logit_softcap", spec.finalLogitSoftcap);
+    r.integer("sliding_window", 0, kMaxCount, spec.slidingWindow);
+    r.integer("sliding_period", 0, 100'000, spec.slidingPeriod);
     r.boolean("tie_embeddings", spec.tieEmbeddings);
     r.boolean("qkv_bias", spec.qkvBias);
     r.boolean("attn_out_bias", spec.attnOutBias);
@@ -450,6 +454,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.maxPositions == b.maxPositions && a.typeVocab == b.typeVocab && a.norm == b.norm
         && a.hiddenAct == b.hiddenAct && a.gatedMlp == b.gatedMlp && a.tieEmbeddings == b.tieEmbeddings
         && a.useCache == b.useCache && a.finalLogitSoftcap == b.finalLogitSoftcap
+        && a.slidingWindow == b.slidingWindow && a.slidingPeriod == b.slidingPeriod
         && a.qkvBias == b.qkvBias && a.attnOutBias == b.attnOutBias && a.mlpBias == b.mlpBias
         && a.learnedPositions == b.learnedPositions && a.parallelResidual == b.parallelResidual
         && a.qkNorm == b.qkNorm && a.vision.layers == b.vision.layers && a.vision.hidden == b.vision.hidden

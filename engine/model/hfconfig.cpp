@@ -119,10 +119,10 @@ public:
     // null (transformers' convention for optional caps such as softcapping).
     bool positiveOrNull(const std::string& key, bool fallback)
     {
-        const json* v = find(key);
-        if (!v)
+        if (!has(key))
             return fallback;
-        if (v->is_null())
+        const json* v = find(key);
+        if (!v) // null
             return false;
         if (!v->is_number()) {
             fail(ErrorCode::MissingField, name(key) + " is " + v->dump() + "; expected a number or null");
@@ -245,6 +245,29 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     // Gemma3ForCausalLM.forward applies it only when set).
     s.finalLogitSoftcap = (t == "gemma2" && r.positiveOrNull("final_logit_softcapping", true))
                           || (gemma3 && r.positiveOrNull("final_logit_softcapping", false));
+    // sliding_window: an int, or null for none. Class defaults: MistralConfig,
+    // Gemma2Config and Gemma3TextConfig 4096; Phi3Config and MixtralConfig
+    // None. Which layers slide: every one in Mistral, Mixtral and Phi-3 (their
+    // models pick create_sliding_window_causal_mask whenever it is set); in
+    // Gemma 2 and 3 those with (i + 1) % P != 0 (Gemma2Config.layer_types
+    // with P = 2; Gemma3TextConfig's sliding_window_pattern, default 6).
+    // Qwen2, Qwen3 and SmolLM3 slide only with use_sliding_window (false in
+    // every published config, and then from max_window_layers on): not planned.
+    auto window = [&](std::uint64_t classDefault) -> std::uint64_t {
+        if (r.has("sliding_window") && !r.find("sliding_window"))
+            return 0; // null
+        return r.size("sliding_window", kMaxDimension, classDefault);
+    };
+    if (t == "mistral" || t == "mixtral" || t == "phi3") {
+        s.slidingWindow = window(t == "mistral" ? 4096 : 0);
+        s.slidingPeriod = 0;
+    } else if (t == "gemma2") {
+        s.slidingWindow = window(4096);
+        s.slidingPeriod = 2;
+    } else if (gemma3) {
+        s.slidingWindow = window(4096);
+        s.slidingPeriod = r.size("sliding_window_pattern", kMaxLayers, 6);
+    }
     if (gemma) {
         // GemmaMLP (v4.38-4.4x) uses hidden_activation and treats None as
         // gelu_pytorch_tanh; Gemma2Config and Gemma3TextConfig default

@@ -87,6 +87,14 @@ struct ModelSpec {
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
     bool finalLogitSoftcap = false;    // Gemma 2: logits = cap * tanh(logits / cap) before the loss
+    // Sliding-window attention (config.json sliding_window): 0 = none. From a
+    // sequence of this length on, transformers builds a boolean mask for the
+    // sliding layers (masking_utils.create_sliding_window_causal_mask), which
+    // takes sdpa off the flash kernel. slidingPeriod 0: every layer slides
+    // (Mistral, Phi-3); P > 0: layer i is full attention when i % P == P - 1,
+    // the others slide (Gemma 2: 2, Gemma 3: sliding_window_pattern, 6).
+    std::uint64_t slidingWindow = 0;
+    std::uint64_t slidingPeriod = 0;
     // Gemma 3: the image side of Gemma3ForConditionalGeneration. Its weights
     // are loaded and counted, but a text-only training step never runs it:
     // no activations, and no gradients or optimizer state (its parameters get

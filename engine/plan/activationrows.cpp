@@ -466,9 +466,9 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         // of the query per layer and no addmm output of 3 x hidden).
         const bool queryCopyOnly = m.family == Family::Gpt2 && attn == Attention::Eager && ctx.trainUseCache;
         // GPT-BigCode's multi-query attention outside flash (eager, or sdpa's
-        // math path in fp32): repeat_kv copies keys and values to every head
-        // and the scores matmul copies the strided query, so attention saves
-        // three copies of the heads' width and c_attn's output dies
+        // math path in fp32): repeat_kv's views of the one KV head become
+        // copies in the matmuls' reshape to 3-D, as does the strided query, so
+        // attention saves three copies of the heads' width and c_attn's output dies
         // (modeling_gpt_bigcode.py eager_attention_forward; accountant:
         // santacoder fp32 sdpa -2.5 % and bf16-mixed eager -1.9 % before).
         const bool expandedCopies = m.family == Family::GptBigCode && attn == Attention::Eager && d.kv < d.a;
@@ -567,6 +567,42 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         if (ctx.anyCheckpointedLayer() && item.key != saves.layerInputKey)
             rows.push_back({item.key, "recomputed during the layer's backward (gradient checkpointing)", Category::Activations,
                             item.bytes, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Checkpointed, false});
+    }
+    // Sliding-window layers at or past their window under sdpa
+    // (masking_utils._ignore_causal_mask_sdpa keeps the mask from kv_length >=
+    // sliding_window on). A mask takes sdpa off flash: transformers repeats
+    // grouped keys and values to every head first (sdpa_attention.py:
+    // use_gqa_in_sdpa is false with a mask), scaled_dot_product_attention
+    // turns the boolean mask into a float bias of the query's dtype per call
+    // (attention.cpp convert_boolean_attn_mask; preprocess_mask pads the last
+    // dimension to 16), and the memory-efficient kernel saves that bias and a
+    // log-sum-exp padded to 32 rows (_efficient_attention_forward). Rows on
+    // the kept sliding layers, over what the flash rows above hold (accountant:
+    // gemma-3-1b-pt-bf16-sdpa-b1-s4096-nocache was -2.4 % without them).
+    // Checkpointed layers hold the bias only during their recompute (not
+    // planned), and fp32 runs with grouped heads, planned on sdpa's math path,
+    // move to the memory-efficient kernel too (not planned).
+    const Attention kernel = savedAttentionKind(ctx, d);
+    const bool masked = tc.attention == Attention::Sdpa && m.slidingWindow != 0 && d.s >= m.slidingWindow
+                        && ctx.anyPlainLayer() && !offload && (kernel == Attention::Flash || kernel == Attention::Sdpa);
+    if (masked) {
+        rows.push_back({"attn.mask_bias", "float attention bias from the sliding-window mask, batch x seq x seq (padded to 16), saved by the memory-efficient kernel",
+                        Category::Activations, satMul(satMul(d.b, d.s), satMul(ceilDiv(d.s, 16) * 16, d.p)),
+                        Phase::LayerFwd, Phase::LayerBwd, LayerSet::SlidingPlain, false});
+        if (kernel == Attention::Flash) {
+            // repeat_kv is expand + reshape: with one KV head the reshape is a
+            // view (accountant: gemma-3-1b, one KV head, no copy); with more
+            // it copies.
+            if (d.kv > 1 && d.kv < d.a)
+                rows.push_back({"attn.kv_repeated", "keys and values repeated to every head (repeat_kv), over the grouped ones flash would keep",
+                                Category::Activations, satMul(satMul(d.T, 2 * (d.a - d.kv)), satMul(d.d, d.p)),
+                                Phase::LayerFwd, Phase::LayerBwd, LayerSet::SlidingPlain, false});
+            const Bytes lsePad = ceilDiv(d.s, 32) * 32 - d.s;
+            if (lsePad > 0)
+                rows.push_back({"attn.lse_padding", "the memory-efficient kernel's log-sum-exp rows padded to 32 (fp32)",
+                                Category::Activations, satMul(satMul(d.b, d.a), satMul(lsePad, 4)),
+                                Phase::LayerFwd, Phase::LayerBwd, LayerSet::SlidingPlain, false});
+        }
     }
     if (ctx.anyCheckpointedLayer()) {
         rows.push_back({"checkpoint.layer_input", "the layer input kept as the checkpoint boundary (residual stream dtype)",

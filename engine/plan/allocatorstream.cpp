@@ -68,7 +68,7 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             continue;
         }
         for (std::uint64_t l = 0; l < L; ++l)
-            if (inLayerSet(row.layers, l, plan.checkpointEvery))
+            if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod))
                 add(static_cast<std::int64_t>(l));
     }
     bucket(instances, E, false, allocStart, allocOrder);

@@ -50,6 +50,7 @@ enum class LayerSet : std::uint8_t {
     All,
     Checkpointed,  // layers whose activations are recomputed in backward
     Plain,         // layers whose activations are kept
+    SlidingPlain,  // kept layers that are sliding-window layers (Plan::slidingPeriod)
 };
 
 struct TensorRow {
@@ -89,6 +90,7 @@ struct Plan {
     std::vector<TensorPiece> pieces;     // the tensors of rows made of several (TensorRow::pieceBegin)
     std::uint64_t layers = 0;
     std::uint64_t checkpointEvery = 0;   // 0: no layer checkpointed; 1: every layer; k: layers l % k == 0
+    std::uint64_t slidingPeriod = 0;     // ModelSpec::slidingPeriod: 0 every layer slides; P: l % P == P - 1 does not
     std::vector<Event> events;
     std::vector<CategoryBytes> timeline; // bytes per category at each event (everything on the device)
 

@@ -214,6 +214,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const Pla
         ctx.fullFinetune = false;
     }
     plan.layers = m.layers;
+    plan.slidingPeriod = m.slidingPeriod;
     ctx.checkpointEvery = plan.checkpointEvery;
     plan.tokensPerMicroBatch = ctx.tokens;
     plan.totalParameters = table.totalElements();

@@ -44,7 +44,7 @@ Bytes allocatorBlockBytes(Bytes request)
     return request > kLargeAlone ? roundUp(request, kRoundLarge) : roundUp(request, kMinBlock);
 }
 
-bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery)
+bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery, std::uint64_t slidingPeriod)
 {
     const bool checkpointed = checkpointEvery != 0 && layer % checkpointEvery == 0;
     switch (set) {
@@ -52,16 +52,23 @@ bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery
     case LayerSet::All: return true;
     case LayerSet::Checkpointed: return checkpointed;
     case LayerSet::Plain: return !checkpointed;
+    case LayerSet::SlidingPlain: return !checkpointed && (slidingPeriod == 0 || layer % slidingPeriod != slidingPeriod - 1);
     }
     return false;
 }
 
 namespace {
 
-std::uint64_t layerCount(LayerSet set, std::uint64_t layers, std::uint64_t checkpointEvery)
+std::uint64_t layerCount(LayerSet set, std::uint64_t layers, std::uint64_t checkpointEvery, std::uint64_t slidingPeriod = 0)
 {
     if (set == LayerSet::Global)
         return 1;
+    if (set == LayerSet::SlidingPlain) {
+        std::uint64_t count = 0;
+        for (std::uint64_t l = 0; l < layers; ++l)
+            count += inLayerSet(set, l, checkpointEvery, slidingPeriod) ? 1 : 0;
+        return count;
+    }
     if (set == LayerSet::All)
         return layers;
     const std::uint64_t checkpointed = checkpointEvery == 0 ? 0 : ceilDiv(layers, checkpointEvery);
@@ -71,9 +78,10 @@ std::uint64_t layerCount(LayerSet set, std::uint64_t layers, std::uint64_t check
 
 } // namespace
 
-std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery)
+std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery,
+                            std::uint64_t slidingPeriod)
 {
-    return layerCount(row.layers, layers, checkpointEvery);
+    return layerCount(row.layers, layers, checkpointEvery, slidingPeriod);
 }
 
 namespace {
@@ -111,7 +119,7 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
     // sure no sum can wrap around.
     UInt128 grandTotal = 0;
     for (const TensorRow& row : plan.tensors)
-        grandTotal += static_cast<UInt128>(row.bytes) * instanceCount(row, L, plan.checkpointEvery);
+        grandTotal += static_cast<UInt128>(row.bytes) * instanceCount(row, L, plan.checkpointEvery, plan.slidingPeriod);
     if (grandTotal >= (static_cast<UInt128>(1) << 62))
         return makeError(ErrorCode::Overflow, "the scenario's tensors add up to more than 4 EiB");
 
@@ -195,6 +203,17 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
             progression(true, L, false);
             if (checkpointedLayers != 0)
                 progression(k == 1, checkpointedLayers, true);
+            break;
+        case LayerSet::SlidingPlain:
+            // Two patterns at once (checkpointing every k, full attention every
+            // P): placed layer by layer, O(L) for the few rows that use it.
+            for (std::uint64_t l = 0; l < L; ++l) {
+                if (!inLayerSet(row.layers, l, k, plan.slidingPeriod))
+                    continue;
+                const auto layer = static_cast<std::int64_t>(l);
+                diff[eventIndex(mode, row.allocAt, layer, L)].add(category, b, m, r, false);
+                diff[eventIndex(mode, row.freeAt, layer, L) + 1].add(category, b, m, r, true);
+            }
             break;
         }
     }
@@ -309,7 +328,7 @@ std::vector<CategoryBytes> referenceTimeline(const Plan& plan, Mode mode)
             continue;
         }
         for (std::uint64_t l = 0; l < L; ++l)
-            if (inLayerSet(row.layers, l, plan.checkpointEvery))
+            if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod))
                 place(static_cast<std::int64_t>(l));
     }
     return timeline;

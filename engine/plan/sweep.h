@@ -40,11 +40,12 @@ Bytes allocatorBlockBytes(Bytes request);
 
 // Whether layer `layer` holds an instance of a row of LayerSet `set`: layer l
 // is checkpointed when checkpointEvery != 0 and l % checkpointEvery == 0.
-bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery);
+bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery, std::uint64_t slidingPeriod = 0);
 
 // How many instances of a row the step holds: 1 for a global row, else the
 // layers of its LayerSet (checkpointEvery as in Plan).
-std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery);
+std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery,
+                            std::uint64_t slidingPeriod = 0);
 
 // Steps the caching allocator simulation runs (the second starts with the
 // first one's cache).

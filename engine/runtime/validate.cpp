@@ -48,10 +48,7 @@ std::map<std::string, Bytes> plannedTensors(const Plan& plan, std::size_t e)
             total = alive(-1) ? row.bytes : 0;
         } else {
             for (std::uint64_t l = 0; l < L; ++l) {
-                const bool checkpointed = plan.checkpointEvery != 0 && l % plan.checkpointEvery == 0;
-                const bool in = row.layers == LayerSet::All || (row.layers == LayerSet::Checkpointed && checkpointed) ||
-                                (row.layers == LayerSet::Plain && !checkpointed);
-                if (in && alive(static_cast<std::int64_t>(l)))
+                if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod) && alive(static_cast<std::int64_t>(l)))
                     total += row.bytes;
             }
         }

@@ -33,6 +33,12 @@ std::uint64_t instances(const Plan& plan, LayerSet set)
     case LayerSet::All: return L;
     case LayerSet::Checkpointed: return checkpointed;
     case LayerSet::Plain: return L - checkpointed;
+    case LayerSet::SlidingPlain: {
+        std::uint64_t n = 0;  // kept layers that are not a full-attention layer (l % P == P - 1)
+        for (std::uint64_t l = 0; l < L; ++l)
+            n += (k == 0 || l % k != 0) && (plan.slidingPeriod == 0 || l % plan.slidingPeriod != plan.slidingPeriod - 1);
+        return n;
+    }
     }
     return 0;
 }

@@ -105,6 +105,9 @@ PLAN = [
          "micro_batch": 2, "seq_len": 2048},
         {"precision": "bf16", "optimizer": "sgd", "attention": "eager", "seq_len": 512},
         {"peft": {"method": "qlora", "rank": 16, "alpha": 32, "targets": ["all-linear"]}, "micro_batch": 1, "seq_len": 2048, "checkpointing": "full", "loop": "custom"},
+        # At its 4096-token sliding window: a mask on every layer, so sdpa runs
+        # the memory-efficient kernel on keys and values repeated to 32 heads.
+        {"precision": "bf16", "seq_len": 4096, "use_cache": False},
         {"peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}, "optimizer": "adamw-8bit",
          "micro_batch": 2}]),
     ("Qwen/Qwen2.5-0.5B", "qwen2", [
@@ -141,7 +144,8 @@ PLAN = [
         {"attention": "eager"}, {"attention": "eager", "precision": "fp32", "seq_len": 512},
         {"attention": "eager", "checkpointing": "full", "micro_batch": 4, "seq_len": 2048},
         {"attention": "sdpa", "micro_batch": 2}, {"attention": "eager", "loop": "custom"},
-        {"attention": "sdpa", "use_cache": False, "precision": "bf16"}]),
+        {"attention": "sdpa", "use_cache": False, "precision": "bf16"},
+        {"attention": "sdpa", "use_cache": False, "precision": "bf16", "seq_len": 4096}]),
     ("google/gemma-3-1b-pt", "gemma3", [
         {}, {"precision": "fp32", "attention": "eager", "seq_len": 512},
         {"checkpointing": "full", "micro_batch": 4, "seq_len": 2048}, {"loop": "custom"},
