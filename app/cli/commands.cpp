@@ -3,6 +3,7 @@
 
 #include "format.h"
 #include "options.h"
+#include "overrides.h"
 
 #include "io/planjson.h"
 #include "model/catalog.h"
@@ -26,17 +27,10 @@ namespace headroom::cli {
 
 namespace {
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b)
+// The command's options (helptext.cpp); no positional arguments.
+Result<Options> parseScenarioCommand(const std::string& command, const std::vector<std::string>& args)
 {
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
-Result<Options> parseScenarioCommand(const std::vector<std::string>& args, const std::vector<std::string>& extraValues,
-                                     const std::vector<std::string>& extraFlags)
-{
-    auto o = Options::parse(args, with(scenarioValueOptions(), extraValues),
-                            with(with(scenarioFlagOptions(), extraFlags), {"json"}));
+    auto o = Options::parseFor(command, args);
     if (o && !o->positional().empty())
         return makeError(ErrorCode::InvalidArgument, "unexpected argument '" + o->positional().front() + "'");
     return o;
@@ -48,28 +42,34 @@ void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 
 int runPlan(const std::vector<std::string>& args)
 {
-    auto o = parseScenarioCommand(args, {}, {"tensors", "timeline"});
+    auto o = parseScenarioCommand("plan", args);
     if (!o)
         return fail(o.error());
-    auto scenario = scenarioFromOptions(o.value());
+    Scenario base;
+    auto scenario = scenarioFromOptions(o.value(), &base);
     if (!scenario)
         return fail(scenario.error());
     auto plan = makePlan(scenario.value());
     if (!plan)
         return fail(plan.error());
-    if (o->has("json"))
-        printJson(planToJson(plan.value(), o->has("timeline"), o->has("tensors")));
-    else
-        std::cout << planReport(scenario.value(), plan.value(), o->has("tensors"));
+    const ScenarioOrigin origin = scenarioOrigin(o.value(), base, scenario.value());
+    if (o->has("json")) {
+        nlohmann::json j = planToJson(plan.value(), o->has("timeline"), o->has("tensors"));
+        j["scenario_origin"] = originJson(origin);
+        printJson(j);
+    } else {
+        std::cout << planReport(scenario.value(), plan.value(), o->has("tensors"), originText(origin));
+    }
     return 0;
 }
 
 int runFit(const std::vector<std::string>& args)
 {
-    auto o = parseScenarioCommand(args, {}, {"models"});
+    auto o = parseScenarioCommand("fit", args);
     if (!o)
         return fail(o.error());
-    auto scenario = scenarioFromOptions(o.value());
+    Scenario base;
+    auto scenario = scenarioFromOptions(o.value(), &base);
     if (!scenario)
         return fail(scenario.error());
     auto batch = largestMicroBatch(scenario.value());
@@ -104,7 +104,8 @@ int runFit(const std::vector<std::string>& args)
         return 0;
     }
     std::cout << "Fit search on " << scenario->hardware.gpu << " for " << scenario->model.id << "\n"
-              << scenarioSummary(scenario.value()) << "\n";
+              << scenarioSummary(scenario.value()) << "\n"
+              << originText(scenarioOrigin(o.value(), base, scenario.value()));
     const char* batchName = train ? "micro-batch" : "batch";
     const char* seqName = train ? "sequence length" : "prompt length";
     if (batch->found)
@@ -133,7 +134,7 @@ int runFit(const std::vector<std::string>& args)
 
 int runLadder(const std::vector<std::string>& args)
 {
-    auto o = parseScenarioCommand(args, {"steps"}, {});
+    auto o = parseScenarioCommand("ladder", args);
     if (!o)
         return fail(o.error());
     auto scenario = scenarioFromOptions(o.value());
@@ -176,7 +177,7 @@ int runLadder(const std::vector<std::string>& args)
 
 int runModels(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, {}, {"json"});
+    auto o = parseScenarioCommand("models", args);
     if (!o)
         return fail(o.error());
     if (o->has("json")) {
@@ -202,7 +203,7 @@ int runModels(const std::vector<std::string>& args)
 
 int runGpus(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, {}, {"json"});
+    auto o = parseScenarioCommand("gpus", args);
     if (!o)
         return fail(o.error());
     if (o->has("json")) {
@@ -268,7 +269,7 @@ Timing medianMicroseconds(int repeats, int inner, F&& body)
 
 int runBench(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, {"model"}, {"json"});
+    auto o = parseScenarioCommand("bench", args);
     if (!o)
         return fail(o.error());
     const std::string id = o->has("model") ? o->value("model") : "meta-llama/Llama-3.1-70B";

@@ -40,7 +40,7 @@ int unavailable(bool json, const std::string& status, const std::string& line, c
 
 int runDevices(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, {}, {"json", "measure-context"});
+    auto o = Options::parseFor("devices", args);
     if (!o)
         return fail(o.error());
     if (!o->positional().empty())

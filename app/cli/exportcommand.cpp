@@ -19,16 +19,10 @@ namespace headroom::cli {
 
 namespace {
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b)
-{
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
 // Scenario options plus the command's own; no positional arguments.
 Result<Options> parseExportCommand(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, with(scenarioValueOptions(), {"format", "output"}), scenarioFlagOptions());
+    auto o = Options::parseFor("export", args);
     if (o && !o->positional().empty())
         return makeError(ErrorCode::InvalidArgument, "unexpected argument '" + o->positional().front() + "'");
     return o;

@@ -76,7 +76,7 @@ std::string verdict(const Plan& plan)
     return plan.fits ? "fits, " + gib(margin) + " to spare" : "out of memory by " + gib(-margin);
 }
 
-std::string planReport(const Scenario& s, const Plan& plan, bool withTensors)
+std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, const std::string& origin)
 {
     std::ostringstream out;
     out << "Headroom plan: " << s.model.id << (s.model.approximate ? " (approximate, scaled from size)" : "") << " ("
@@ -88,7 +88,8 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors)
     out << ")\n" << scenarioSummary(s) << "\n";
     out << "GPU: " << plan.gpu.name << " (" << gib(static_cast<double>(plan.capacityBytes)) << ") × "
         << s.hardware.count << ", sharding " << shardingName(s.hardware.sharding)
-        << (s.hardware.cpuOffload ? " + CPU offload" : "") << " · profile " << profileName(s.profile) << "\n\n";
+        << (s.hardware.cpuOffload ? " + CPU offload" : "") << " · profile " << profileName(s.profile) << "\n"
+        << origin << "\n";
     out << "Peak " << gib(static_cast<double>(plan.peakBytes)) << " at " << eventLabel(plan.events[plan.peakEvent])
         << " (of " << plan.events.size() << " events)\n";
     for (std::size_t c = 0; c < kCategoryCount; ++c) {

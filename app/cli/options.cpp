@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "options.h"
 
+#include "helptext.h"
+
 #include "io/scenariofile.h"
 #include "model/catalog.h"
 #include "model/genericmodel.h"
@@ -50,26 +52,48 @@ Result<Options> Options::parse(const std::vector<std::string>& args, const std::
     return out;
 }
 
+Result<Options> Options::parseFor(const std::string& command, const std::vector<std::string>& args)
+{
+    auto o = parse(args, commandValueOptions(command), commandFlagOptions(command));
+    if (!o && o.error().code == ErrorCode::InvalidArgument) {
+        const std::string hint = "(see --help)";
+        std::string detail = o.error().detail;
+        const auto at = detail.rfind(hint);
+        if (at != std::string::npos)
+            detail.replace(at, hint.size(), "(see headroom-cli " + command + " --help)");
+        return makeError(ErrorCode::InvalidArgument, detail);
+    }
+    return o;
+}
+
 std::string Options::value(const std::string& name) const
 {
     const auto it = m_values.find(name);
     return it == m_values.end() ? std::string() : it->second;
 }
 
+namespace {
+
+std::vector<std::string> scenarioOptionNames(bool values)
+{
+    std::vector<std::string> names;
+    for (const ScenarioOptionHelp& o : scenarioOptionTable())
+        if (o.option.value.empty() != values)
+            names.push_back(o.option.name);
+    return names;
+}
+
+} // namespace
+
 const std::vector<std::string>& scenarioValueOptions()
 {
-    static const std::vector<std::string> names{
-        "scenario", "model", "config", "model-dir", "size", "mode", "precision", "weight-quant", "optimizer", "peft",
-        "lora-rank", "lora-alpha", "lora-dropout", "lora-targets", "micro-batch", "seq-len", "grad-accum",
-        "checkpointing", "checkpoint-every", "attention", "loss-chunks", "gpu", "gpus", "sharding", "profile",
-        "batch", "prompt-tokens", "new-tokens", "kv-cache-dtype", "galore-rank", "loop", "use-cache",
-        "head", "num-labels"};
+    static const std::vector<std::string> names = scenarioOptionNames(true);
     return names;
 }
 
 const std::vector<std::string>& scenarioFlagOptions()
 {
-    static const std::vector<std::string> names{"chunked-ce", "optimizer-in-backward", "activation-offload", "cpu-offload"};
+    static const std::vector<std::string> names = scenarioOptionNames(false);
     return names;
 }
 
@@ -125,12 +149,14 @@ Result<bool> parseEnum(const Options& o, const char* option, bool (*parser)(cons
 
 } // namespace
 
-Result<Scenario> scenarioFromOptions(const Options& o)
+Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before)
 {
     Result<Scenario> base = o.has("scenario") ? readScenarioFile(o.value("scenario")) : teachingScenario();
     if (!base)
         return base.error();
     Scenario s = base.value();
+    if (before)
+        *before = s;
 
     const int modelSources = int(o.has("model")) + int(o.has("config")) + int(o.has("model-dir")) + int(o.has("size"));
     if (modelSources > 1)

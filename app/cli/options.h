@@ -15,6 +15,8 @@ public:
     // Error InvalidArgument for an option not in `known`, or a value missing.
     static Result<Options> parse(const std::vector<std::string>& args, const std::vector<std::string>& valueOptions,
                                  const std::vector<std::string>& flagOptions);
+    // The options of `command` in helptext.cpp's table; an unknown one points to `COMMAND --help`.
+    static Result<Options> parseFor(const std::string& command, const std::vector<std::string>& args);
     bool has(const std::string& name) const { return m_values.count(name) > 0; }
     std::string value(const std::string& name) const;
     const std::vector<std::string>& positional() const { return m_positional; }
@@ -24,11 +26,12 @@ private:
     std::vector<std::string> m_positional;
 };
 
-// Every option that shapes a scenario, for parse().
+// Every option that shapes a scenario (helptext.cpp's table).
 const std::vector<std::string>& scenarioValueOptions();
 const std::vector<std::string>& scenarioFlagOptions();
 
-// The teaching scenario, or --scenario FILE, then every flag on top.
-Result<Scenario> scenarioFromOptions(const Options& options);
+// The teaching scenario, or --scenario FILE, then every flag on top;
+// `base`, when given, receives the scenario before the flags.
+Result<Scenario> scenarioFromOptions(const Options& options, Scenario* base = nullptr);
 
 } // namespace headroom::cli

@@ -24,7 +24,7 @@ namespace headroom::cli {
 
 int runReplay(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, {"max-split-size-mb", "gpu"}, {"json", "expandable-segments"});
+    auto o = Options::parseFor("replay", args);
     if (!o)
         return fail(o.error());
     if (o->positional().size() != 1)

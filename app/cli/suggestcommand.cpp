@@ -6,6 +6,7 @@
 
 #include "format.h"
 #include "options.h"
+#include "overrides.h"
 
 #include "plan/makeitfit.h"
 
@@ -19,12 +20,6 @@
 namespace headroom::cli {
 
 namespace {
-
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b)
-{
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
 
 std::string percent(double cost)
 {
@@ -65,12 +60,13 @@ nlohmann::json toJson(const MakeItFitResult& r)
 
 int runSuggest(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, scenarioValueOptions(), with(scenarioFlagOptions(), {"json"}));
+    auto o = Options::parseFor("suggest", args);
     if (o && !o->positional().empty())
         return fail(makeError(ErrorCode::InvalidArgument, "unexpected argument '" + o->positional().front() + "'"));
     if (!o)
         return fail(o.error());
-    auto scenario = scenarioFromOptions(o.value());
+    Scenario base;
+    auto scenario = scenarioFromOptions(o.value(), &base);
     if (!scenario)
         return fail(scenario.error());
     auto result = makeItFit(scenario.value());
@@ -82,7 +78,8 @@ int runSuggest(const std::vector<std::string>& args)
     }
     const MakeItFitResult& r = result.value();
     std::cout << "Make it fit: " << scenario->model.id << " on " << scenario->hardware.gpu << "\n"
-              << scenarioSummary(scenario.value()) << "\n";
+              << scenarioSummary(scenario.value()) << "\n"
+              << originText(scenarioOrigin(o.value(), base, scenario.value()));
     if (r.alreadyFits) {
         std::cout << "It already fits (" << gib(static_cast<double>(r.baseMarginBytes)) << " to spare): nothing to change.\n";
         return 0;

@@ -74,7 +74,7 @@ void printTable(const TeachingSet& set, const std::vector<TeachingComparison>& r
 
 int runTeach(const std::vector<std::string>& args)
 {
-    auto options = Options::parse(args, {"scenario"}, {"json"});
+    auto options = Options::parseFor("teach", args);
     if (!options)
         return fail(options.error());
     const auto& positional = options->positional();

@@ -26,12 +26,6 @@ namespace headroom::cli {
 
 namespace {
 
-std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& b)
-{
-    a.insert(a.end(), b.begin(), b.end());
-    return a;
-}
-
 // Exit status 3: the backend cannot run here at all (VALIDATE-PROTOCOL.md).
 int unavailable(const std::string& why)
 {
@@ -59,8 +53,7 @@ Result<std::uint64_t> wholeNumber(const std::string& option, const std::string& 
 
 int runValidate(const std::vector<std::string>& args)
 {
-    auto o = Options::parse(args, with(scenarioValueOptions(), {"backend", "device", "steps", "max-layers", "trace", "timeout-s", "inject-fault"}),
-                            with(scenarioFlagOptions(), {"json", "progress"}));
+    auto o = Options::parseFor("validate", args);
     if (!o)
         return fail(o.error());
     if (!o->positional().empty())
