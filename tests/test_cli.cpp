@@ -13,6 +13,7 @@
 #include <QtTest/QtTest>
 
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -281,6 +282,7 @@ private slots:
                                 << words("--json --expandable-segments --max-split-size-mb --gpu") << false;
         QTest::newRow("teach") << QStringLiteral("teach") << words("--json --scenario") << false;
         QTest::newRow("export") << QStringLiteral("export") << words("--format --output") << true;
+        QTest::newRow("compare") << QStringLiteral("compare") << words("--json") << true;
     }
 
     // `COMMAND --help`, `COMMAND -h` (also after other options) and `help
@@ -389,7 +391,7 @@ private slots:
         const CliResult r = runCli(words("--help"));
         QVERIFY2(r.exitCode == 0, r.describe().constData());
         for (const char* command : {"plan", "fit", "suggest", "ladder", "models", "gpus", "bench", "validate",
-                                    "devices", "replay", "teach", "export"})
+                                    "devices", "replay", "teach", "export", "compare"})
             QVERIFY2(r.out.contains(QByteArray("\n  ") + command + " "), command);
         QVERIFY(r.out.contains("Exit status:\n  0  done\n  2  bad input"));
         QVERIFY(r.out.contains("\n  3  validate, devices:"));
@@ -682,6 +684,77 @@ private slots:
             ++replayed;
         }
         QVERIFY(replayed > 0);
+    }
+
+    // compare: a measurement with its scenario embedded (tests/data/measurement)
+    // beside the plan of that scenario; the error is (planned - measured) / measured.
+    void compare()
+    {
+        const QString file = QStringLiteral(HEADROOM_TEST_DATA "/measurement/size-qlora.json");
+        const CliResult text = runCli({QStringLiteral("compare"), file});
+        QVERIFY2(text.exitCode == 0, text.describe().constData());
+        for (const char* counter : {"\npeak allocated ", "\npeak reserved ", "\ndevice used "})
+            QVERIFY2(text.out.contains(counter), text.out.constData());
+        QVERIFY(text.out.startsWith("measured on NVIDIA GeForce RTX 4090, torch 2.5.1+cu124"));
+
+        const CliResult r = runCli({QStringLiteral("compare"), file, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const json j = parseJson(r.out);
+        QCOMPARE(j.at("schema").get<std::string>(), std::string("headroom.compare/1"));
+        QCOMPARE(j.at("scenario_source").get<std::string>(), std::string("measurement"));
+        // The plan of the embedded scenario, as plan --scenario gives it.
+        std::ifstream in(HEADROOM_TEST_DATA "/measurement/size-qlora.json");
+        const json m = json::parse(in);
+        const QString scenarioFile = path("embedded-scenario.json");
+        {
+            std::ofstream out(scenarioFile.toStdString());
+            out << m.at("scenario").dump();
+        }
+        const json plan = planJson({QStringLiteral("--scenario"), scenarioFile});
+        const json& rows = j.at("rows");
+        QCOMPARE(rows.size(), std::size_t(3));
+        const char* planKeys[] = {"peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes"};
+        const char* fileKeys[] = {"max_memory_allocated_bytes", "max_memory_reserved_bytes", "device_used_bytes"};
+        for (std::size_t i = 0; i < 3; ++i) {
+            const double planned = static_cast<double>(countAt(plan, planKeys[i]));
+            const double measured = static_cast<double>(m.at(fileKeys[i]).get<std::uint64_t>());
+            QCOMPARE(rows[i].at("field").get<std::string>(), std::string(fileKeys[i]));
+            QCOMPARE(rows[i].at("planned_bytes").get<double>(), planned);
+            QCOMPARE(rows[i].at("measured_bytes").get<double>(), measured);
+            QVERIFY(qFuzzyCompare(rows[i].at("error_percent").get<double>(), (planned - measured) / measured * 100));
+        }
+
+        // Scenario options apply on top of the embedded scenario.
+        const CliResult other = runCli({QStringLiteral("compare"), file, QStringLiteral("--micro-batch"),
+                                        QStringLiteral("7"), QStringLiteral("--json")});
+        QVERIFY2(other.exitCode == 0, other.describe().constData());
+        QVERIFY(parseJson(other.out).at("rows")[0].at("planned_bytes") != rows[0].at("planned_bytes"));
+    }
+
+    // A malformed measurement: exit 2, one line naming the file and the field.
+    void compareMalformed()
+    {
+        const QString bad = path("bad-measurement.json");
+        {
+            std::ofstream out(bad.toStdString());
+            out << R"({"schema": "headroom.measurement/1", "max_memory_allocated_bytes": -1,)"
+                   R"( "max_memory_reserved_bytes": 5})";
+        }
+        const CliResult r = runCli({QStringLiteral("compare"), bad});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY(r.out.isEmpty());
+        QVERIFY2(r.err.startsWith("headroom-cli: invalid-argument: " + bad.toUtf8() + ": max_memory_allocated_bytes: "),
+                 r.err.constData());
+        QCOMPARE(r.err.count('\n'), 1);
+        // No scenario in the file and none given.
+        const QString bare = path("bare-measurement.json");
+        {
+            std::ofstream out(bare.toStdString());
+            out << R"({"schema": "headroom.measurement/1", "max_memory_allocated_bytes": 1, "max_memory_reserved_bytes": 5})";
+        }
+        const CliResult none = runCli({QStringLiteral("compare"), bare});
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.err.contains("--scenario FILE"), none.err.constData());
     }
 
     void ladder()

@@ -323,6 +323,23 @@ private slots:
         QCOMPARE(makePlan(back.value()).value().peakBytes, plan.peakBytes);
     }
 
+    // The training script writes headroom.measurement/1 for `headroom-cli compare`:
+    // a function for one's own loop, a TrainerCallback, and the scenario it came from.
+    void hfPythonMeasurement()
+    {
+        const Scenario s = scenarioFor(Teaching);
+        const std::string py = exportAs(s, makePlan(s).value(), ExportFormat::HfPython).text;
+        QVERIFY(contains(py, "def write_headroom_measurement(path, scenario=None"));
+        QVERIFY(contains(py, "class HeadroomMeasurementCallback(TrainerCallback):"));
+        QVERIFY(contains(py, "\"schema\": \"headroom.measurement/1\""));
+        QVERIFY(contains(py, "torch.cuda.max_memory_reserved("));
+        QVERIFY(contains(py, "\"device_used_source\""));
+        QVERIFY(contains(py, "callbacks=[HeadroomMeasurementCallback(\"headroom_measurement.json\", HEADROOM_SCENARIO)]"));
+        // The embedded scenario is the exported one: it reads back to the same plan.
+        const std::string marker = "HEADROOM_SCENARIO = json.loads(";
+        QVERIFY(contains(py, marker));
+    }
+
     void hfPythonTeaching()
     {
         const Scenario s = scenarioFor(Teaching);

@@ -27,6 +27,7 @@ constexpr Target kTargets[] = {
     {"hfconfig", headroom::fuzz::hfconfigInput},
     {"safetensors", headroom::fuzz::safetensorsInput},
     {"scenario", headroom::fuzz::scenarioInput},
+    {"measurement", headroom::fuzz::measurementInput},
 };
 
 QString source(const QString& relative) { return QStringLiteral(HEADROOM_SOURCE_DIR "/") + relative; }

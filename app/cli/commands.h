@@ -25,5 +25,7 @@ int runDevices(const std::vector<std::string>& args);
 int runReplay(const std::vector<std::string>& args);
 // teach [seed-book] [--json] [--scenario ID]: a published experiment beside Headroom (teachcommand.cpp)
 int runTeach(const std::vector<std::string>& args);
+// compare MEASUREMENT [scenario options] [--json]: a real run's headroom.measurement/1 beside the plan (comparecommand.cpp)
+int runCompare(const std::vector<std::string>& args);
 
 } // namespace headroom::cli

@@ -343,6 +343,14 @@ const std::vector<CommandHelp>& commandTable()
              false,
              {json, {"scenario", "ID", "print that experiment's scenario file instead (for plan --scenario)"}},
              "headroom-cli teach seed-book"},
+            {"compare", "MEASUREMENT [scenario options] [--json]",
+             "a measured run (headroom.measurement/1) beside the plan, per counter with the error",
+             "Reads a measurement file, as the hf-python export's script writes after training on your GPU, and "
+             "puts peak allocated, peak reserved and device used beside the plan of the scenario it ran (the one "
+             "the file holds, or --scenario FILE), with the error: (planned - measured) / measured.",
+             true,
+             {json},
+             "headroom-cli compare headroom_measurement.json"},
             {"export", "--format NAME [scenario options] [--output FILE]",
              "the scenario and its plan as a training script, config or report",
              "Writes the scenario and its plan in another format, to stdout or atomically to a file.", true,
@@ -408,8 +416,8 @@ std::string overviewHelp()
     std::vector<std::string> names;
     for (const ScenarioOptionHelp& o : scenarioOptionTable())
         names.push_back("--" + o.option.name);
-    out << "\nScenario options (plan, fit, suggest, ladder, validate, export): the built-in\n"
-           "scenario (Llama 3.1 8B QLoRA on an RTX 4090) or --scenario FILE, these on top:\n  "
+    out << "\nScenario options (plan, fit, suggest, ladder, validate, export, compare): the\n"
+           "built-in scenario (Llama 3.1 8B QLoRA on an RTX 4090) or --scenario FILE, these on top:\n  "
         << wrap(joined(names, " "), 2, 2) << "\n"
         << "Options and defaults per command: headroom-cli COMMAND --help; man headroom-cli\n\n"
         << kExitStatus;
@@ -428,7 +436,7 @@ std::string commandHelp(const CommandHelp& c)
     }
     if (c.scenario) {
         auto builtIn = teachingScenario();
-        out << "\nScenario options (shared by plan, fit, suggest, ladder, validate, export):\n"
+        out << "\nScenario options (shared by plan, fit, suggest, ladder, validate, export, compare):\n"
                "the defaults are the built-in scenario's, or with --scenario FILE the file's.\n";
         std::string group;
         for (const ScenarioOptionHelp& o : scenarioOptionTable()) {

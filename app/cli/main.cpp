@@ -62,6 +62,7 @@ int main(int argc, char** argv)
         if (command == "devices") return runDevices(args);
         if (command == "replay") return runReplay(args);
         if (command == "teach") return runTeach(args);
+        if (command == "compare") return runCompare(args);
         std::cerr << "headroom-cli: invalid-argument: unknown command '" << command << "' (see headroom-cli --help)\n";
         return 2;
     } catch (const std::exception& e) {

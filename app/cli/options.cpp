@@ -149,9 +149,11 @@ Result<bool> parseEnum(const Options& o, const char* option, bool (*parser)(cons
 
 } // namespace
 
-Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before)
+Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const Scenario* start)
 {
-    Result<Scenario> base = o.has("scenario") ? readScenarioFile(o.value("scenario")) : teachingScenario();
+    Result<Scenario> base = o.has("scenario") ? readScenarioFile(o.value("scenario"))
+                            : start           ? Result<Scenario>(*start)
+                                              : teachingScenario();
     if (!base)
         return base.error();
     Scenario s = base.value();

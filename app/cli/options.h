@@ -30,8 +30,8 @@ private:
 const std::vector<std::string>& scenarioValueOptions();
 const std::vector<std::string>& scenarioFlagOptions();
 
-// The teaching scenario, or --scenario FILE, then every flag on top;
-// `base`, when given, receives the scenario before the flags.
-Result<Scenario> scenarioFromOptions(const Options& options, Scenario* base = nullptr);
+// The teaching scenario (or `start`, when given), or --scenario FILE, then
+// every flag on top; `base`, when given, receives the scenario before the flags.
+Result<Scenario> scenarioFromOptions(const Options& options, Scenario* base = nullptr, const Scenario* start = nullptr);
 
 } // namespace headroom::cli

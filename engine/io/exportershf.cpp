@@ -31,8 +31,12 @@
 //   checkpointing of a frozen base needs an input that requires grad).
 #include "io/exportersinternal.h"
 
+#include "io/measurement.h"
+#include "io/scenariofile.h"
 #include "model/parametertable.h"
 #include "plan/planner.h"
+
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <string>
@@ -337,12 +341,103 @@ void writeTraining(Script& s, const Scenario& sc)
     s.line();
 }
 
+// A function and a TrainerCallback that write what the run measured as a
+// headroom.measurement/1 file (io/measurement.h) for `headroom-cli compare`.
+// Self-contained (torch, json, and transformers for the callback) so that
+// users can paste them into their own loop or Trainer.
+void writeMeasurement(Script& s, const Scenario& sc)
+{
+    s.line("# Measured on your stack: after training, headroom_measurement.json holds the peaks this run read;");
+    s.line("# `headroom-cli compare headroom_measurement.json` puts them beside Headroom's plan. The two");
+    s.line("# definitions below need only torch (and transformers for the callback): paste them into your own");
+    s.line("# loop (call write_headroom_measurement after the steps) or Trainer (callbacks=[...]).");
+    s.line("HEADROOM_SCENARIO = json.loads(" +
+           py(scenarioToJson(sc).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + ")");
+    s.line();
+    s.line();
+    s.line("def write_headroom_measurement(path, scenario=None, phases=None, steps=None, device_used=None):");
+    s.line(std::string("    \"\"\"Writes this process's CUDA memory peaks as ") + kMeasurementSchema + " JSON.\"\"\"");
+    s.line("    import importlib.metadata");
+    s.line();
+    s.line("    def version(name):");
+    s.line("        try:");
+    s.line("            return importlib.metadata.version(name)");
+    s.line("        except importlib.metadata.PackageNotFoundError:");
+    s.line("            return None");
+    s.line();
+    s.line("    phases = phases or {}");
+    s.line("    device = torch.cuda.current_device()");
+    s.line("    allocated = max([torch.cuda.max_memory_allocated(device)] +");
+    s.line("                    [p[\"max_memory_allocated_bytes\"] for p in phases.values()])");
+    s.line("    reserved = max([torch.cuda.max_memory_reserved(device)] +");
+    s.line("                   [p.get(\"max_memory_reserved_bytes\", 0) for p in phases.values()])");
+    s.line("    try:  # NVML, as nvidia-smi reads it (torch 2.6 and later)");
+    s.line("        used, source = torch.cuda.device_memory_used(device), \"nvml\"");
+    s.line("    except Exception:  # older torch or no NVML: the CUDA driver's free memory");
+    s.line("        free, total = torch.cuda.mem_get_info(device)");
+    s.line("        used, source = total - free, \"mem_get_info\"");
+    s.line("    measurement = {");
+    s.line(std::string("        \"schema\": \"") + kMeasurementSchema + "\",");
+    s.line("        \"max_memory_allocated_bytes\": max(1, allocated),");
+    s.line("        \"max_memory_reserved_bytes\": max(1, allocated, reserved),");
+    s.line("        \"device_used_bytes\": max(used, device_used or 0),");
+    s.line("        \"device_used_source\": source,");
+    s.line("        \"phases\": phases,");
+    s.line("        \"gpu\": {\"name\": torch.cuda.get_device_name(device),");
+    s.line("                \"total_bytes\": torch.cuda.get_device_properties(device).total_memory},");
+    s.line("        \"versions\": {\"torch\": torch.__version__, \"transformers\": version(\"transformers\"),");
+    s.line("                     \"cuda\": torch.version.cuda, \"peft\": version(\"peft\")},");
+    s.line("    }");
+    s.line("    if scenario is not None:");
+    s.line("        measurement[\"scenario\"] = scenario");
+    s.line("    if steps:");
+    s.line("        measurement[\"steps\"] = steps");
+    s.line("    with open(path, \"w\") as out:");
+    s.line("        json.dump(measurement, out, indent=2)");
+    s.line();
+    s.line();
+    s.line("class HeadroomMeasurementCallback(TrainerCallback):");
+    s.line("    \"\"\"Peaks per phase of each step; writes the measurement when training ends.\"\"\"");
+    s.line();
+    s.line("    def __init__(self, path=\"headroom_measurement.json\", scenario=None):");
+    s.line("        self.path, self.scenario, self.phases, self.steps, self.device_used = path, scenario, {}, 0, 0");
+    s.line();
+    s.line("    def _mark(self, phase):  # the peaks since the last mark, then a fresh start");
+    s.line("        peak = self.phases.setdefault(phase, {\"max_memory_allocated_bytes\": 0, \"max_memory_reserved_bytes\": 0})");
+    s.line("        peak[\"max_memory_allocated_bytes\"] = max(peak[\"max_memory_allocated_bytes\"], torch.cuda.max_memory_allocated())");
+    s.line("        peak[\"max_memory_reserved_bytes\"] = max(peak[\"max_memory_reserved_bytes\"], torch.cuda.max_memory_reserved())");
+    s.line("        free, total = torch.cuda.mem_get_info()");
+    s.line("        self.device_used = max(self.device_used, total - free)");
+    s.line("        torch.cuda.reset_peak_memory_stats()");
+    s.line();
+    s.line("    def on_train_begin(self, args, state, control, **kwargs):");
+    s.line("        self._mark(\"load\")");
+    s.line();
+    s.line("    def on_pre_optimizer_step(self, args, state, control, **kwargs):  # transformers 4.46 and later");
+    s.line("        self._mark(\"forward_backward\")");
+    s.line();
+    s.line("    def on_optimizer_step(self, args, state, control, **kwargs):");
+    s.line("        self._mark(\"optimizer\")");
+    s.line();
+    s.line("    def on_step_end(self, args, state, control, **kwargs):");
+    s.line("        self._mark(\"rest_of_step\")");
+    s.line("        self.steps += 1");
+    s.line();
+    s.line("    def on_train_end(self, args, state, control, **kwargs):");
+    s.line("        self._mark(\"rest_of_step\")");
+    s.line("        write_headroom_measurement(self.path, self.scenario, self.phases, self.steps, self.device_used)");
+    s.line();
+    s.line();
+}
+
 void writeTrainerCall(Script& s, const Scenario& sc, const Plan& plan)
 {
+    writeMeasurement(s, sc);
     s.line("train_dataset = None  # your tokenized dataset: sequences of " + std::to_string(sc.train.seqLen) +
            " tokens (max_seq_length above)");
     s.line();
-    s.line("trainer = Trainer(model=model, args=training_args, train_dataset=train_dataset)");
+    s.line("trainer = Trainer(model=model, args=training_args, train_dataset=train_dataset,");
+    s.line("                  callbacks=[HeadroomMeasurementCallback(\"headroom_measurement.json\", HEADROOM_SCENARIO)])");
     s.line("if train_dataset is not None:");
     s.line("    trainer.train()");
     s.line("    print(f\"peak allocated {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB (Headroom predicted " +
@@ -388,12 +483,14 @@ std::string exportHfPython(const Scenario& sc, const Plan& plan)
     const WeightQuant q = train ? sc.train.weightQuant : sc.inference.weightQuant;
     const bool peft = train && sc.train.peft.method != PeftMethod::None;
 
+    if (train)
+        s.line("import json");
     s.line("import torch");
     std::string names = autoClass(sc.model);
     if (q != WeightQuant::None)
         names += ", BitsAndBytesConfig";
     if (train)
-        names += ", Trainer, TrainingArguments";
+        names += ", Trainer, TrainerCallback, TrainingArguments";
     s.line("from transformers import " + names);
     if (peft)
         s.line(std::string("from peft import LoraConfig, get_peft_model") +

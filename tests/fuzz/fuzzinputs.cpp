@@ -4,12 +4,14 @@
 #include "fuzzplan.h"
 
 #include "core/checkedmath.h"
+#include "io/measurement.h"
 #include "io/scenariofile.h"
 #include "model/hfconfig.h"
 #include "model/modelfolder.h"
 #include "model/safetensors.h"
 #include "plan/planner.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -113,6 +115,33 @@ void scenarioInput(std::string_view bytes)
     const Result<Plan> after = makePlan(reread.value());
     if (before.ok() != after.ok() || (before.ok() && before->deviceUsedBytes != after->deviceUsedBytes))
         fail("a scenario plans differently after a save and reread\n" + saved);
+}
+
+void measurementInput(std::string_view bytes)
+{
+    if (bytes.find("model_dir") != std::string_view::npos)
+        return;  // as scenarioInput: no wandering the file system
+    const Result<Measurement> m = measurementFromText(bytes);
+    if (!m) {
+        if (m.error().detail.empty() || m.error().detail.find('\n') != std::string::npos)
+            fail("a measurement error is not one line: " + m.error().detail);
+        return;
+    }
+    if (m->maxReservedBytes < m->maxAllocatedBytes || m->maxAllocatedBytes == 0)
+        fail("a measurement with reserved below allocated, or nothing allocated, was accepted");
+    const std::string saved = measurementToText(m.value());
+    const Result<Measurement> reread = measurementFromText(saved);
+    if (!reread)
+        fail("a parsed measurement does not read back: " + reread.error().detail + "\n" + saved);
+    if (measurementToText(reread.value()) != saved)
+        fail("a measurement changes after a save and reread\n" + saved);
+    if (m->scenario) {
+        const Result<Plan> plan = makePlan(*m->scenario);
+        if (plan)
+            for (const ComparisonRow& row : compareWithPlan(plan.value(), m.value()))
+                if (!std::isfinite(row.errorPercent))
+                    fail("a comparison error is not finite: " + row.counter);
+    }
 }
 
 } // namespace headroom::fuzz

@@ -12,5 +12,6 @@ namespace headroom::fuzz {
 void hfconfigInput(std::string_view bytes);     // config.json text
 void safetensorsInput(std::string_view bytes);  // a whole .safetensors file
 void scenarioInput(std::string_view bytes);     // scenario file text
+void measurementInput(std::string_view bytes);  // headroom.measurement/1 text
 
 } // namespace headroom::fuzz
