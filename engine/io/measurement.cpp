@@ -38,6 +38,17 @@ std::string show(const json& value)
     return text;
 }
 
+// A key from the file as an error message shows it: as written when it is
+// plain printable text, else JSON-quoted, so that a newline or control
+// character in a key cannot break the one-line error.
+std::string shownKey(const std::string& key)
+{
+    for (const char c : key)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\')
+            return json(key).dump(-1, ' ', false, json::error_handler_t::replace);
+    return key;
+}
+
 // Reads one object's members; the first error wins, later reads are no-ops.
 class Fields {
 public:
@@ -46,7 +57,7 @@ public:
     {
     }
     bool failed() const { return m_error.has_value(); }
-    std::string pathOf(const std::string& key) const { return m_path.empty() ? key : m_path + "." + key; }
+    std::string pathOf(const std::string& key) const { return m_path.empty() ? shownKey(key) : m_path + "." + shownKey(key); }
     const json* find(const char* key) const
     {
         const auto it = m_object.find(key);
@@ -171,7 +182,7 @@ Result<Measurement> measurementFromJson(const json& doc)
         if (phases->size() > kMaxPhases)
             r.fail(ErrorCode::InvalidArgument, "phases", "at most " + std::to_string(kMaxPhases) + " phases");
         for (auto it = phases->begin(); it != phases->end() && !error; ++it) {
-            const std::string path = "phases." + it.key();
+            const std::string path = "phases." + shownKey(it.key());
             if (it.key().empty() || it.key().size() > kMaxNameChars) {
                 r.fail(ErrorCode::InvalidArgument, "phases",
                        "a phase name is 1 to " + std::to_string(kMaxNameChars) + " bytes");
