@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/measurement.h"
 
+#include "io/jsonfields.h"
 #include "io/scenariofile.h"
 
 #include <nlohmann/json.hpp>
@@ -26,127 +27,24 @@ constexpr std::size_t kMaxNameChars = 256;
 constexpr std::size_t kMaxNotesChars = 4096;
 constexpr std::uint64_t kMaxSteps = 1'000'000'000;
 
-std::string show(const json& value)
+// The strict field reader every format here shares (io/jsonfields.h), with
+// byte counts bounded by kMaxMeasuredBytes.
+using jsonfields::Fields;
+using jsonfields::show;
+using jsonfields::shownKey;
+
+// A byte count in [lo, kMaxMeasuredBytes].
+void readBytes(Fields& f, const char* key, Bytes lo, std::optional<Bytes>& out)
 {
-    std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (text.size() > 60) {
-        std::size_t cut = 57;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-            --cut;
-        text = text.substr(0, cut) + "...";
-    }
-    return text;
+    f.bytes(key, lo, kMaxMeasuredBytes, out);
 }
-
-// A key from the file as an error message shows it: as written when it is
-// plain printable text, else JSON-quoted, so that a newline or control
-// character in a key cannot break the one-line error.
-std::string shownKey(const std::string& key)
+void readBytes(Fields& f, const char* key, Bytes lo, Bytes& out)
 {
-    for (const char c : key)
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '"' || c == '\\')
-            return json(key).dump(-1, ' ', false, json::error_handler_t::replace);
-    return key;
+    std::optional<Bytes> v;
+    f.bytes(key, lo, kMaxMeasuredBytes, v);
+    if (v)
+        out = *v;
 }
-
-// Reads one object's members; the first error wins, later reads are no-ops.
-class Fields {
-public:
-    Fields(const json& object, std::string path, std::optional<Error>& error)
-        : m_object(object), m_path(std::move(path)), m_error(error)
-    {
-    }
-    bool failed() const { return m_error.has_value(); }
-    std::string pathOf(const std::string& key) const { return m_path.empty() ? shownKey(key) : m_path + "." + shownKey(key); }
-    const json* find(const char* key) const
-    {
-        const auto it = m_object.find(key);
-        return it == m_object.end() ? nullptr : &*it;
-    }
-    void fail(ErrorCode code, const std::string& path, const std::string& what)
-    {
-        if (!m_error)
-            m_error = makeError(code, path + ": " + what);
-    }
-    void allowOnly(std::initializer_list<const char*> keys)
-    {
-        for (auto it = m_object.begin(); it != m_object.end() && !failed(); ++it) {
-            bool known = false;
-            std::string list;
-            for (const char* key : keys) {
-                known = known || it.key() == key;
-                list += (list.empty() ? "" : ", ") + std::string(key);
-            }
-            if (!known)
-                fail(ErrorCode::InvalidArgument, pathOf(it.key()), "unknown field; accepted fields here: " + list);
-        }
-    }
-    void require(const char* key)
-    {
-        if (!failed() && !find(key))
-            fail(ErrorCode::MissingField, pathOf(key), "required field is missing");
-    }
-    // A whole number of bytes in [lo, 2^50]: no fractions, no 2.0, no strings.
-    void bytes(const char* key, Bytes lo, std::optional<Bytes>& out)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return;
-        std::uint64_t v = 0;
-        bool ok = false;
-        if (value->is_number_unsigned()) {
-            v = value->get<std::uint64_t>();
-            ok = true;
-        } else if (value->is_number_integer() && value->get<std::int64_t>() >= 0) {
-            v = static_cast<std::uint64_t>(value->get<std::int64_t>());
-            ok = true;
-        }
-        if (!ok || v < lo || v > kMaxMeasuredBytes) {
-            fail(ErrorCode::InvalidArgument, pathOf(key),
-                 "must be a whole number of bytes between " + std::to_string(lo) + " and " +
-                     std::to_string(kMaxMeasuredBytes) + ", got " + show(*value));
-            return;
-        }
-        out = v;
-    }
-    void bytes(const char* key, Bytes lo, Bytes& out)
-    {
-        std::optional<Bytes> v;
-        bytes(key, lo, v);
-        if (v)
-            out = *v;
-    }
-    // A string of at most maxChars; null reads as "" where allowNull.
-    void string(const char* key, std::size_t maxChars, std::string& out, bool allowNull = false)
-    {
-        const json* value = find(key);
-        if (failed() || !value || (allowNull && value->is_null()))
-            return;
-        if (!value->is_string() || value->get_ref<const std::string&>().size() > maxChars) {
-            fail(ErrorCode::InvalidArgument, pathOf(key),
-                 std::string("must be a string of at most ") + std::to_string(maxChars) + " bytes" +
-                     (allowNull ? " or null" : "") + ", got " + show(*value));
-            return;
-        }
-        out = value->get<std::string>();
-    }
-    const json* object(const char* key)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return nullptr;
-        if (!value->is_object()) {
-            fail(ErrorCode::InvalidArgument, pathOf(key), "must be a JSON object, got " + show(*value));
-            return nullptr;
-        }
-        return value;
-    }
-
-private:
-    const json& m_object;
-    std::string m_path;
-    std::optional<Error>& m_error;
-};
 
 Result<Measurement> measurementFromJson(const json& doc)
 {
@@ -164,14 +62,14 @@ Result<Measurement> measurementFromJson(const json& doc)
     r.require("max_memory_reserved_bytes");
 
     Measurement m;
-    r.bytes("max_memory_allocated_bytes", 1, m.maxAllocatedBytes);
-    r.bytes("max_memory_reserved_bytes", 1, m.maxReservedBytes);
+    readBytes(r, "max_memory_allocated_bytes", 1, m.maxAllocatedBytes);
+    readBytes(r, "max_memory_reserved_bytes", 1, m.maxReservedBytes);
     if (!error && m.maxReservedBytes < m.maxAllocatedBytes)
         r.fail(ErrorCode::InvalidArgument, "max_memory_reserved_bytes",
                "is below max_memory_allocated_bytes (" + std::to_string(m.maxAllocatedBytes) +
                    "); PyTorch's reserved memory holds every allocation");
-    r.bytes("device_used_bytes", 1, m.deviceUsedBytes);
-    r.string("device_used_source", kMaxNameChars, m.deviceUsedSource);
+    readBytes(r, "device_used_bytes", 1, m.deviceUsedBytes);
+    r.boundedString("device_used_source", kMaxNameChars, m.deviceUsedSource);
     if (!error && !m.deviceUsedSource.empty() && m.deviceUsedSource != "nvml" && m.deviceUsedSource != "mem_get_info")
         r.fail(ErrorCode::InvalidArgument, "device_used_source",
                "must be \"nvml\" or \"mem_get_info\", got \"" + m.deviceUsedSource + "\"");
@@ -197,24 +95,24 @@ Result<Measurement> measurementFromJson(const json& doc)
             p.require("max_memory_allocated_bytes");
             MeasuredPhase phase;
             phase.name = it.key();
-            p.bytes("max_memory_allocated_bytes", 0, phase.maxAllocatedBytes);
-            p.bytes("max_memory_reserved_bytes", 0, phase.maxReservedBytes);
+            readBytes(p, "max_memory_allocated_bytes", 0, phase.maxAllocatedBytes);
+            readBytes(p, "max_memory_reserved_bytes", 0, phase.maxReservedBytes);
             m.phases.push_back(std::move(phase));
         }
     }
     if (const json* gpu = r.object("gpu")) {
         Fields g(*gpu, "gpu", error);
         g.allowOnly({"name", "total_bytes"});
-        g.string("name", kMaxNameChars, m.gpuName);
-        g.bytes("total_bytes", 1, m.gpuTotalBytes);
+        g.boundedString("name", kMaxNameChars, m.gpuName);
+        readBytes(g, "total_bytes", 1, m.gpuTotalBytes);
     }
     if (const json* versions = r.object("versions")) {
         Fields v(*versions, "versions", error);
         v.allowOnly({"torch", "transformers", "cuda", "peft"});
-        v.string("torch", kMaxNameChars, m.torchVersion, true);
-        v.string("transformers", kMaxNameChars, m.transformersVersion, true);
-        v.string("cuda", kMaxNameChars, m.cudaVersion, true);
-        v.string("peft", kMaxNameChars, m.peftVersion, true);
+        v.boundedString("torch", kMaxNameChars, m.torchVersion, true);
+        v.boundedString("transformers", kMaxNameChars, m.transformersVersion, true);
+        v.boundedString("cuda", kMaxNameChars, m.cudaVersion, true);
+        v.boundedString("peft", kMaxNameChars, m.peftVersion, true);
     }
     if (const json* steps = r.find("steps"); !error && steps) {
         if (!steps->is_number_unsigned() || steps->get<std::uint64_t>() < 1 || steps->get<std::uint64_t>() > kMaxSteps)
@@ -223,7 +121,7 @@ Result<Measurement> measurementFromJson(const json& doc)
         else
             m.steps = steps->get<std::uint64_t>();
     }
-    r.string("notes", kMaxNotesChars, m.notes);
+    r.boundedString("notes", kMaxNotesChars, m.notes);
     if (const json* scenario = r.object("scenario")) {
         auto s = scenarioFromJson(*scenario);
         if (!s)

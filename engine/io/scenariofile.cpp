@@ -2,6 +2,7 @@
 #include "io/scenariofile.h"
 
 #include "io/atomicfile.h"
+#include "io/jsonfields.h"
 
 #include "model/catalog.h"
 #include "model/genericmodel.h"
@@ -43,20 +44,6 @@ constexpr std::uint64_t kMaxRank = 65'536;
 // device file) from being read into memory whole.
 constexpr std::uintmax_t kMaxFileBytes = 16ull * 1024 * 1024;
 
-// A value as it appears in the file, for error messages: short, and safe for
-// strings holding invalid UTF-8 (dump() would otherwise throw).
-std::string show(const json& value)
-{
-    std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (text.size() > 80) {
-        std::size_t cut = 77;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-            --cut;  // not inside a UTF-8 sequence
-        text = text.substr(0, cut) + "...";
-    }
-    return text;
-}
-
 // Paths in the API and in scenario files are UTF-8 on every platform.
 fs::path pathFromUtf8(const std::string& s) { return fs::path(std::u8string(s.begin(), s.end())); }
 std::string utf8FromPath(const fs::path& p)
@@ -65,198 +52,12 @@ std::string utf8FromPath(const fs::path& p)
     return std::string(u8.begin(), u8.end());
 }
 
-// 1000000 rather than 1e+06 in messages about integral bounds.
-std::string formatNumber(double v)
-{
-    if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
-        return std::to_string(static_cast<long long>(v));
-    std::ostringstream out;
-    out << v;
-    return out.str();
-}
-
-std::string childPath(const std::string& path, const std::string& key)
-{
-    return path.empty() ? key : path + "." + key;
-}
-
-Error pathError(ErrorCode code, const std::string& path, const std::string& what)
-{
-    return makeError(code, path + ": " + what);
-}
-
-// Every name a parse*() function accepts, for "unknown name" errors. The
-// enums are scoped (fixed underlying type), so probing past the last
-// enumerator is well defined; the *Name() functions answer "?" there.
-template <class E>
-std::string acceptedNames(const char* (*nameOf)(E))
-{
-    std::string names;
-    for (int i = 0; i < 64; ++i) {
-        const std::string name = nameOf(static_cast<E>(i));
-        if (name == "?")
-            break;
-        names += (names.empty() ? "" : ", ") + name;
-    }
-    return names;
-}
-
-// Reads the members of one JSON object. Readers of nested objects share one
-// error slot: the first error wins and later reads become no-ops, so a parser
-// reads field after field and checks once.
-class Reader {
-public:
-    Reader(const json& object, std::string path, std::optional<Error>& error)
-        : m_object(object), m_path(std::move(path)), m_error(error)
-    {
-    }
-
-    bool failed() const { return m_error.has_value(); }
-    std::optional<Error>& errorSlot() { return m_error; }
-    const std::string& path() const { return m_path; }
-    std::string pathOf(const char* key) const { return childPath(m_path, key); }
-    const json* find(const char* key) const
-    {
-        const auto it = m_object.find(key);
-        return it == m_object.end() ? nullptr : &*it;
-    }
-    bool has(const char* key) const { return find(key) != nullptr; }
-
-    void fail(ErrorCode code, const std::string& path, const std::string& what)
-    {
-        if (!m_error)
-            m_error = pathError(code, path, what);
-    }
-
-    // Typos ("micro_batchsize") must not silently fall back to a default: a
-    // planner that answers a different question than asked is worse than one
-    // that refuses.
-    void allowOnly(std::initializer_list<const char*> keys)
-    {
-        for (auto it = m_object.begin(); it != m_object.end() && !failed(); ++it) {
-            bool known = false;
-            for (const char* key : keys)
-                known = known || it.key() == key;
-            if (!known) {
-                std::string list;
-                for (const char* key : keys)
-                    list += (list.empty() ? "" : ", ") + std::string(key);
-                fail(ErrorCode::InvalidArgument, childPath(m_path, it.key()),
-                     "unknown field; accepted fields here: " + list);
-            }
-        }
-    }
-
-    void require(const char* key)
-    {
-        if (!failed() && !has(key))
-            fail(ErrorCode::MissingField, pathOf(key), "required field is missing");
-    }
-
-    // An integer in [lo, hi]. Booleans, strings, fractions and numbers written
-    // with a decimal point (2.0) are refused: a count is never fractional.
-    void integer(const char* key, std::uint64_t lo, std::uint64_t hi, std::uint64_t& out)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return;
-        std::uint64_t v = 0;
-        bool ok = false;
-        if (value->is_number_unsigned()) {
-            v = value->get<std::uint64_t>();
-            ok = true;
-        } else if (value->is_number_integer() && value->get<std::int64_t>() >= 0) {
-            v = static_cast<std::uint64_t>(value->get<std::int64_t>());
-            ok = true;
-        }
-        ok = ok && v >= lo && v <= hi;
-        if (!ok) {
-            fail(ErrorCode::InvalidArgument, pathOf(key),
-                 "must be an integer between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got "
-                     + show(*value));
-            return;
-        }
-        out = v;
-    }
-
-    // A number in a range whose ends may be open; integers are accepted (32
-    // for 32.0), booleans and strings are not.
-    void number(const char* key, double lo, bool loOpen, double hi, bool hiOpen, double& out)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return;
-        bool ok = value->is_number();
-        double v = ok ? value->get<double>() : 0.0;
-        ok = ok && std::isfinite(v) && (loOpen ? v > lo : v >= lo) && (hiOpen ? v < hi : v <= hi);
-        if (!ok) {
-            const std::string range = (loOpen ? "greater than " : "at least ") + formatNumber(lo) + " and "
-                + (hiOpen ? "less than " : "at most ") + formatNumber(hi);
-            fail(ErrorCode::InvalidArgument, pathOf(key), "must be a number " + range + ", got " + show(*value));
-            return;
-        }
-        out = v;
-    }
-
-    void boolean(const char* key, bool& out)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return;
-        if (!value->is_boolean()) {
-            fail(ErrorCode::InvalidArgument, pathOf(key), "must be true or false, got " + show(*value));
-            return;
-        }
-        out = value->get<bool>();
-    }
-
-    void string(const char* key, std::string& out, bool allowEmpty = true)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return;
-        if (!value->is_string() || (!allowEmpty && value->get_ref<const std::string&>().empty())) {
-            fail(ErrorCode::InvalidArgument, pathOf(key),
-                 std::string(allowEmpty ? "must be a string" : "must be a non-empty string") + ", got "
-                     + show(*value));
-            return;
-        }
-        out = value->get<std::string>();
-    }
-
-    template <class E>
-    void enumeration(const char* key, bool (*parse)(const std::string&, E&), const char* (*nameOf)(E), E& out)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return;
-        E parsed{};
-        if (!value->is_string() || !parse(value->get<std::string>(), parsed)) {
-            fail(ErrorCode::InvalidArgument, pathOf(key),
-                 "unknown name " + show(*value) + "; accepted: " + acceptedNames(nameOf));
-            return;
-        }
-        out = parsed;
-    }
-
-    // A member that must be an object, or nullptr when absent (or on error).
-    const json* object(const char* key)
-    {
-        const json* value = find(key);
-        if (failed() || !value)
-            return nullptr;
-        if (!value->is_object()) {
-            fail(ErrorCode::InvalidArgument, pathOf(key), "must be a JSON object, got " + show(*value));
-            return nullptr;
-        }
-        return value;
-    }
-
-private:
-    const json& m_object;
-    std::string m_path;
-    std::optional<Error>& m_error;
-};
+// The strict field reader every format here shares (io/jsonfields.h).
+using Reader = jsonfields::Fields;
+using jsonfields::acceptedNames;
+using jsonfields::childPath;
+using jsonfields::pathError;
+using jsonfields::show;
 
 // ---------------------------------------------------------------------------
 // ModelSpec <-> {"spec": {...}}
