@@ -370,7 +370,10 @@ const CommandHelp* findCommand(const std::string& name)
     return nullptr;
 }
 
-std::vector<std::string> commandValueOptions(const std::string& command)
+namespace {
+
+// The command's option names that take a value (takesValue) or are flags.
+std::vector<std::string> commandOptions(const std::string& command, bool takesValue)
 {
     std::vector<std::string> names;
     const CommandHelp* c = findCommand(command);
@@ -378,29 +381,18 @@ std::vector<std::string> commandValueOptions(const std::string& command)
         return names;
     if (c->scenario)
         for (const ScenarioOptionHelp& o : scenarioOptionTable())
-            if (!o.option.value.empty())
+            if (o.option.value.empty() != takesValue)
                 names.push_back(o.option.name);
     for (const OptionHelp& o : c->options)
-        if (!o.value.empty())
+        if (o.value.empty() != takesValue)
             names.push_back(o.name);
     return names;
 }
 
-std::vector<std::string> commandFlagOptions(const std::string& command)
-{
-    std::vector<std::string> names;
-    const CommandHelp* c = findCommand(command);
-    if (!c)
-        return names;
-    if (c->scenario)
-        for (const ScenarioOptionHelp& o : scenarioOptionTable())
-            if (o.option.value.empty())
-                names.push_back(o.option.name);
-    for (const OptionHelp& o : c->options)
-        if (o.value.empty())
-            names.push_back(o.name);
-    return names;
-}
+} // namespace
+
+std::vector<std::string> commandValueOptions(const std::string& command) { return commandOptions(command, true); }
+std::vector<std::string> commandFlagOptions(const std::string& command) { return commandOptions(command, false); }
 
 std::string overviewHelp()
 {
