@@ -3,7 +3,7 @@
 // Every text of `headroom-cli --help` and `headroom-cli COMMAND --help`, and
 // the option names the commands parse, in one table (helptext.cpp), so that
 // what the help lists is what the parser accepts. docs/man/headroom-cli.1
-// says the same at length; tests/test_cli.cpp checks they name the same options.
+// says the same at length; tests/cli/test_cli.cpp checks they name the same options.
 #include "plan/scenario.h"
 
 #include <string>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // What each fuzz target does with one input. The libFuzzer entry points
-// (fuzz_*.cpp) and the regression test (tests/test_fuzz_regressions.cpp)
+// (fuzz_*.cpp) and the regression test (tests/fuzz/test_fuzz_regressions.cpp)
 // call the same functions, so a kept crashing input replays exactly.
 // A function returns normally when the input was handled (parsed and
 // planned, or refused with an Error); a bug aborts or trips a sanitizer.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The agreement suite on the GPU: the randomised small scenarios of the CPU
-// suite (tests/runtime_scenarios.h) through `runValidation` on the CUDA
+// suite (tests/runtime/runtime_scenarios.h) through `runValidation` on the CUDA
 // backend. For each, the tracking allocator's bytes must equal the headroom
 // plan exactly (the peak, and every event per category and per tensor row),
 // and the memory the device really used must be within max(2 %, 64 MiB) of
@@ -11,7 +11,7 @@
 #include "cuda/cudabackend.h"
 #include "runtime/validate.h"
 
-#include "../runtime_scenarios.h"
+#include "../runtime/runtime_scenarios.h"
 
 namespace rt = headroom::rt;
 

@@ -15,7 +15,7 @@
 #include "runtime/cpu/trainer.h"
 #include "runtime/step/trainer.h"
 
-#include "../runtime_testmodels.h"
+#include "../runtime/runtime_testmodels.h"
 
 namespace rt = headroom::rt;
 using headroom::Scenario;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The agreement suite's randomised small scenarios (every option the step
-// program runs), shared by the CPU suite (tests/test_runtime_agreement.cpp)
+// program runs), shared by the CPU suite (tests/runtime/test_runtime_agreement.cpp)
 // and the GPU one (tests/gpu/gpu_agreement.cpp). Qt-free.
 #include "plan/scenario.h"
 #include "runtime_testmodels.h"

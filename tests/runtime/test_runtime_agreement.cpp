@@ -4,8 +4,8 @@
 // headroom profile's plan to the byte: the peak, the categories at the peak,
 // and every event's bytes per category and per tensor row.
 #include "runtime/validate.h"
-#include "runtime_scenarios.h"
-#include "runtime_testmodels.h"
+#include "runtime/runtime_scenarios.h"
+#include "runtime/runtime_testmodels.h"
 
 #include <QtTest>
 

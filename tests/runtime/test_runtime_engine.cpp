@@ -7,7 +7,7 @@
 #include "runtime/cpu/trainer.h"
 #include "runtime/validate.h"
 #include "plan/sweep.h"
-#include "runtime_testmodels.h"
+#include "runtime/runtime_testmodels.h"
 
 #include <QtTest>
 

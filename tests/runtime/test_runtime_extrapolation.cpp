@@ -6,7 +6,7 @@
 // must equal the full model's plan to the byte; the full model itself is
 // also run here (it is small) to check the extrapolated step against it.
 #include "runtime/validate.h"
-#include "runtime_testmodels.h"
+#include "runtime/runtime_testmodels.h"
 
 #include <QtTest>
 

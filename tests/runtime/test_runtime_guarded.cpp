@@ -9,7 +9,7 @@
 // Storage hook change nothing else.
 #include "runtime/cpu/trainer.h"
 #include "plan/sweep.h"
-#include "runtime_testmodels.h"
+#include "runtime/runtime_testmodels.h"
 
 #include <QtTest>
 

@@ -3,7 +3,7 @@
 // fills the bars, the table and the timeline with the child's numbers; a
 // crash, a hang, an out-of-memory, an unavailable backend, a cancel and a
 // malformed result each end in a clear message with the app still running.
-// The child is tests/fakes/fake_validator (VALIDATE-PROTOCOL.md) unless the
+// The child is tests/ui/fakes/fake_validator (VALIDATE-PROTOCOL.md) unless the
 // real `headroom-cli validate` exists (realCli* below, skipped until then).
 #include "io/scenariofile.h"
 #include "mainwindow.h"
@@ -11,7 +11,7 @@
 #include "model/catalog.h"
 #include "plan/defaultscenario.h"
 #include "runtime/validate.h"
-#include "runtime_testmodels.h"
+#include "runtime/runtime_testmodels.h"
 #include "screenshot.h"
 #include "validateview.h"
 #include "validationrunner.h"

@@ -7,7 +7,7 @@ scenarios, each run through accountant.py (PyTorch on the meta device).
 
 Model configs come from Headroom's own catalog (resources/catalog/models.json,
 each a copy of the model's config.json with its source), so nothing is read
-from the Hub. tests/test_reference.cpp plans every scenario with the pytorch
+from the Hub. tests/reference/test_reference.cpp plans every scenario with the pytorch
 profile and compares.
 """
 

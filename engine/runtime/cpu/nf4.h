@@ -24,7 +24,7 @@ namespace headroom::cpu {
 // bitsandbytes functional.py get_4bit_type("nf4") (generated there by
 // create_normal_map(offset=0.9677083, use_extra_value=True)); QLoRA Appendix E.
 // Checked against bitsandbytes-foundation/bitsandbytes at commit 95f9af30
-// (bitsandbytes/functional.py); tests/test_runtime_quant.cpp also rebuilds
+// (bitsandbytes/functional.py); tests/runtime/test_runtime_quant.cpp also rebuilds
 // them from normal quantiles.
 inline constexpr std::array<float, 16> kNf4Codes = {
     -1.0f,

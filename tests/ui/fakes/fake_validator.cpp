@@ -153,7 +153,7 @@ int validate(int argc, char** argv)
 
     if (withProgress)
         progress(0.0, "setup", "");
-    std::cerr << "fake validator: not a measurement (tests/fakes/fake_validator.cpp)" << std::endl;
+    std::cerr << "fake validator: not a measurement (tests/ui/fakes/fake_validator.cpp)" << std::endl;
     // The contract: faults strike after the first progress line.
     if (fault == "crash")
         std::abort();
