@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "sweepdata.h"
+#include "plan/knobsweep.h"
 
 #include "plan/planner.h"
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <set>
 
-using namespace headroom;
+namespace headroom {
 
 namespace {
 
@@ -154,7 +154,7 @@ FitMap computeFitMap(const Scenario& scenario, std::size_t size, std::uint64_t b
         }
     }
 
-    // 2. The simulation where the verdict could differ (sweepdata.h).
+    // 2. The simulation where the verdict could differ (plan/knobsweep.h).
     std::vector<std::size_t> queue;
     std::vector<std::uint8_t> queued(cells, 0);
     auto push = [&](std::size_t cell) {
@@ -225,3 +225,5 @@ FitMap computeFitMap(const Scenario& scenario, std::size_t size, std::uint64_t b
         map.cancelled = true;
     return map;
 }
+
+} // namespace headroom

@@ -4,7 +4,7 @@
 // else fixed: a series of plans of one parameter table, and the engine's fit
 // search for the largest value that fits; and the fit map, micro-batch ×
 // sequence length. Qt-free values computed by the engine's pure functions,
-// so they run off the UI thread (fitmapworker.h).
+// so the app runs them off the UI thread (ui/document/fitmapworker.h).
 #include "core/result.h"
 #include "plan/fitsearch.h"
 #include "plan/plan.h"
@@ -13,6 +13,8 @@
 #include <optional>
 #include <vector>
 
+namespace headroom {
+
 enum class SweepAxis { MicroBatch, SequenceLength };
 
 // Every point is a simulated plan (makePlan): about 5 ms for the
@@ -20,22 +22,22 @@ enum class SweepAxis { MicroBatch, SequenceLength };
 // QLoRA bench scenario, off the UI thread (fitmapworker.h).
 struct SweepPoint {
     std::uint64_t value = 0;             // micro-batch (inference: batch) or sequence (inference: prompt tokens)
-    headroom::CategoryBytes breakdown{}; // at that value's peak
-    headroom::Bytes deviceUsedBytes = 0;
+    CategoryBytes breakdown{};           // at that value's peak
+    Bytes deviceUsedBytes = 0;
     bool fits = false;
 };
 
 struct SweepResult {
     SweepAxis axis = SweepAxis::MicroBatch;
-    headroom::Mode mode = headroom::Mode::Train;
+    Mode mode = Mode::Train;
     std::uint64_t current = 0;            // the scenario's own value
     std::vector<SweepPoint> points;       // increasing values
-    std::optional<headroom::FitResult> largestFitting;
-    headroom::Bytes capacityBytes = 0;
-    std::optional<headroom::Error> error; // set when the scenario itself does not plan
+    std::optional<FitResult> largestFitting;
+    Bytes capacityBytes = 0;
+    std::optional<Error> error; // set when the scenario itself does not plan
 };
 
-SweepResult computeSweep(const headroom::Scenario& scenario, SweepAxis axis);
+SweepResult computeSweep(const Scenario& scenario, SweepAxis axis);
 
 // Which (micro-batch, sequence length) pairs fit: a grid of plans, one
 // parameter table. Inference: batch × prompt tokens.
@@ -57,14 +59,14 @@ struct FitMap {
     std::vector<std::uint64_t> batches;    // increasing
     std::vector<std::uint64_t> sequences;  // increasing
     std::vector<std::uint8_t> fits;        // [s * batches.size() + b]: 1 fits, 0 does not (or too large to plan)
-    std::vector<headroom::Bytes> deviceUsedBytes;  // same layout; 0 where it does not plan
+    std::vector<Bytes> deviceUsedBytes;    // same layout; 0 where it does not plan
     // Same layout: 1 where deviceUsedBytes is from a simulated plan (what
     // makePlan reports), 0 where it is the quick estimate (its verdict
     // agrees with the simulation; its bytes may be off by several percent).
     std::vector<std::uint8_t> simulated;
     std::size_t simulatedCells = 0;
     std::uint64_t currentBatch = 0, currentSequence = 0;
-    std::optional<headroom::Error> error;  // set when the scenario itself does not plan
+    std::optional<Error> error; // set when the scenario itself does not plan
     bool cancelled = false;
 
     bool fitsAt(std::size_t b, std::size_t s) const { return fits[s * batches.size() + b] != 0; }
@@ -86,5 +88,7 @@ using FitMapProgress = std::function<bool(std::size_t, std::size_t)>;
 // and sequence lengths likewise up to `sequenceTop` (steps of 64 tokens),
 // at most `size` values each. A top of 0 means size values at steps of 1 and
 // 256 tokens (64 × 64: micro-batch 1..64, 256..16k tokens).
-FitMap computeFitMap(const headroom::Scenario& scenario, std::size_t size = 64, std::uint64_t batchTop = 0,
+FitMap computeFitMap(const Scenario& scenario, std::size_t size = 64, std::uint64_t batchTop = 0,
                      std::uint64_t sequenceTop = 0, const FitMapProgress& progress = {});
+
+} // namespace headroom

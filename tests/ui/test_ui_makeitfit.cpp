@@ -2,10 +2,10 @@
 // The Make it fit tab: it lists the engine's suggestions, Apply loads one
 // into the panel and the new plan fits, Undo returns to the scenario before.
 #include "io/scenariofile.h"
-#include "mainwindow.h"
-#include "makeitfitview.h"
 #include "model/catalog.h"
 #include "plan/makeitfit.h"
+#include "shell/mainwindow.h"
+#include "views/makeitfitview.h"
 
 #include <QTableWidget>
 #include <QtTest>

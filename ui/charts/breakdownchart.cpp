@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "breakdownchart.h"
+#include "charts/breakdownchart.h"
 
-#include "capacityline.h"
-#include "chartstyle.h"
-#include "displaynames.h"
-#include "memoryunits.h"
+#include "charts/capacityline.h"
+#include "style/chartstyle.h"
+#include "text/displaynames.h"
+#include "text/memoryunits.h"
 
 #include <QLocale>
 #include <QToolTip>

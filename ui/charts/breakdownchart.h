@@ -4,7 +4,7 @@
 // the palette's colors, then the allocator cache and the CUDA context, up to
 // "device used"; the GPU's capacity as a line. Hovering a segment tells its
 // bytes and share; clicking it selects it for the Explain panel.
-#include "devicestack.h"
+#include "charts/devicestack.h"
 #include "plan/plan.h"
 
 #include <qcustomplot.h>

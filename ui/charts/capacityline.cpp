@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "capacityline.h"
+#include "charts/capacityline.h"
 
-#include "memoryunits.h"
-#include "palette.h"
+#include "style/palette.h"
+#include "text/memoryunits.h"
 
 #include <QCoreApplication>
 #include <qcustomplot.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "chartexport.h"
+#include "charts/chartexport.h"
 
-#include "errortext.h"
 #include "io/atomicfile.h"
+#include "text/errortext.h"
 
 #include <QBuffer>
 #include <QFileInfo>

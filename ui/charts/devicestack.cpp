@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "devicestack.h"
+#include "charts/devicestack.h"
 
-#include "displaynames.h"
-#include "palette.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
 
 #include <QCoreApplication>
 

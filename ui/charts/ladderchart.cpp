@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ladderchart.h"
+#include "charts/ladderchart.h"
 
-#include "capacityline.h"
-#include "chartstyle.h"
-#include "devicestack.h"
-#include "displaynames.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "charts/capacityline.h"
+#include "charts/devicestack.h"
+#include "style/chartstyle.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
+#include "text/memoryunits.h"
 
 #include <QToolTip>
 
@@ -138,7 +138,7 @@ void LadderChart::refresh()
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
         label->setTextAlignment(Qt::AlignHCenter);
         label->setColor(plan.fits ? Palette::fits() : Palette::outOfMemory());
-        QColor backdrop = palette().color(QPalette::Base);  // the theme's chart background (ui/theme.h)
+        QColor backdrop = palette().color(QPalette::Base); // the theme's chart background (ui/style/theme.h)
         backdrop.setAlpha(210);
         label->setBrush(backdrop);  // the capacity line may pass behind it
         label->setPadding(QMargins(2, 1, 2, 1));

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "timelineview.h"
+#include "charts/timelineview.h"
 
-#include "capacityline.h"
-#include "chartstyle.h"
-#include "displaynames.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "charts/capacityline.h"
 #include "plan/tensorlifetime.h"
+#include "style/chartstyle.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
+#include "text/memoryunits.h"
 
 #include <QToolTip>
 

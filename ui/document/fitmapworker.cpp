@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "fitmapworker.h"
+#include "document/fitmapworker.h"
 
 #include <QCoreApplication>
 #include <QDeadlineTimer>

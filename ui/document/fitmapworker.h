@@ -6,7 +6,7 @@
 // thread_local, engine/plan/sweep.cpp). Progress arrives as signals; a result
 // is delivered only if no newer scenario was started since, so a slow
 // result never overwrites a newer one.
-#include "sweepdata.h"
+#include "plan/knobsweep.h"
 
 #include <QObject>
 #include <QThreadPool>
@@ -16,9 +16,9 @@
 
 struct SweepBundle {
     headroom::Scenario scenario;  // what it was computed for
-    SweepResult batch;
-    SweepResult sequence;
-    FitMap fitMap;
+    headroom::SweepResult batch;
+    headroom::SweepResult sequence;
+    headroom::FitMap fitMap;
 };
 Q_DECLARE_METATYPE(SweepBundle)
 

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "exportactions.h"
+#include "export/exportactions.h"
 
-#include "devicestack.h"
-#include "displaynames.h"
-#include "errortext.h"
+#include "charts/devicestack.h"
+#include "document/plandocument.h"
+#include "export/reportwriter.h"
 #include "io/atomicfile.h"
-#include "mainwindow.h"
-#include "memoryunits.h"
-#include "reportwriter.h"
-#include "scenariopanel.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
+#include "text/memoryunits.h"
 
 #include <QAction>
 #include <QApplication>
@@ -16,6 +15,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLocale>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -28,9 +28,12 @@
 
 using namespace headroom;
 
-ExportActions::ExportActions(MainWindow* window, QMenu* fileMenu, QAction* before, QMenu* beforeMenu)
+ExportActions::ExportActions(QMainWindow* window, PlanDocument* document, ChartSource chart, QMenu* fileMenu,
+                             QAction* before, QMenu* beforeMenu)
     : QObject(window)
     , m_window(window)
+    , m_document(document)
+    , m_chart(std::move(chart))
     , m_exportMenu(new QMenu(window))
     , m_editMenu(new QMenu(window))
     , m_reportAction(new QAction(this))
@@ -117,12 +120,13 @@ QString ExportActions::exportTo(const Scenario& scenario, const Plan& plan, Expo
 
 QString ExportActions::currentPlan(Scenario& scenario, Plan& plan) const
 {
-    m_window->replanNow();
-    if (!m_window->plan())
+    m_document->planNow();
+    if (!m_document->plan())
         //: %1 is the reason the planner gave
-        return tr("There is no plan to export. %1").arg(m_window->panel()->problem());
-    scenario = m_window->scenario();
-    plan = *m_window->plan();
+        return tr("There is no plan to export. %1")
+            .arg(m_document->problem() ? ErrorText::message(*m_document->problem()) : QString());
+    scenario = m_document->scenario();
+    plan = *m_document->plan();
     return QString();
 }
 
@@ -176,7 +180,7 @@ QString ExportActions::copyText()
 
 QString ExportActions::copyChart()
 {
-    QCustomPlot* chart = m_window->currentChart();
+    QCustomPlot* chart = m_chart();
     if (!chart)
         return tr("There is no chart in this view.");
     // At least twice the chart's size, more on a high-DPI screen: crisp when pasted into slides.
@@ -190,7 +194,7 @@ QString ExportActions::copyChart()
 
 QString ExportActions::baseName() const
 {
-    const QString path = m_window->currentFile();
+    const QString path = m_document->path();
     if (path.isEmpty())
         return QStringLiteral("headroom");
     QString base = QFileInfo(path).fileName();
@@ -209,7 +213,7 @@ void ExportActions::exportDialog(ExportFormat format)
         report(error, {}, tr("Cannot export"));
         return;
     }
-    const QString folder = m_window->currentFile().isEmpty() ? QString() : QFileInfo(m_window->currentFile()).absolutePath();
+    const QString folder = m_document->path().isEmpty() ? QString() : QFileInfo(m_document->path()).absolutePath();
     const QString suggested = (folder.isEmpty() ? QString() : folder + QLatin1Char('/')) + defaultFileName(format, baseName());
     const QString path = QFileDialog::getSaveFileName(m_window, tr("Export"), suggested, fileFilter(format));
     if (path.isEmpty())
@@ -225,7 +229,7 @@ void ExportActions::reportDialog()
         report(error, {}, tr("Cannot export report"));
         return;
     }
-    const QString folder = m_window->currentFile().isEmpty() ? QString() : QFileInfo(m_window->currentFile()).absolutePath();
+    const QString folder = m_document->path().isEmpty() ? QString() : QFileInfo(m_document->path()).absolutePath();
     const QString suggested = (folder.isEmpty() ? QString() : folder + QLatin1Char('/')) + baseName() + QStringLiteral("-report.pdf");
     const QString path = QFileDialog::getSaveFileName(m_window, tr("Export report"), suggested, tr("PDF document (*.pdf)"));
     if (path.isEmpty())

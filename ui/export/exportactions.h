@@ -2,7 +2,7 @@
 #pragma once
 // File → Export As: every engine exporter (engine/io/exporters.h) through a
 // save dialog, written atomically (engine/io/atomicfile.h); File → Export
-// Report (PDF, ui/reportwriter.h); Edit → Copy: the plan as Markdown or
+// Report (PDF, ui/export/reportwriter.h); Edit → Copy: the plan as Markdown or
 // text, the current chart as an image. The texts are the engine's; this
 // class only chooses files and moves bytes.
 #include "io/exporters.h"
@@ -10,19 +10,27 @@
 #include <QObject>
 #include <QString>
 
+#include <functional>
 #include <vector>
 
-class MainWindow;
+class PlanDocument;
 class QAction;
+class QCustomPlot;
+class QMainWindow;
 class QMenu;
 
 class ExportActions : public QObject {
     Q_OBJECT
 
 public:
-    // Adds its actions to `fileMenu` (before `before`) and an Edit menu
-    // before `beforeMenu` in the window's menu bar.
-    ExportActions(MainWindow* window, QMenu* fileMenu, QAction* before, QMenu* beforeMenu);
+    // The chart on screen, for Copy Chart (the window knows which view is shown).
+    using ChartSource = std::function<QCustomPlot*()>;
+
+    // Exports `document`'s plan. Adds its actions to `fileMenu` (before
+    // `before`) and an Edit menu before `beforeMenu` in the window's menu bar.
+    ExportActions(QMainWindow* window, PlanDocument* document, ChartSource chart, QMenu* fileMenu, QAction* before,
+                  QMenu* beforeMenu);
+    QMenu* editMenu() const { return m_editMenu; }
 
     // Without dialogs: an empty string on success, else the translated reason.
     static QString exportTo(const headroom::Scenario& scenario, const headroom::Plan& plan,
@@ -36,7 +44,7 @@ public:
     QString copyText();      // a plain-text summary: verdict and breakdown
     QString copyChart();     // the current chart as an image
 
-    // The plan of the window, replanned now; an empty string or the reason there is none.
+    // The document's plan, planned now; an empty string or the reason there is none.
     QString currentPlan(headroom::Scenario& scenario, headroom::Plan& plan) const;
 
     void retranslate();
@@ -47,7 +55,9 @@ private:
     void report(const QString& error, const QString& path, const QString& failureTitle);
     QString baseName() const;
 
-    MainWindow* m_window;
+    QMainWindow* m_window;
+    PlanDocument* m_document;
+    ChartSource m_chart;
     QMenu* m_exportMenu;
     QMenu* m_editMenu;
     QAction* m_reportAction;

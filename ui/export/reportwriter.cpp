@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "reportwriter.h"
+#include "export/reportwriter.h"
 
-#include "breakdownchart.h"
-#include "chartstyle.h"
-#include "devicestack.h"
-#include "displaynames.h"
-#include "errortext.h"
-#include "gputext.h"
+#include "charts/breakdownchart.h"
+#include "charts/devicestack.h"
+#include "charts/timelineview.h"
 #include "io/atomicfile.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "models/tensorrowmodel.h"
 #include "plan/fitsearch.h"
 #include "plan/ladder.h"
-#include "tensorrowmodel.h"
-#include "theme.h"
-#include "timelineview.h"
+#include "style/chartstyle.h"
+#include "style/palette.h"
+#include "style/theme.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
+#include "text/gputext.h"
+#include "text/memoryunits.h"
 
 #include <QBuffer>
 #include <QDateTime>

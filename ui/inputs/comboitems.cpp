@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "comboitems.h"
+#include "inputs/comboitems.h"
 
 #include <QSignalBlocker>
 

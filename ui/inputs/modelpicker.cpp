@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "modelpicker.h"
+#include "inputs/modelpicker.h"
 
-#include "comboitems.h"
-#include "displaynames.h"
-#include "errortext.h"
+#include "inputs/comboitems.h"
 #include "io/scenariofile.h"
 #include "model/catalog.h"
 #include "model/hfconfig.h"
-#include "model/modelhead.h"
 #include "model/modelfolder.h"
+#include "model/modelhead.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
 
 #include <QComboBox>
 #include <QDir>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "peftgroup.h"
+#include "inputs/peftgroup.h"
 
-#include "comboitems.h"
-#include "displaynames.h"
+#include "inputs/comboitems.h"
 #include "plan/planner.h"
+#include "text/displaynames.h"
 
 #include <QCheckBox>
 #include <QComboBox>

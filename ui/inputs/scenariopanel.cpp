@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "scenariopanel.h"
+#include "inputs/scenariopanel.h"
 
-#include "comboitems.h"
-#include "displaynames.h"
-#include "gputext.h"
-#include "memoryunits.h"
-#include "modelpicker.h"
-#include "peftgroup.h"
+#include "inputs/comboitems.h"
+#include "inputs/modelpicker.h"
+#include "inputs/peftgroup.h"
 #include "plan/gpucatalog.h"
+#include "text/displaynames.h"
+#include "text/gputext.h"
+#include "text/memoryunits.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -306,7 +306,7 @@ void ScenarioPanel::refreshUnits()
 {
     // The list shows the total nvidia-smi prints (what people know their GPU
     // by); the plan fits against what CUDA can allocate, said on its own line
-    // below the list and in each entry's tooltip (ui/gputext.h).
+    // below the list and in each entry's tooltip (ui/text/gputext.h).
     QList<ComboItem> gpus;
     for (const GpuSpec& gpu : gpuCatalog())
         gpus.append({GpuText::listEntry(gpu), QString::fromStdString(gpu.id), GpuText::toolTip(gpu)});
@@ -376,7 +376,7 @@ void ScenarioPanel::onInputChanged()
     updateGpuCapacity();
     updateVisibility();
     updateEffectiveBatch();
-    emit scenarioChanged();
+    emit scenarioChanged(scenario());
 }
 
 void ScenarioPanel::updateVisibility()

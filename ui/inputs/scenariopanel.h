@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The configuration panel: one widget per planner input, mapped to a
-// headroom::Scenario and back. It computes nothing; the main window plans
-// on every scenarioChanged() and reports problems back through showProblem().
+// headroom::Scenario and back. It computes nothing: every edit goes out as
+// the whole scenario (scenarioChanged) into the PlanDocument, and the
+// document's problems come back through showProblem().
 #include "plan/scenario.h"
 
 #include <QWidget>
@@ -35,7 +36,8 @@ public:
     void refreshUnits();
 
 signals:
-    void scenarioChanged();
+    // A user edit, with the scenario the inputs now describe (not emitted by setScenario).
+    void scenarioChanged(const headroom::Scenario& scenario);
 
 protected:
     void changeEvent(QEvent* event) override;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "teachingmodel.h"
+#include "models/teachingmodel.h"
 
 using namespace headroom;
 

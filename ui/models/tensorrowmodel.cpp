@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "tensorrowmodel.h"
+#include "models/tensorrowmodel.h"
 
-#include "displaynames.h"
-#include "memoryunits.h"
 #include "plan/tensorlifetime.h"
+#include "text/displaynames.h"
+#include "text/memoryunits.h"
 
 #include <QBrush>
 #include <QGuiApplication>

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "autosave.h"
+#include "shell/autosave.h"
 
-#include "errortext.h"
+#include "document/plandocument.h"
+#include "inputs/scenariopanel.h"
 #include "io/scenariofile.h"
-#include "mainwindow.h"
-#include "scenariopanel.h"
+#include "shell/mainwindow.h"
+#include "text/errortext.h"
 
 #include <QDir>
 #include <QEvent>
@@ -33,9 +34,11 @@ Autosave::Autosave(MainWindow* window, int delayMs)
         if (!error.isEmpty())
             m_window->statusBar()->showMessage(error, 8000);
     });
-    // Edits arrive from the panel; other changes (a ladder step applied, a
-    // save) show as the window's modified flag changing.
+    // Edits arrive from the panel at once; every other change of the
+    // scenario (undo, redo, a ladder step applied) as a new plan of the
+    // document; a save or an open as the window's modified flag changing.
     connect(window->panel(), &ScenarioPanel::scenarioChanged, this, &Autosave::schedule);
+    connect(window->document(), &PlanDocument::planChanged, this, &Autosave::schedule);
     window->installEventFilter(this);
 }
 

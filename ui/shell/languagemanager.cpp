@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "languagemanager.h"
+#include "shell/languagemanager.h"
 
 #include <QCoreApplication>
 #include <QLibraryInfo>

@@ -1,26 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 
-#include "breakdownchart.h"
-#include "breakdownview.h"
-#include "chartexport.h"
-#include "compareview.h"
-#include "errortext.h"
-#include "exportactions.h"
+#include "charts/breakdownchart.h"
+#include "charts/chartexport.h"
+#include "charts/ladderchart.h"
+#include "charts/timelineview.h"
+#include "document/plandocument.h"
+#include "export/exportactions.h"
+#include "inputs/scenariopanel.h"
 #include "io/scenariofile.h"
-#include "ladderchart.h"
-#include "ladderview.h"
-#include "makeitfitview.h"
-#include "languagemanager.h"
 #include "plan/defaultscenario.h"
 #include "plan/planner.h"
-#include "recentfiles.h"
-#include "scenariopanel.h"
-#include "sweepview.h"
-#include "theme.h"
-#include "timelineview.h"
-#include "validateview.h"
-#include "verdictbar.h"
+#include "shell/languagemanager.h"
+#include "shell/recentfiles.h"
+#include "style/theme.h"
+#include "text/errortext.h"
+#include "validate/validateview.h"
+#include "views/breakdownview.h"
+#include "views/compareview.h"
+#include "views/ladderview.h"
+#include "views/makeitfitview.h"
+#include "views/sweepview.h"
+#include "views/verdictbar.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -34,7 +35,7 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTimer>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 using namespace headroom;
@@ -57,7 +58,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_validate(new ValidateView)
     , m_recent(new RecentFiles(this))
     , m_languages(new LanguageManager(this))
-    , m_replanTimer(new QTimer(this))
+    , m_document(new PlanDocument(this))
 {
     // The panel scrolls vertically; its width stays that of its widest row.
     auto* scroll = new QScrollArea;
@@ -90,16 +91,16 @@ MainWindow::MainWindow(QWidget* parent)
     splitter->setChildrenCollapsible(false);
     setCentralWidget(splitter);
 
-    // Coalesces the changes of one user action (or one loaded file) into one plan.
-    m_replanTimer->setSingleShot(true);
-    m_replanTimer->setInterval(0);
-    connect(m_replanTimer, &QTimer::timeout, this, &MainWindow::replan);
-    connect(m_panel, &ScenarioPanel::scenarioChanged, this, &MainWindow::onScenarioEdited);
+    // The panel writes edits into the document; the document's scenario
+    // comes back to the panel only when it changed under it (undo, open).
+    connect(m_panel, &ScenarioPanel::scenarioChanged, m_document, &PlanDocument::edit);
+    connect(m_document, &PlanDocument::scenarioReplaced, m_panel, &ScenarioPanel::setScenario);
+    connect(m_document, &PlanDocument::planChanged, this, &MainWindow::showPlan);
+    connect(m_document, &PlanDocument::modifiedChanged, this, &QWidget::setWindowModified);
+    connect(m_document, &PlanDocument::pathChanged, this, &MainWindow::updateTitle);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleView);
     connect(m_ladder, &LadderView::applyScenario, this, [this](const Scenario& s) {
-        m_panel->setScenario(s);
-        setWindowModified(true);
-        replan();
+        applyEdit(s);
         showView(View::Breakdown);
     });
     connect(m_recent, &RecentFiles::openRequested, this, [this](const QString& path) {
@@ -112,10 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
     readSettings();
     retranslate();
     auto teaching = teachingScenario();
-    if (teaching)
-        setScenario(teaching.value());
-    else
-        replan();
+    m_document->reset(teaching ? teaching.value() : m_panel->scenario());
 }
 
 MainWindow::~MainWindow() = default;
@@ -123,6 +121,11 @@ MainWindow::~MainWindow() = default;
 void MainWindow::createMenus()
 {
     m_fileMenu = menuBar()->addMenu(QString());
+    // Undo and redo go at the top of the Edit menu (ExportActions makes it).
+    m_undoAction = m_document->undoStack()->createUndoAction(this);
+    m_undoAction->setShortcut(QKeySequence::Undo);
+    m_redoAction = m_document->undoStack()->createRedoAction(this);
+    m_redoAction->setShortcut(QKeySequence::Redo);
     m_newAction = m_fileMenu->addAction(QString(), this, [this] {
         if (maybeSave())
             newScenario();
@@ -190,7 +193,13 @@ void MainWindow::installExportsAndTheme()
     // Inserted before the separator above Quit; the Edit menu before View.
     const QList<QAction*> fileActions = m_fileMenu->actions();
     QAction* beforeQuit = fileActions.value(fileActions.indexOf(m_exportAction) + 1, m_quitAction);
-    m_exports = new ExportActions(this, m_fileMenu, beforeQuit, m_viewMenu);
+    m_exports = new ExportActions(
+        this, m_document, [this] { return currentChart(); }, m_fileMenu, beforeQuit, m_viewMenu);
+    QMenu* edit = m_exports->editMenu();
+    QAction* firstCopy = edit->actions().value(0);
+    edit->insertAction(firstCopy, m_undoAction);
+    edit->insertAction(firstCopy, m_redoAction);
+    edit->insertSeparator(firstCopy);
     m_theme = new Theme(this);
     m_theme->addMenu(m_viewMenu);
     connect(m_languages, &LanguageManager::languageChanged, this, [this] {
@@ -278,76 +287,69 @@ void MainWindow::setUnit(MemoryUnit unit)
     refreshPlanningViews();
 }
 
-void MainWindow::setScenario(const Scenario& scenario)
+void MainWindow::setScenario(const Scenario& scenario) { m_document->reset(scenario, m_document->path()); }
+
+Scenario MainWindow::scenario() const { return m_document->scenario(); }
+
+const std::optional<Plan>& MainWindow::plan() const { return m_document->plan(); }
+
+QString MainWindow::currentFile() const { return m_document->path(); }
+
+void MainWindow::replanNow() { m_document->planNow(); }
+
+void MainWindow::applyEdit(const Scenario& scenario)
 {
+    // Not from the panel, so the panel shows it; one undo step of its own.
     m_panel->setScenario(scenario);
-    setWindowModified(false);
-    replan();
+    m_document->edit(scenario);
+    m_document->planNow();
 }
 
-Scenario MainWindow::scenario() const { return m_panel->scenario(); }
-
-void MainWindow::onScenarioEdited()
+void MainWindow::showPlan()
 {
-    setWindowModified(true);
-    scheduleReplan();
-}
-
-void MainWindow::scheduleReplan() { m_replanTimer->start(); }
-
-void MainWindow::replanNow() { replan(); }
-
-void MainWindow::replan()
-{
-    m_replanTimer->stop();
-    m_planned = m_panel->scenario();
-    auto result = makePlan(m_planned);
-    if (result) {
-        m_plan = std::move(result).value();
+    const Scenario& planned = m_document->scenario();
+    if (const auto& plan = m_document->plan()) {
         m_panel->showProblem(QString());
-        m_verdict->setPlan(m_planned, *m_plan);
-        m_breakdown->setPlan(*m_plan);
+        m_verdict->setPlan(planned, *plan);
+        m_breakdown->setPlan(*plan);
     } else {
         // Never silently ignored: the reason is shown by the inputs and in place of the verdict.
-        m_plan.reset();
-        const QString message = ErrorText::message(result.error());
+        const QString message = m_document->problem() ? ErrorText::message(*m_document->problem()) : QString();
         m_panel->showProblem(message);
         m_verdict->setProblem(message);
         m_breakdown->clearPlan();
     }
-    // The timeline (~100 graphs for an 80-layer model) replots only when it
-    // is shown: replotting it hidden doubled the edit-to-replot latency (bench_ui).
-    m_timelineStale = true;
-    m_ladderStale = true;
-    m_sweepStale = true;
     // Validate tab: a Run measures the scenario as it is now, valid or not (the child says what is wrong).
-    m_validate->setScenario(m_planned);
-    m_sweep->cancelPending();  // a result for the old scenario is never shown
-    m_makeItFitStale = true;
+    m_validate->setScenario(planned);
+    m_sweep->cancelPending(); // a result for the old scenario is never shown
     updateVisibleView();
 }
 
 void MainWindow::updateVisibleView()
 {
+    // The timeline (~100 graphs for an 80-layer model) replots only when it
+    // is shown: replotting it hidden doubled the edit-to-replot latency
+    // (bench_ui); the ladder, sweep and make it fit plan dozens of variants.
     QWidget* current = m_tabs->currentWidget();
-    if (current == m_timeline && m_timelineStale) {
-        if (m_plan)
-            m_timeline->setPlan(*m_plan);
+    if (current != m_timeline && current != m_ladder && current != m_sweep && current != m_makeItFit)
+        return;
+    const std::uint64_t revision = m_document->revision();
+    auto shown = m_shownRevision.find(current);
+    if (shown != m_shownRevision.end() && shown.value() == revision)
+        return;
+    m_shownRevision.insert(current, revision);
+    const Scenario& planned = m_document->scenario();
+    if (current == m_timeline) {
+        if (const auto& plan = m_document->plan())
+            m_timeline->setPlan(*plan);
         else
             m_timeline->clearPlan();
-        m_timelineStale = false;
-    }
-    if (current == m_ladder && m_ladderStale) {
-        m_ladder->setScenario(m_planned);
-        m_ladderStale = false;
-    }
-    if (current == m_sweep && m_sweepStale) {
-        m_sweep->setScenario(m_planned);
-        m_sweepStale = false;
-    }
-    if (current == m_makeItFit && m_makeItFitStale) {
-        m_makeItFit->setScenario(m_planned);
-        m_makeItFitStale = false;
+    } else if (current == m_ladder) {
+        m_ladder->setScenario(planned);
+    } else if (current == m_sweep) {
+        m_sweep->setScenario(planned);
+    } else {
+        m_makeItFit->setScenario(planned);
     }
 }
 
@@ -392,10 +394,8 @@ QString MainWindow::openFile(const QString& path)
     auto scenario = readScenarioFile(path.toStdString());
     if (!scenario)
         return tr("Cannot open %1. %2").arg(QFileInfo(path).fileName(), ErrorText::message(scenario.error()));
-    m_path = QFileInfo(path).absoluteFilePath();
-    setScenario(scenario.value());
-    m_recent->add(m_path);
-    updateTitle();
+    m_document->reset(scenario.value(), QFileInfo(path).absoluteFilePath());
+    m_recent->add(m_document->path());
     return QString();
 }
 
@@ -410,13 +410,11 @@ bool MainWindow::openFileInteractive(const QString& path)
 
 QString MainWindow::saveFile(const QString& path)
 {
-    auto written = writeScenarioFile(m_panel->scenario(), path.toStdString());
+    auto written = writeScenarioFile(m_document->scenario(), path.toStdString());
     if (!written)
         return tr("Cannot save %1. %2").arg(QFileInfo(path).fileName(), ErrorText::message(written.error()));
-    m_path = QFileInfo(path).absoluteFilePath();
-    setWindowModified(false);
-    m_recent->add(m_path);
-    updateTitle();
+    m_document->markSaved(QFileInfo(path).absoluteFilePath());
+    m_recent->add(m_document->path());
     return QString();
 }
 
@@ -425,24 +423,23 @@ void MainWindow::newScenario()
     auto teaching = teachingScenario();
     if (!teaching)
         return;
-    m_path.clear();
-    setScenario(teaching.value());
-    updateTitle();
+    m_document->reset(teaching.value());
 }
 
 void MainWindow::openDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QFileInfo(m_path).absolutePath(),
-                                                      tr("Headroom scenarios (*.headroom.json *.json);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open scenario"), QFileInfo(m_document->path()).absolutePath(),
+                                     tr("Headroom scenarios (*.headroom.json *.json);;All files (*)"));
     if (!path.isEmpty())
         openFileInteractive(path);
 }
 
 bool MainWindow::save()
 {
-    if (m_path.isEmpty())
+    if (m_document->path().isEmpty())
         return saveAs();
-    const QString error = saveFile(m_path);
+    const QString error = saveFile(m_document->path());
     if (!error.isEmpty())
         QMessageBox::warning(this, tr("Cannot save scenario"), error);
     return error.isEmpty();
@@ -450,7 +447,8 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    const QString suggested = m_path.isEmpty() ? QStringLiteral("scenario") + kScenarioSuffix : m_path;
+    const QString current = m_document->path();
+    const QString suggested = current.isEmpty() ? QStringLiteral("scenario") + kScenarioSuffix : current;
     QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"), suggested,
                                                 tr("Headroom scenarios (*.headroom.json)"));
     if (path.isEmpty())
@@ -465,7 +463,7 @@ bool MainWindow::saveAs()
 
 bool MainWindow::maybeSave()
 {
-    if (!isWindowModified())
+    if (!isWindowModified()) // the document's flag (modifiedChanged)
         return true;
     const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
                                              tr("The scenario has been modified. Save the changes?"),
@@ -487,7 +485,8 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 void MainWindow::exportChart()
 {
-    const QString base = m_path.isEmpty() ? QStringLiteral("headroom") : QFileInfo(m_path).completeBaseName();
+    const QString current = m_document->path();
+    const QString base = current.isEmpty() ? QStringLiteral("headroom") : QFileInfo(current).completeBaseName();
     const QString path = QFileDialog::getSaveFileName(this, tr("Export chart"),
                                                       base + QLatin1Char('-') + m_tabs->tabText(m_tabs->currentIndex()).toLower() +
                                                           QStringLiteral(".png"),
@@ -503,7 +502,8 @@ void MainWindow::exportChart()
 
 void MainWindow::updateTitle()
 {
-    const QString name = m_path.isEmpty() ? tr("Untitled") : QFileInfo(m_path).fileName();
+    const QString current = m_document->path();
+    const QString name = current.isEmpty() ? tr("Untitled") : QFileInfo(current).fileName();
     //: window title: file name, then the application
     setWindowTitle(tr("%1[*] — Headroom").arg(name));
 }

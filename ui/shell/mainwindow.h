@@ -1,21 +1,27 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The main window: the configuration panel on the left, the verdict and the
-// four views on the right, and the file, language and unit menus. Every
-// input change re-plans at once (a plan takes microseconds); the ladder and
-// the sweep, which plan dozens of variants, are rebuilt when their tab is shown.
-#include "memoryunits.h"
+// views on the right, and the file, language and unit menus. The scenario,
+// its file and its plan live in the PlanDocument (ui/document): the panel
+// writes edits into it, the verdict and the breakdown follow every plan (a
+// plan takes microseconds), and the views that plan dozens of variants (the
+// ladder, the sweep, make it fit) or draw many graphs (the timeline) catch up
+// with the document's revision when their tab is shown.
 #include "plan/plan.h"
 #include "plan/scenario.h"
+#include "text/memoryunits.h"
 
+#include <QHash>
 #include <QMainWindow>
 
+#include <cstdint>
 #include <optional>
 
 class BreakdownView;
 class CompareView;
 class ExportActions;
 class MakeItFitView;
+class PlanDocument;
 class PresentationView;
 class LadderView;
 class LanguageManager;
@@ -23,7 +29,6 @@ class QActionGroup;
 class QCustomPlot;
 class QMenu;
 class QTabWidget;
-class QTimer;
 class RecentFiles;
 class ScenarioPanel;
 class SweepView;
@@ -41,12 +46,13 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    PlanDocument* document() const { return m_document; }
     // Replaces the configuration; the window is then unmodified.
     void setScenario(const headroom::Scenario& scenario);
     headroom::Scenario scenario() const;
     // Plans now instead of on the next turn of the event loop.
     void replanNow();
-    const std::optional<headroom::Plan>& plan() const { return m_plan; }
+    const std::optional<headroom::Plan>& plan() const;
 
     // File actions without dialogs: an empty string on success, else the
     // translated reason. openFile() leaves the window unchanged on failure.
@@ -54,7 +60,7 @@ public:
     QString saveFile(const QString& path);
     // Open with the error shown in a message box (menu, recent files, command line).
     bool openFileInteractive(const QString& path);
-    QString currentFile() const { return m_path; }
+    QString currentFile() const;
 
     void showView(View view);
     static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare"
@@ -92,10 +98,10 @@ private:
     void createMenus();
     void installExportsAndTheme();
     void retranslate();
-    void scheduleReplan();
-    void replan();
-    void updateVisibleView();
-    void onScenarioEdited();
+    void showPlan();          // the document planned: verdict, breakdown, then the view on screen
+    void updateVisibleView(); // the tab on screen catches up with the document
+    // An edit from a view (a ladder step, a suggestion): into the document, planned now.
+    void applyEdit(const headroom::Scenario& scenario);
     bool maybeSave();  // false: the user cancelled
     void newScenario();
     void openDialog();
@@ -123,19 +129,13 @@ private:
     ValidateView* m_validate;  // runs the step in a child process (issue 5)
     RecentFiles* m_recent;
     LanguageManager* m_languages;
-    QTimer* m_replanTimer;
-
-    QString m_path;
-    std::optional<headroom::Plan> m_plan;
-    headroom::Scenario m_planned;      // the scenario m_plan was made for
-    bool m_timelineStale = true;       // replotted when its tab is shown
-    bool m_ladderStale = true;         // rebuilt when its tab is shown
-    bool m_sweepStale = true;
+    PlanDocument* m_document;
+    // The document revision each lazily updated view last showed.
+    QHash<const QWidget*, std::uint64_t> m_shownRevision;
     // Make it fit, Compare and presentation mode.
     MakeItFitView* m_makeItFit = nullptr;
     CompareView* m_compare = nullptr;
     PresentationView* m_presentation = nullptr;
-    bool m_makeItFitStale = true;
     QAction* m_pinAction = nullptr;
     QAction* m_presentAction = nullptr;
 
@@ -148,6 +148,8 @@ private:
     QMenu* m_teachingMenu = nullptr;
     QAction* m_seedBookAction = nullptr;
     QMenu* m_helpMenu = nullptr;
+    QAction* m_undoAction = nullptr;
+    QAction* m_redoAction = nullptr;
     QAction* m_newAction = nullptr;
     QAction* m_openAction = nullptr;
     QAction* m_saveAction = nullptr;

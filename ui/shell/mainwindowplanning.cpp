@@ -2,16 +2,17 @@
 // The main window's planning aids, kept apart from its file and view
 // plumbing: the Make it fit and Compare tabs, the Pin action and
 // presentation mode.
-#include "mainwindow.h"
+#include "shell/mainwindow.h"
 
-#include "compareview.h"
-#include "ladderview.h"
-#include "makeitfitview.h"
+#include "document/plandocument.h"
+#include "inputs/scenariopanel.h"
 #include "plan/ladder.h"
-#include "presentationview.h"
-#include "scenariopanel.h"
-#include "sweepview.h"
-#include "teachingdialog.h"
+#include "views/compareview.h"
+#include "views/ladderview.h"
+#include "views/makeitfitview.h"
+#include "views/presentationview.h"
+#include "views/sweepview.h"
+#include "views/teachingdialog.h"
 
 #include <QAction>
 #include <QMenu>
@@ -28,11 +29,7 @@ void MainWindow::createPlanningViews()
     m_tabs->addTab(m_compare, QString());
     // Applying a suggestion is an edit like any other: the window is
     // modified, the plan follows, and the view offers to undo it.
-    connect(m_makeItFit, &MakeItFitView::applyScenario, this, [this](const Scenario& s) {
-        m_panel->setScenario(s);
-        setWindowModified(true);
-        replan();
-    });
+    connect(m_makeItFit, &MakeItFitView::applyScenario, this, &MainWindow::applyEdit);
 }
 
 void MainWindow::createPlanningActions(QMenu* viewMenu)
@@ -71,15 +68,16 @@ void MainWindow::refreshPlanningViews()
 
 QString MainWindow::pinScenario()
 {
-    if (!m_plan)
+    m_document->planNow();
+    if (!m_document->plan())
         return tr("Nothing to pin: the scenario does not plan.");
-    return m_compare->pin(m_planned);
+    return m_compare->pin(m_document->scenario());
 }
 
 void MainWindow::pinExamples()
 {
     pinScenario();
-    auto ladder = buildLadder(m_planned, defaultLadder());
+    auto ladder = buildLadder(m_document->scenario(), defaultLadder());
     if (!ladder)
         return;
     for (std::size_t i : {std::size_t{0}, std::size_t{2}, std::size_t{4}})
@@ -93,7 +91,7 @@ void MainWindow::startPresentation()
         m_presentation = new PresentationView(this);
         connect(m_presentation, &PresentationView::closed, this, [this] { activateWindow(); });
     }
-    m_presentation->setScenario(m_planned);
+    m_presentation->setScenario(m_document->scenario());
     m_presentation->showFullScreen();
     m_presentation->activateWindow();
     m_presentation->setFocus();
@@ -109,9 +107,7 @@ void MainWindow::openTeaching()
     connect(dialog, &TeachingDialog::scenarioRequested, this, [this](const Scenario& s) {
         if (!maybeSave())
             return;
-        m_path.clear();  // a new, unsaved scenario, as File > New
-        setScenario(s);
-        updateTitle();
+        m_document->reset(s); // a new, unsaved scenario, as File > New
         showView(View::Breakdown);
     });
     dialog->open();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "recentfiles.h"
+#include "shell/recentfiles.h"
 
 #include <QDir>
 #include <QFileInfo>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "screenshot.h"
+#include "shell/screenshot.h"
 
-#include "errortext.h"
 #include "io/scenariofile.h"
-#include "languagemanager.h"
-#include "mainwindow.h"
-#include "validateview.h"
+#include "shell/languagemanager.h"
+#include "shell/mainwindow.h"
+#include "text/errortext.h"
+#include "validate/validateview.h"
 
 #include <QApplication>
 #include <QPixmap>

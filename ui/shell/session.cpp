@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "session.h"
+#include "shell/session.h"
 
-#include "autosave.h"
-#include "errortext.h"
 #include "io/scenariofile.h"
-#include "mainwindow.h"
+#include "shell/autosave.h"
+#include "shell/mainwindow.h"
+#include "text/errortext.h"
 
 #include <QFile>
 #include <QFileInfo>

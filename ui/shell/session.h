@@ -2,7 +2,7 @@
 #pragma once
 // The last session, restored on start: the scenario, the file it came from,
 // the view (QSettings "session/..."), and, after a crash, the autosaved
-// unsaved edits (ui/autosave.h), offered back when the autosave is newer
+// unsaved edits (ui/shell/autosave.h), offered back when the autosave is newer
 // than the last clean exit. Anything unreadable (a corrupt value, a corrupt
 // autosave) falls back to the defaults with a translated warning.
 #include <QDateTime>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "chartstyle.h"
+#include "style/chartstyle.h"
 
-#include "memoryunits.h"
-#include "palette.h"
+#include "style/palette.h"
+#include "text/memoryunits.h"
 
 #include <QCoreApplication>
 #include <QPalette>

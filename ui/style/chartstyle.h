@@ -2,7 +2,7 @@
 #pragma once
 // One look for every chart: the widget's font, quiet grid, no frame, a
 // memory axis labelled in the current unit. Colors come from the plot's
-// QPalette and ui/palette.h, so a theme change restyles a chart in place.
+// QPalette and ui/style/palette.h, so a theme change restyles a chart in place.
 class QCPAxis;
 class QCPAxisRect;
 class QCPItemText;

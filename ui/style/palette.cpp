@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "palette.h"
+#include "style/palette.h"
 
 #include <array>
 #include <utility>

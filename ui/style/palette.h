@@ -8,7 +8,7 @@
 //
 // The signal colors (capacity, verdict, peak marker) have a light-theme and
 // a dark-theme variant: a deep red line vanishes on a dark chart. Theme
-// (ui/theme.h) chooses the variant with setDark().
+// (ui/style/theme.h) chooses the variant with setDark().
 #include "plan/plan.h"
 
 #include <QColor>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "theme.h"
+#include "style/theme.h"
 
-#include "chartstyle.h"
-#include "palette.h"
+#include "style/chartstyle.h"
+#include "style/palette.h"
 
 #include <QAction>
 #include <QActionGroup>

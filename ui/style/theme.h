@@ -2,7 +2,7 @@
 #pragma once
 // View → Theme: System (the style's own palette), Light or Dark, kept in
 // QSettings ("theme"). Applying a theme sets the application palette, the
-// signal-color variant (ui/palette.h) and restyles every chart in place
+// signal-color variant (ui/style/palette.h) and restyles every chart in place
 // (ChartStyle::restyle), so backgrounds, axes, text and grid follow.
 #include <QObject>
 #include <QPalette>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "displaynames.h"
+#include "text/displaynames.h"
 
 #include <QLocale>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "errortext.h"
+#include "text/errortext.h"
 
 #include <QRegularExpression>
 

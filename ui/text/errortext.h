@@ -3,7 +3,7 @@
 // Engine text as translated sentences. The engine returns a code and an
 // English detail, and plans carry English notes; the code chooses the
 // sentence (STYLE.md: "The UI turns codes into tr() messages") and a table
-// of the engine's known phrasings (ui/errortext.cpp) turns details and notes
+// of the engine's known phrasings (ui/text/errortext.cpp) turns details and notes
 // into tr() strings, keeping the numbers and names they carry. Text the
 // table does not know is shown as the engine wrote it.
 #include "core/result.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "gputext.h"
+#include "text/gputext.h"
 
-#include "memoryunits.h"
+#include "text/memoryunits.h"
 
 using headroom::GpuSpec;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "memoryunits.h"
+#include "text/memoryunits.h"
 
 #include <QCoreApplication>
 #include <QLocale>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "validateview.h"
+#include "validate/validateview.h"
 
-#include "chartstyle.h"
-#include "displaynames.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "style/chartstyle.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
+#include "text/memoryunits.h"
 
 #include <QComboBox>
 #include <QEvent>

@@ -6,8 +6,8 @@
 // measured memory per event drawn over the planned timeline. Every failure
 // of the child is a message in the view, never a dialog and never a crash.
 #include "plan/scenario.h"
-#include "validationreport.h"
-#include "validationrunner.h"
+#include "validate/validationreport.h"
+#include "validate/validationrunner.h"
 
 #include <QWidget>
 

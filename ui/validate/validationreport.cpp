@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "validationreport.h"
+#include "validate/validationreport.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "validationrunner.h"
+#include "validate/validationrunner.h"
 
 #include "io/scenariofile.h"
-#include "memoryunits.h"
+#include "text/memoryunits.h"
 
 #include <QCoreApplication>
 #include <QDir>

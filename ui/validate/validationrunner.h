@@ -6,7 +6,7 @@
 // child. Never waits on the UI thread: everything arrives as signals.
 // Exactly one of finished() or failed() follows every successful start().
 #include "plan/scenario.h"
-#include "validationreport.h"
+#include "validate/validationreport.h"
 
 #include <QObject>
 #include <QProcess>

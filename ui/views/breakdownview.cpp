@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "breakdownview.h"
+#include "views/breakdownview.h"
 
-#include "breakdownchart.h"
-#include "explainpanel.h"
+#include "charts/breakdownchart.h"
+#include "views/explainpanel.h"
 
 #include <QHBoxLayout>
 #include <QSplitter>

@@ -2,7 +2,7 @@
 #pragma once
 // The Breakdown tab: the stacked bar at the peak beside the Explain panel
 // for the segment clicked in it.
-#include "devicestack.h"
+#include "charts/devicestack.h"
 #include "plan/plan.h"
 
 #include <QElapsedTimer>

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "compareview.h"
+#include "views/compareview.h"
 
-#include "chartstyle.h"
-#include "devicestack.h"
-#include "displaynames.h"
-#include "errortext.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "charts/devicestack.h"
 #include "plan/gpucatalog.h"
 #include "plan/planner.h"
+#include "style/chartstyle.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
+#include "text/memoryunits.h"
 
 #include <qcustomplot.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "explainpanel.h"
+#include "views/explainpanel.h"
 
-#include "displaynames.h"
-#include "memoryunits.h"
-#include "tensorrowmodel.h"
+#include "models/tensorrowmodel.h"
+#include "text/displaynames.h"
+#include "text/memoryunits.h"
 
 #include <QEvent>
 #include <QHBoxLayout>

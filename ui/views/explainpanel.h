@@ -3,7 +3,7 @@
 // "Where does this number come from?": for the segment selected in the
 // breakdown, the tensor rows behind it with their formulas and citations,
 // and the total at the peak. What a teacher projects.
-#include "devicestack.h"
+#include "charts/devicestack.h"
 #include "plan/plan.h"
 
 #include <QWidget>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "ladderview.h"
+#include "views/ladderview.h"
 
-#include "displaynames.h"
-#include "errortext.h"
-#include "ladderchart.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "charts/ladderchart.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
+#include "text/memoryunits.h"
 
 #include <QEvent>
 #include <QHBoxLayout>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "makeitfitview.h"
+#include "views/makeitfitview.h"
 
-#include "errortext.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "style/palette.h"
+#include "text/errortext.h"
+#include "text/memoryunits.h"
 
 #include <QEvent>
 #include <QHBoxLayout>

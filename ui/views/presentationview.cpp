@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "presentationview.h"
+#include "views/presentationview.h"
 
-#include "breakdownview.h"
-#include "displaynames.h"
-#include "errortext.h"
-#include "memoryunits.h"
 #include "plan/planner.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
+#include "text/memoryunits.h"
+#include "views/breakdownview.h"
 
 #include <QCloseEvent>
 #include <QKeyEvent>

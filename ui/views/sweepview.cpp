@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "sweepview.h"
+#include "views/sweepview.h"
 
-#include "capacityline.h"
-#include "chartstyle.h"
-#include "displaynames.h"
-#include "errortext.h"
-#include "fitmapworker.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "charts/capacityline.h"
+#include "document/fitmapworker.h"
+#include "style/chartstyle.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
+#include "text/memoryunits.h"
 
 #include <QLocale>
 #include <QProgressBar>
@@ -379,7 +379,7 @@ void SweepView::mouseMoveEvent(QMouseEvent* event)
         const std::size_t s = clampIndex((sy - static_cast<double>(m_fitMap.sequences.front())) / step, m_fitMap.sequences.size());
         const std::size_t cell = s * m_fitMap.batches.size() + b;
         // Cells away from the fit boundary keep the quick estimate's bytes
-        // (sweepdata.h); their verdict is the simulation's.
+        // (plan/knobsweep.h); their verdict is the simulation's.
         const bool simulated = cell < m_fitMap.simulated.size() && m_fitMap.simulated[cell] != 0;
         QToolTip::showText(event->globalPosition().toPoint(),
                            (simulated ? tr("<b>%1 × %2 tokens</b><br>Device used %3 (%4)")

@@ -7,7 +7,7 @@
 // right the fit map, micro-batch × sequence length. All computed off the UI
 // thread (FitMapWorker) with a progress bar; a result arrives only for the
 // latest scenario.
-#include "sweepdata.h"
+#include "plan/knobsweep.h"
 
 #include <qcustomplot.h>
 
@@ -34,8 +34,8 @@ public:
     // running computation's result is not wanted.
     void cancelPending();
     void refresh();
-    const SweepResult& result(SweepAxis axis) const;
-    const FitMap& fitMap() const { return m_fitMap; }
+    const headroom::SweepResult& result(headroom::SweepAxis axis) const;
+    const headroom::FitMap& fitMap() const { return m_fitMap; }
     FitMapWorker* worker() const { return m_worker; }
     QProgressBar* progressBar() const { return m_progress; }
 
@@ -55,18 +55,18 @@ private:
         QCPItemStraightLine* fitLine = nullptr;
         QCPItemText* fitLabel = nullptr;
         QCPItemText* message = nullptr;
-        SweepResult result;
+        headroom::SweepResult result;
     };
 
     void setUpPanel(Panel& panel, QCPAxisRect* rect, bool withLegend);
     void drawPanel(Panel& panel);
-    QString axisTitle(const SweepResult& result) const;
+    QString axisTitle(const headroom::SweepResult& result) const;
     void setUpFitMap(QCPAxisRect* rect);
     void drawFitMap();
     void placeProgress();
 
     std::array<Panel, 2> m_panels;
-    FitMap m_fitMap;
+    headroom::FitMap m_fitMap;
     QCPAxisRect* m_mapRect = nullptr;
     QCPColorMap* m_map = nullptr;
     QCPGraph* m_mapCurrent = nullptr;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "teachingdialog.h"
+#include "views/teachingdialog.h"
 
-#include "errortext.h"
 #include "io/teachingset.h"
-#include "teachingmodel.h"
+#include "models/teachingmodel.h"
+#include "text/errortext.h"
 
 #include <QEvent>
 #include <QHBoxLayout>

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "verdictbar.h"
+#include "views/verdictbar.h"
 
-#include "displaynames.h"
-#include "errortext.h"
-#include "gputext.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "style/palette.h"
+#include "text/displaynames.h"
+#include "text/errortext.h"
+#include "text/gputext.h"
+#include "text/memoryunits.h"
 
 #include <QEvent>
 #include <QGridLayout>
