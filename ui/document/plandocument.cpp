@@ -111,3 +111,5 @@ void PlanDocument::planNow()
     ++m_revision;
     emit planChanged();
 }
+
+Result<Plan> PlanDocument::planFor(const Scenario& scenario) { return makePlan(scenario); }

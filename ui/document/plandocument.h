@@ -54,6 +54,10 @@ public:
     // Plans now if an edit is pending (tests, screenshots, before reading plan()).
     void planNow();
 
+    // The plan of another scenario (a measurement's own, a pinned one). The
+    // UI reaches the planner through this class only.
+    static headroom::Result<headroom::Plan> planFor(const headroom::Scenario& scenario);
+
 signals:
     // The scenario changed under the inputs (undo, redo, reset): they show it.
     void scenarioReplaced(const headroom::Scenario& scenario);

@@ -15,6 +15,7 @@
 #include "shell/recentfiles.h"
 #include "style/theme.h"
 #include "text/errortext.h"
+#include "validate/measurementpanel.h"
 #include "validate/validateview.h"
 #include "views/breakdownview.h"
 #include "views/compareview.h"
@@ -101,6 +102,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::updateVisibleView);
     connect(m_ladder, &LadderView::applyScenario, this, [this](const Scenario& s) {
         applyEdit(s);
+        showView(View::Breakdown);
+    });
+    m_validate->measurementPanel()->setDocument(m_document);
+    connect(m_validate->measurementPanel(), &MeasurementPanel::scenarioRequested, this, [this](const Scenario& s) {
+        if (!maybeSave())
+            return;
+        m_document->reset(s);  // a new, unsaved scenario, as File > New
         showView(View::Breakdown);
     });
     connect(m_recent, &RecentFiles::openRequested, this, [this](const QString& path) {

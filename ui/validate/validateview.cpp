@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "validate/validateview.h"
 
+#include "validate/measurementpanel.h"
+
 #include "style/chartstyle.h"
 #include "style/palette.h"
 #include "text/displaynames.h"
@@ -133,6 +135,7 @@ QTableWidgetItem* cell(const QString& text, const QString& tooltip = QString())
 ValidateView::ValidateView(QWidget* parent)
     : QWidget(parent)
     , m_runner(new ValidationRunner(this))
+    , m_measurementPanel(new MeasurementPanel)
     , m_backend(new QComboBox)
     , m_backendLabel(new QLabel)
     , m_device(new QLabel)
@@ -245,6 +248,7 @@ ValidateView::ValidateView(QWidget* parent)
     layout->addWidget(m_status);
     layout->addWidget(charts, 1);
     layout->addWidget(m_summary);
+    layout->addWidget(m_measurementPanel);
 
     connect(m_runButton, &QPushButton::clicked, this, &ValidateView::run);
     connect(m_cancelButton, &QPushButton::clicked, this, &ValidateView::cancel);
@@ -436,6 +440,7 @@ QString ValidateView::loadReportFile(const QString& path)
 
 void ValidateView::refresh()
 {
+    m_measurementPanel->refresh();
     if (!m_report) {
         clearResult();
         return;

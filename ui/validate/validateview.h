@@ -13,6 +13,7 @@
 
 #include <optional>
 
+class MeasurementPanel;
 class QComboBox;
 class QCPBars;
 class QCPGraph;
@@ -67,6 +68,8 @@ public:
     QComboBox* backendBox() const { return m_backend; }
     QPushButton* runButton() const { return m_runButton; }
     QPushButton* cancelButton() const { return m_cancelButton; }
+    // A user's own measurement file beside the plan (Import measurement…).
+    MeasurementPanel* measurementPanel() const { return m_measurementPanel; }
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -88,6 +91,7 @@ private:
     void drawSummary();
 
     ValidationRunner* m_runner;
+    MeasurementPanel* m_measurementPanel;
     QComboBox* m_backend;
     QLabel* m_backendLabel;
     QLabel* m_device;
