@@ -184,7 +184,7 @@ private slots:
         const Scenario base = teachingScenario().value();
         LadderView view;
         QSignalSpy applied(&view, &LadderView::applyScenario);
-        view.setScenario(base);
+        view.setLadder(buildLadder(base, defaultLadder()));
         const auto ladder = buildLadder(base, defaultLadder());
         QVERIFY(ladder.ok());
         QCOMPARE(view.steps().size(), ladder->size());

@@ -8,6 +8,8 @@
 #include "document/plandocument.h"
 #include "inputs/scenariopanel.h"
 #include "plan/defaultscenario.h"
+#include "plan/ladder.h"
+#include "plan/makeitfit.h"
 #include "plan/planner.h"
 #include "shell/mainwindow.h"
 
@@ -136,6 +138,30 @@ private slots:
         QVERIFY(!document.plan()); // not the last good plan
         QVERIFY(document.problem());
         QCOMPARE(document.problem()->code, makePlan(broken).error().code);
+    }
+
+    void analysesAreTheEnginesAndFollowThePlan()
+    {
+        PlanDocument document;
+        const Scenario teaching = teachingScenario().value();
+        document.reset(teaching);
+        const auto expected = buildLadder(teaching, defaultLadder());
+        QVERIFY(expected);
+        const PlanDocument::Ladder* first = &document.ladder();
+        QVERIFY(*first);
+        QCOMPARE(first->value().size(), expected->size());
+        QCOMPARE(first->value().back().plan.deviceUsedBytes, expected->back().plan.deviceUsedBytes);
+        QCOMPARE(&document.ladder(), first); // kept, not rebuilt, while the plan stands
+        const auto suggestions = makeItFit(teaching);
+        QCOMPARE(bool(document.suggestions()), bool(suggestions));
+        QCOMPARE(document.suggestions()->alreadyFits, suggestions->alreadyFits);
+
+        // An edit pending: asking for the ladder plans first, and it is the edited scenario's.
+        const Scenario edited = withMicroBatch(teaching, teaching.train.microBatch + 2);
+        document.edit(edited);
+        const auto editedLadder = buildLadder(edited, defaultLadder());
+        QCOMPARE(document.ladder()->front().plan.deviceUsedBytes, editedLadder->front().plan.deviceUsedBytes);
+        QCOMPARE(document.plan()->peakAllocatedBytes, plannedPeak(edited));
     }
 
     void theWindowUndoesAPanelEdit()

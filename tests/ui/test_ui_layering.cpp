@@ -108,6 +108,43 @@ private slots:
         QVERIFY(arrows > 100);
         QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(QStringLiteral("; "))));
     }
+
+    // PlanDocument is the UI's one caller of the planner (ISSUE 17): a plan,
+    // a ladder, a make-it-fit search, a fit search or a sweep anywhere else in
+    // ui/ would be a second source of numbers.
+    void onlyTheDocumentCallsThePlanner()
+    {
+        static const QRegularExpression call(QStringLiteral(
+            "(?<![\\w:.>])(?:headroom::)?(makePlan|buildLadder|makeItFit|largestMicroBatch|longestSequence|"
+            "largestModels|computeSweep|computeFitMap)\\s*\\("));
+        QStringList wrong;
+        int documentCalls = 0;
+        QDirIterator it(uiDir(), {QStringLiteral("*.h"), QStringLiteral("*.cpp")}, QDir::Files,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QString path = it.next();
+            const bool document = QFileInfo(path).dir().dirName() == QLatin1String("document");
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::ReadOnly));
+            int lineNumber = 0;
+            for (const QString& line : QString::fromUtf8(file.readAll()).split(QLatin1Char('\n'))) {
+                ++lineNumber;
+                const QString code = line.section(QStringLiteral("//"), 0, 0);
+                const auto match = call.match(code);
+                if (!match.hasMatch())
+                    continue;
+                if (document)
+                    ++documentCalls;
+                else
+                    wrong << QStringLiteral("%1:%2 calls %3")
+                                 .arg(QDir(uiDir()).relativeFilePath(path))
+                                 .arg(lineNumber)
+                                 .arg(match.captured(1));
+            }
+        }
+        QVERIFY2(documentCalls >= 6, "the document plans, ladders, suggests and searches");
+        QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(QStringLiteral("; "))));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestUiLayering)

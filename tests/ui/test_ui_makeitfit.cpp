@@ -80,7 +80,7 @@ private slots:
         MakeItFitView view;
         Scenario s = tooLarge();
         s.model = presetModel("meta-llama/Llama-3.1-70B").value();
-        view.setScenario(s);
+        view.setSuggestions(s, makeItFit(s));
         QVERIFY(view.result()->suggestions.empty());
         QVERIFY(view.summary().contains(QLatin1String("no combination")));
     }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "document/plandocument.h"
 
+#include "plan/fitsearch.h"
+#include "plan/ladder.h"
+#include "plan/makeitfit.h"
 #include "plan/planner.h"
 
 #include <QCoreApplication>
@@ -108,8 +111,46 @@ void PlanDocument::planNow()
         m_plan.reset();
         m_problem = result.error();
     }
+    m_ladder.reset();
+    m_suggestions.reset();
     ++m_revision;
     emit planChanged();
 }
 
+const PlanDocument::Ladder& PlanDocument::ladder()
+{
+    if (m_planTimer->isActive())
+        planNow();
+    if (!m_ladder)
+        m_ladder = ladderFor(m_scenario);
+    return *m_ladder;
+}
+
+const PlanDocument::Suggestions& PlanDocument::suggestions()
+{
+    if (m_planTimer->isActive())
+        planNow();
+    if (!m_suggestions)
+        m_suggestions = suggestionsFor(m_scenario);
+    return *m_suggestions;
+}
+
 Result<Plan> PlanDocument::planFor(const Scenario& scenario) { return makePlan(scenario); }
+
+// The study notes' exercise: from a naive full fine-tune, one technique after another (engine/plan/ladder.h).
+PlanDocument::Ladder PlanDocument::ladderFor(const Scenario& scenario)
+{
+    return buildLadder(scenario, defaultLadder());
+}
+
+PlanDocument::Suggestions PlanDocument::suggestionsFor(const Scenario& scenario) { return makeItFit(scenario); }
+
+// The fit searches (engine/plan/fitsearch.h): the largest value of one knob that still fits.
+Result<FitResult> PlanDocument::largestMicroBatchFor(const Scenario& scenario) { return largestMicroBatch(scenario); }
+
+Result<FitResult> PlanDocument::longestSequenceFor(const Scenario& scenario) { return longestSequence(scenario); }
+
+Result<std::vector<ModelFitRow>> PlanDocument::largestModelsFor(const Scenario& scenario)
+{
+    return largestModels(scenario);
+}

@@ -12,6 +12,9 @@
 // coalesce into one plan and one step. Planning runs on the next turn of the
 // event loop, or at once with planNow().
 #include "core/result.h"
+#include "plan/fitsearch.h"
+#include "plan/ladder.h"
+#include "plan/makeitfit.h"
 #include "plan/plan.h"
 #include "plan/scenario.h"
 
@@ -20,6 +23,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 class QTimer;
 class QUndoStack;
@@ -54,9 +58,23 @@ public:
     // Plans now if an edit is pending (tests, screenshots, before reading plan()).
     void planNow();
 
-    // The plan of another scenario (a measurement's own, a pinned one). The
-    // UI reaches the planner through this class only.
+    // Analyses of scenario() that plan dozens of variants, computed on first
+    // use after each plan and kept until the next (the tabs that show them
+    // ask when they are shown).
+    using Ladder = headroom::Result<std::vector<headroom::LadderStep>>;
+    using Suggestions = headroom::Result<headroom::MakeItFitResult>;
+    const Ladder& ladder();
+    const Suggestions& suggestions();
+
+    // The same for another scenario (a measurement's own, a pinned one, a
+    // report's). The UI reaches the planner through this class only
+    // (tests/ui/test_ui_layering.cpp checks it).
     static headroom::Result<headroom::Plan> planFor(const headroom::Scenario& scenario);
+    static Ladder ladderFor(const headroom::Scenario& scenario);
+    static Suggestions suggestionsFor(const headroom::Scenario& scenario);
+    static headroom::Result<headroom::FitResult> largestMicroBatchFor(const headroom::Scenario& scenario);
+    static headroom::Result<headroom::FitResult> longestSequenceFor(const headroom::Scenario& scenario);
+    static headroom::Result<std::vector<headroom::ModelFitRow>> largestModelsFor(const headroom::Scenario& scenario);
 
 signals:
     // The scenario changed under the inputs (undo, redo, reset): they show it.
@@ -75,6 +93,8 @@ private:
     std::optional<headroom::Plan> m_plan;
     std::optional<headroom::Error> m_problem;
     std::uint64_t m_revision = 0;
+    std::optional<Ladder> m_ladder;           // of m_revision, once asked for
+    std::optional<Suggestions> m_suggestions; // of m_revision, once asked for
     QString m_path;
     QUndoStack* m_undo;
     QTimer* m_planTimer;

@@ -4,6 +4,7 @@
 #include "charts/breakdownchart.h"
 #include "charts/devicestack.h"
 #include "charts/timelineview.h"
+#include "document/plandocument.h"
 #include "io/atomicfile.h"
 #include "models/tensorrowmodel.h"
 #include "plan/fitsearch.h"
@@ -184,7 +185,7 @@ QString recommendationsSection(const Scenario& scenario, const Plan& plan)
 {
     QString html = QStringLiteral("<h2 style=\"page-break-before: always\">%1</h2>").arg(escaped(ReportWriter::tr("Recommendations")));
     if (scenario.mode == Mode::Train) {
-        auto ladder = buildLadder(scenario, defaultLadder());
+        auto ladder = PlanDocument::ladderFor(scenario);
         html += QStringLiteral("<h3>%1</h3><p>%2</p>")
                     .arg(escaped(ReportWriter::tr("Technique ladder")),
                          escaped(ReportWriter::tr("From a naive full fine-tune, one technique after another, with the memory each saves.")));
@@ -217,12 +218,14 @@ QString recommendationsSection(const Scenario& scenario, const Plan& plan)
             rows << row({escaped(what), current, value});
         };
         rows << row({QString(), escaped(ReportWriter::tr("Now")), escaped(ReportWriter::tr("Largest that fits"))}, true);
-        fitRow(ReportWriter::tr("Micro-batch"), largestMicroBatch(scenario), QLocale().toString(static_cast<qulonglong>(scenario.train.microBatch)));
-        fitRow(ReportWriter::tr("Sequence length"), longestSequence(scenario), QLocale().toString(static_cast<qulonglong>(scenario.train.seqLen)));
+        fitRow(ReportWriter::tr("Micro-batch"), PlanDocument::largestMicroBatchFor(scenario),
+               QLocale().toString(static_cast<qulonglong>(scenario.train.microBatch)));
+        fitRow(ReportWriter::tr("Sequence length"), PlanDocument::longestSequenceFor(scenario),
+               QLocale().toString(static_cast<qulonglong>(scenario.train.seqLen)));
         html += QStringLiteral("<table class=\"grid\">%1</table>").arg(rows.join(QString()));
     }
 
-    auto models = largestModels(scenario);
+    auto models = PlanDocument::largestModelsFor(scenario);
     html += QStringLiteral("<h3>%1</h3><p>%2</p>")
                 .arg(escaped(ReportWriter::tr("Largest model per technique")),
                      escaped(ReportWriter::tr("The largest catalog model, and the largest Llama-like model by size, that fit %1 with these batch settings.")

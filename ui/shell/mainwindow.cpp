@@ -10,7 +10,6 @@
 #include "inputs/scenariopanel.h"
 #include "io/scenariofile.h"
 #include "plan/defaultscenario.h"
-#include "plan/planner.h"
 #include "shell/languagemanager.h"
 #include "shell/recentfiles.h"
 #include "style/theme.h"
@@ -353,11 +352,11 @@ void MainWindow::updateVisibleView()
         else
             m_timeline->clearPlan();
     } else if (current == m_ladder) {
-        m_ladder->setScenario(planned);
+        m_ladder->setLadder(m_document->ladder());
     } else if (current == m_sweep) {
         m_sweep->setScenario(planned);
     } else {
-        m_makeItFit->setScenario(planned);
+        m_makeItFit->setSuggestions(planned, m_document->suggestions());
     }
 }
 

@@ -77,7 +77,7 @@ QString MainWindow::pinScenario()
 void MainWindow::pinExamples()
 {
     pinScenario();
-    auto ladder = buildLadder(m_document->scenario(), defaultLadder());
+    const auto& ladder = m_document->ladder();
     if (!ladder)
         return;
     for (std::size_t i : {std::size_t{0}, std::size_t{2}, std::size_t{4}})
@@ -91,7 +91,8 @@ void MainWindow::startPresentation()
         m_presentation = new PresentationView(this);
         connect(m_presentation, &PresentationView::closed, this, [this] { activateWindow(); });
     }
-    m_presentation->setScenario(m_document->scenario());
+    m_document->planNow();
+    m_presentation->setAnalyses(PlanDocument::planFor(m_document->scenario()), m_document->ladder());
     m_presentation->showFullScreen();
     m_presentation->activateWindow();
     m_presentation->setFocus();

@@ -2,8 +2,8 @@
 #include "views/compareview.h"
 
 #include "charts/devicestack.h"
+#include "document/plandocument.h"
 #include "plan/gpucatalog.h"
-#include "plan/planner.h"
 #include "style/chartstyle.h"
 #include "style/palette.h"
 #include "text/displaynames.h"
@@ -200,7 +200,7 @@ QString CompareView::pin(const Scenario& scenario, const QString& name)
 {
     if (static_cast<int>(m_pins.size()) >= kMaxPins)
         return tr("Four scenarios is the limit: unpin one first.");
-    auto plan = makePlan(scenario);
+    auto plan = PlanDocument::planFor(scenario);
     if (!plan)
         return tr("Cannot pin: %1").arg(ErrorText::message(plan.error()));
     m_pins.push_back({name.trimmed().isEmpty() ? defaultName(scenario) : name.trimmed(), scenario, std::move(plan).value()});

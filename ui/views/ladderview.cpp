@@ -69,11 +69,10 @@ LadderView::LadderView(QWidget* parent)
     retranslate();
 }
 
-void LadderView::setScenario(const Scenario& base)
+void LadderView::setLadder(const Result<std::vector<LadderStep>>& ladder)
 {
-    auto ladder = buildLadder(base, defaultLadder());
     if (ladder) {
-        m_steps = std::move(ladder).value();
+        m_steps = ladder.value();
         m_error.clear();
     } else {
         m_steps.clear();

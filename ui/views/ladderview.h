@@ -21,8 +21,9 @@ class LadderView : public QWidget {
 public:
     explicit LadderView(QWidget* parent = nullptr);
 
-    // Builds the ladder for `base` (headroom::buildLadder with the default steps).
-    void setScenario(const headroom::Scenario& base);
+    // Shows a ladder (PlanDocument::ladder(): buildLadder with the default
+    // steps), or the reason there is none.
+    void setLadder(const headroom::Result<std::vector<headroom::LadderStep>>& ladder);
     void refresh();
     const std::vector<headroom::LadderStep>& steps() const { return m_steps; }
     LadderChart* chart() const { return m_chart; }

@@ -70,12 +70,11 @@ MakeItFitView::MakeItFitView(QWidget* parent)
     fill();
 }
 
-void MakeItFitView::setScenario(const Scenario& scenario)
+void MakeItFitView::setSuggestions(const Scenario& scenario, const Result<MakeItFitResult>& result)
 {
     m_scenario = scenario;
-    auto result = makeItFit(scenario);
     if (result) {
-        m_result = std::move(result).value();
+        m_result = result.value();
         m_error.clear();
     } else {
         m_result.reset();

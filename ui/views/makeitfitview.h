@@ -20,7 +20,8 @@ class MakeItFitView : public QWidget {
 public:
     explicit MakeItFitView(QWidget* parent = nullptr);
 
-    void setScenario(const headroom::Scenario& scenario);
+    // The suggestions for `scenario` (PlanDocument::suggestions(): headroom::makeItFit), or why there are none.
+    void setSuggestions(const headroom::Scenario& scenario, const headroom::Result<headroom::MakeItFitResult>& result);
     void refresh();  // unit or language changed
     const std::optional<headroom::MakeItFitResult>& result() const { return m_result; }
     // What the Apply button of row `index` does.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "views/presentationview.h"
 
-#include "plan/planner.h"
 #include "text/displaynames.h"
 #include "text/errortext.h"
 #include "text/memoryunits.h"
@@ -57,19 +56,17 @@ PresentationView::PresentationView(QWidget* parent)
         child->setFocusPolicy(Qt::NoFocus);
 }
 
-void PresentationView::setScenario(const Scenario& scenario)
+void PresentationView::setAnalyses(const Result<Plan>& plan, const Result<std::vector<LadderStep>>& ladder)
 {
-    auto plan = makePlan(scenario);
     m_plan.reset();
     m_steps.clear();
     m_error.clear();
     if (!plan) {
         m_error = ErrorText::message(plan.error());
     } else {
-        m_plan = std::move(plan).value();
-        auto ladder = buildLadder(scenario, defaultLadder());
+        m_plan = plan.value();
         if (ladder)
-            m_steps = std::move(ladder).value();
+            m_steps = ladder.value();
     }
     m_position = -1;
     showPosition();

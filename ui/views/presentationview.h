@@ -21,8 +21,10 @@ class PresentationView : public QWidget {
 public:
     explicit PresentationView(QWidget* parent = nullptr);
 
-    // The scenario shown at position 0; the ladder steps follow it.
-    void setScenario(const headroom::Scenario& scenario);
+    // The scenario's plan (or why there is none) shown at position 0; the
+    // steps of its ladder follow it (PlanDocument's plan and ladder).
+    void setAnalyses(const headroom::Result<headroom::Plan>& plan,
+                     const headroom::Result<std::vector<headroom::LadderStep>>& ladder);
     // -1: the scenario itself; 0..steps-1: that ladder step.
     int position() const { return m_position; }
     void setPosition(int position);
