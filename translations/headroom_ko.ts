@@ -2892,14 +2892,6 @@
         <translation>취소(&amp;C)</translation>
     </message>
     <message>
-        <source>Planned</source>
-        <translation>계획</translation>
-    </message>
-    <message>
-        <source>Measured</source>
-        <translation>측정</translation>
-    </message>
-    <message>
         <source>CUDA: %1</source>
         <translation>CUDA: %1</translation>
     </message>
@@ -2962,46 +2954,6 @@
         <translation>측정 결과: 스텝이 끝까지 실행되었습니다. 계획 메모리와 측정 메모리는 아래와 같습니다.</translation>
     </message>
     <message>
-        <source>No measurement yet: press Run</source>
-        <translation>아직 측정값이 없습니다: 실행을 누르세요</translation>
-    </message>
-    <message>
-        <source>The measured timeline appears here after a run</source>
-        <translation>실행하면 측정된 타임라인이 여기에 나타납니다</translation>
-    </message>
-    <message>
-        <source>Difference</source>
-        <translation>차이</translation>
-    </message>
-    <message>
-        <source>Error</source>
-        <translation>오차</translation>
-    </message>
-    <message>
-        <source>not measured</source>
-        <translation>측정 안 됨</translation>
-    </message>
-    <message>
-        <source>At the peak, per category · labels: measured against planned</source>
-        <translation>피크 시점의 범주별 메모리 · 라벨: 계획 대비 측정 오차</translation>
-    </message>
-    <message>
-        <source>The run reported no categories</source>
-        <translation>실행 결과에 범주가 없습니다</translation>
-    </message>
-    <message>
-        <source>Peak</source>
-        <translation>피크</translation>
-    </message>
-    <message>
-        <source>Memory in use at each event of the step: measured over planned</source>
-        <translation>스텝의 이벤트마다 사용 중인 메모리: 계획 위에 측정값</translation>
-    </message>
-    <message>
-        <source>The run reported no events</source>
-        <translation>실행 결과에 이벤트가 없습니다</translation>
-    </message>
-    <message>
         <source>Engine: %1 on %2</source>
         <extracomment>%1 is the engine (cpu, cuda), %2 the device as the run names it</extracomment>
         <translation>엔진: %1 · 장치: %2</translation>
@@ -3035,10 +2987,6 @@
         <translation>이 실행 뒤에 입력이 바뀌었습니다. 바뀐 입력을 측정하려면 실행을 누르세요.</translation>
     </message>
     <message>
-        <source>✕ out of memory: %1</source>
-        <translation>✕ 메모리 부족: %1</translation>
-    </message>
-    <message>
         <source>Device memory used: %1 measured, %2 planned (the peak plus %3 of CUDA context, cuBLAS workspace and kernel arena): %4</source>
         <extracomment>%1 measured bytes, %2 planned bytes, %3 the overheads included in %2, %4 the verdict of the check</extracomment>
         <translation>장치 메모리 사용량: 측정 %1, 계획 %2 (피크에 CUDA 컨텍스트, cuBLAS 작업 공간, 커널 영역 %3 포함): %4</translation>
@@ -3050,6 +2998,61 @@
     <message>
         <source>outside 2 % or 64 MiB</source>
         <translation>2 % 또는 64 MiB 초과</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationCharts</name>
+    <message>
+        <source>Planned</source>
+        <translation>계획</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>측정</translation>
+    </message>
+    <message>
+        <source>No measurement yet: press Run</source>
+        <translation>아직 측정값이 없습니다: 실행을 누르세요</translation>
+    </message>
+    <message>
+        <source>The measured timeline appears here after a run</source>
+        <translation>실행하면 측정된 타임라인이 여기에 나타납니다</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>차이</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>오차</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>측정 안 됨</translation>
+    </message>
+    <message>
+        <source>At the peak, per category · labels: measured against planned</source>
+        <translation>피크 시점의 범주별 메모리 · 라벨: 계획 대비 측정 오차</translation>
+    </message>
+    <message>
+        <source>The run reported no categories</source>
+        <translation>실행 결과에 범주가 없습니다</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>피크</translation>
+    </message>
+    <message>
+        <source>✕ out of memory: %1</source>
+        <translation>✕ 메모리 부족: %1</translation>
+    </message>
+    <message>
+        <source>Memory in use at each event of the step: measured over planned</source>
+        <translation>스텝의 이벤트마다 사용 중인 메모리: 계획 위에 측정값</translation>
+    </message>
+    <message>
+        <source>The run reported no events</source>
+        <translation>실행 결과에 이벤트가 없습니다</translation>
     </message>
 </context>
 <context>
