@@ -120,7 +120,7 @@ void LadderView::fillTable()
     for (std::size_t i = 0; i < m_steps.size(); ++i) {
         const LadderStep& step = m_steps[i];
         const auto row = static_cast<int>(i);
-        auto* name = new QTableWidgetItem(DisplayNames::ladderStep(step.id, step.label));
+        auto* name = new QTableWidgetItem(DisplayNames::ladderStep(step.technique, step.label));
         name->setToolTip(QString::fromStdString(step.label));
         m_table->setItem(row, 0, name);
         auto* used = new QTableWidgetItem(MemoryUnits::format(static_cast<double>(step.plan.deviceUsedBytes)));

@@ -175,54 +175,102 @@ QString MakeItFitView::changeLabel(const FitChange& c)
 {
     const QLocale locale;
     const QString value = locale.toString(static_cast<qulonglong>(c.value));
-    const std::string& id = c.id;
-    if (id == "flash") return tr("flash attention");
-    if (id == "checkpointing") return tr("gradient checkpointing (every layer)");
-    if (id == "checkpoint-every") return tr("gradient checkpointing (one layer in %1)").arg(value);
-    if (id == "chunked-ce") return tr("chunked cross-entropy");
-    if (id == "bf16-mixed") return tr("bf16 mixed precision instead of fp32");
-    if (id == "fp16-mixed") return tr("fp16 mixed precision instead of fp32");
-    if (id == "bf16") return tr("pure bf16 weights and optimizer");
-    if (id == "adamw-8bit") return tr("8-bit AdamW");
-    if (id == "paged-adamw-8bit") return tr("paged 8-bit AdamW");
-    if (id == "lora") return tr("LoRA (r16, all linear layers)");
-    if (id == "qlora") return tr("QLoRA (NF4 base, r16, all linear layers)");
-    if (id == "micro-batch") return tr("micro-batch %1 with more accumulation").arg(value);
-    if (id == "zero2") return tr("ZeRO-2 sharding");
-    if (id == "zero3") return tr("ZeRO-3 / FSDP full sharding");
-    if (id == "cpu-offload") return tr("CPU offload of the optimizer");
-    if (id == "activation-offload") return tr("activation offload to CPU");
-    if (id == "sequence") return tr("sequence length %1").arg(value);
-    if (id == "kv-fp8") return tr("fp8 KV cache");
-    if (id == "int8-weights") return tr("int8 weights (LLM.int8)");
-    if (id == "nf4-weights") return tr("NF4 weights");
-    if (id == "batch") return tr("batch %1").arg(value);
-    if (id == "prompt") return tr("prompt length %1").arg(value);
+    const TechniqueId id = c.technique;
+    if (id == TechniqueId::Flash)
+        return tr("flash attention");
+    if (id == TechniqueId::Checkpointing)
+        return tr("gradient checkpointing (every layer)");
+    if (id == TechniqueId::CheckpointEvery)
+        return tr("gradient checkpointing (one layer in %1)").arg(value);
+    if (id == TechniqueId::ChunkedCe)
+        return tr("chunked cross-entropy");
+    if (id == TechniqueId::Bf16Mixed)
+        return tr("bf16 mixed precision instead of fp32");
+    if (id == TechniqueId::Fp16Mixed)
+        return tr("fp16 mixed precision instead of fp32");
+    if (id == TechniqueId::Bf16)
+        return tr("pure bf16 weights and optimizer");
+    if (id == TechniqueId::AdamW8bit)
+        return tr("8-bit AdamW");
+    if (id == TechniqueId::PagedAdamW8bit)
+        return tr("paged 8-bit AdamW");
+    if (id == TechniqueId::Lora)
+        return tr("LoRA (r16, all linear layers)");
+    if (id == TechniqueId::Qlora)
+        return tr("QLoRA (NF4 base, r16, all linear layers)");
+    if (id == TechniqueId::MicroBatch)
+        return tr("micro-batch %1 with more accumulation").arg(value);
+    if (id == TechniqueId::Zero2)
+        return tr("ZeRO-2 sharding");
+    if (id == TechniqueId::Zero3)
+        return tr("ZeRO-3 / FSDP full sharding");
+    if (id == TechniqueId::CpuOffload)
+        return tr("CPU offload of the optimizer");
+    if (id == TechniqueId::ActivationOffload)
+        return tr("activation offload to CPU");
+    if (id == TechniqueId::Sequence)
+        return tr("sequence length %1").arg(value);
+    if (id == TechniqueId::KvFp8)
+        return tr("fp8 KV cache");
+    if (id == TechniqueId::Int8Weights)
+        return tr("int8 weights (LLM.int8)");
+    if (id == TechniqueId::Nf4Weights)
+        return tr("NF4 weights");
+    if (id == TechniqueId::Batch)
+        return tr("batch %1").arg(value);
+    if (id == TechniqueId::Prompt)
+        return tr("prompt length %1").arg(value);
     return QString::fromStdString(c.label);
 }
 
 QString MakeItFitView::changeReason(const FitChange& c)
 {
-    const std::string& id = c.id;
-    if (id == "flash") return tr("Computes attention in tiles without storing the score matrix; faster as well (Dao et al. 2022).");
-    if (id == "checkpointing") return tr("Keeps only each layer's input and recomputes the rest in backward: about one extra forward pass, +33% step time.");
-    if (id == "checkpoint-every") return tr("Recomputes some layers in backward: part of the saving of full checkpointing for part of its cost.");
-    if (id == "chunked-ce") return tr("Upcasts and differentiates the logits chunk by chunk instead of all at once; the loss is a small part of the step.");
-    if (id == "bf16-mixed" || id == "fp16-mixed") return tr("Activations in 16 bits (half of fp32) and tensor-core matmuls: much faster.");
-    if (id == "bf16") return tr("No fp32 master weights: parameters, gradients and optimizer states in bf16. Small updates can round away.");
-    if (id == "adamw-8bit") return tr("Optimizer moments stored in 8 bits with block-wise scales instead of 32 bits.");
-    if (id == "paged-adamw-8bit") return tr("8-bit moments in unified memory that pages to the CPU under pressure instead of failing.");
-    if (id == "lora") return tr("Trains small adapters over frozen weights: no gradients or optimizer states for the base weights.");
-    if (id == "qlora") return tr("LoRA over a 4-bit base: the frozen weights take about a quarter of bf16; dequantizing them slows every matmul.");
-    if (id == "micro-batch") return tr("Fewer sequences at once, more accumulation steps: the same effective batch with smaller activations; smaller matmuls use the GPU less well.");
-    if (id == "zero2") return tr("Each GPU keeps its share of the gradients and optimizer states; the same communication as data parallelism.");
-    if (id == "zero3") return tr("Parameters sharded too and gathered layer by layer: 1.5× the communication of data parallelism.");
-    if (id == "cpu-offload") return tr("Optimizer states (and the step) on the CPU: gradients and parameters cross PCIe every step.");
-    if (id == "activation-offload") return tr("Saved activations wait in CPU memory until backward: PCIe transfers every step.");
-    if (id == "sequence" || id == "prompt") return tr("Shorter sequences change what the model learns (or reads): a last resort.");
-    if (id == "kv-fp8") return tr("Keys and values cached in 8 bits: half of bf16, converted inside the attention kernel.");
-    if (id == "int8-weights") return tr("Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.");
-    if (id == "nf4-weights") return tr("Weights in 4 bits: about a quarter of bf16; dequantized in every matmul.");
-    if (id == "batch") return tr("Fewer sequences at once: a smaller KV cache and activations, fewer sequences per second.");
+    const TechniqueId id = c.technique;
+    if (id == TechniqueId::Flash)
+        return tr("Computes attention in tiles without storing the score matrix; faster as well (Dao et al. 2022).");
+    if (id == TechniqueId::Checkpointing)
+        return tr("Keeps only each layer's input and recomputes the rest in backward: about one extra forward pass, "
+                  "+33% step time.");
+    if (id == TechniqueId::CheckpointEvery)
+        return tr("Recomputes some layers in backward: part of the saving of full checkpointing for part of its cost.");
+    if (id == TechniqueId::ChunkedCe)
+        return tr("Upcasts and differentiates the logits chunk by chunk instead of all at once; the loss is a small "
+                  "part of the step.");
+    if (id == TechniqueId::Bf16Mixed || id == TechniqueId::Fp16Mixed)
+        return tr("Activations in 16 bits (half of fp32) and tensor-core matmuls: much faster.");
+    if (id == TechniqueId::Bf16)
+        return tr("No fp32 master weights: parameters, gradients and optimizer states in bf16. Small updates can round "
+                  "away.");
+    if (id == TechniqueId::AdamW8bit)
+        return tr("Optimizer moments stored in 8 bits with block-wise scales instead of 32 bits.");
+    if (id == TechniqueId::PagedAdamW8bit)
+        return tr("8-bit moments in unified memory that pages to the CPU under pressure instead of failing.");
+    if (id == TechniqueId::Lora)
+        return tr("Trains small adapters over frozen weights: no gradients or optimizer states for the base weights.");
+    if (id == TechniqueId::Qlora)
+        return tr("LoRA over a 4-bit base: the frozen weights take about a quarter of bf16; dequantizing them slows "
+                  "every matmul.");
+    if (id == TechniqueId::MicroBatch)
+        return tr("Fewer sequences at once, more accumulation steps: the same effective batch with smaller "
+                  "activations; smaller matmuls use the GPU less well.");
+    if (id == TechniqueId::Zero2)
+        return tr("Each GPU keeps its share of the gradients and optimizer states; the same communication as data "
+                  "parallelism.");
+    if (id == TechniqueId::Zero3)
+        return tr("Parameters sharded too and gathered layer by layer: 1.5× the communication of data parallelism.");
+    if (id == TechniqueId::CpuOffload)
+        return tr("Optimizer states (and the step) on the CPU: gradients and parameters cross PCIe every step.");
+    if (id == TechniqueId::ActivationOffload)
+        return tr("Saved activations wait in CPU memory until backward: PCIe transfers every step.");
+    if (id == TechniqueId::Sequence || id == TechniqueId::Prompt)
+        return tr("Shorter sequences change what the model learns (or reads): a last resort.");
+    if (id == TechniqueId::KvFp8)
+        return tr("Keys and values cached in 8 bits: half of bf16, converted inside the attention kernel.");
+    if (id == TechniqueId::Int8Weights)
+        return tr("Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.");
+    if (id == TechniqueId::Nf4Weights)
+        return tr("Weights in 4 bits: about a quarter of bf16; dequantized in every matmul.");
+    if (id == TechniqueId::Batch)
+        return tr("Fewer sequences at once: a smaller KV cache and activations, fewer sequences per second.");
     return QString::fromStdString(c.reason);
 }
