@@ -215,6 +215,25 @@ private slots:
             s.train.attention = attention;
             checkFiniteDifferences(s, 3 * 27);
         }
+        // Dropout (embedding, attention, residual): the masks are a fixed
+        // function of (seed, step, micro-batch, layer, site), so the loss is a
+        // smooth function of the weights and its gradient is exact.
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            Scenario s = testing::tinyScenario(2);
+            s.model = testing::tinyGpt2(2);
+            s.model.dropout = 0.2;
+            s.train.attention = attention;
+            checkFiniteDifferences(s, 3 * 26);
+        }
+        // GPT-NeoX: parallel residual, partial rotary, fused query_key_value,
+        // untied embed_out; with dropout on every site.
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            Scenario s = testing::tinyScenario(2);
+            s.model = testing::tinyNeoX(2);
+            s.model.dropout = attention == Attention::Eager ? 0.0 : 0.2;
+            s.train.attention = attention;
+            checkFiniteDifferences(s, 3 * 27);
+        }
     }
 
     void adapterGradientsMatchFiniteDifferences()
@@ -238,10 +257,16 @@ private slots:
     {
         for (Precision precision : {Precision::Fp32, Precision::Bf16Mixed}) {
             for (Attention attention : {Attention::Eager, Attention::Flash}) {
-              for (Family family : {Family::Llama, Family::Gpt2}) {
+              for (Family family : {Family::Llama, Family::Gpt2, Family::GptNeoX}) {
                 Scenario s = testing::tinyScenario(3);
-                if (family == Family::Gpt2)
+                if (family == Family::Gpt2) {
+                    // With dropout: the recompute draws the forward's masks.
                     s.model = testing::tinyGpt2(3);
+                    s.model.dropout = 0.1;
+                } else if (family == Family::GptNeoX) {
+                    s.model = testing::tinyNeoX(3);
+                    s.model.dropout = 0.1;
+                }
                 s.train.precision = precision;
                 s.train.attention = attention;
                 const auto tokens = corpusTokens(2 * 9, s.model.vocab);
