@@ -5,6 +5,7 @@
 // falls on the bundled corpus, the step time).
 #include "runtime/cpu/parallel.h"
 #include "runtime/cpu/trainer.h"
+#include "runtime/stepflops.h"
 #include "runtime/validate.h"
 #include "plan/sweep.h"
 #include "runtime/runtime_testmodels.h"
@@ -251,6 +252,29 @@ private slots:
             s.train.peft.targets = {"all-linear"};
             checkFiniteDifferences(s, 3 * 2 * 7 * 2);
         }
+    }
+
+    void modelFlopsFollowPalm()
+    {
+        // PaLM Appendix B: 6 N + 12 L H Q T per token, N the weights that
+        // multiply activations. GPT-2 (tied head): per layer c_attn (3C x C),
+        // c_proj (C x C), c_fc (I x C), mlp c_proj (C x I); the head V x C.
+        Scenario s = testing::tinyScenario(3);
+        s.model = testing::tinyGpt2(3, 16, 4, 32, 64, 32);
+        s.train.microBatch = 2;
+        s.train.seqLen = 8;
+        s.train.gradAccum = 3;
+        const double C = 16, I = 32, V = 64, L = 3, H = 4, Q = 4, T = 8;
+        const double N = L * (3 * C * C + C * C + I * C + C * I) + V * C;
+        QCOMPARE(rt::modelFlopsPerStep(s), (6 * N + 12 * L * H * Q * T) * (3 * 2 * T));
+        // An untied head is a weight of its own; the count is the same.
+        s.model.tieEmbeddings = false;
+        QCOMPARE(rt::modelFlopsPerStep(s), (6 * N + 12 * L * H * Q * T) * (3 * 2 * T));
+        // Llama: q, k, v, o and the gated MLP's three.
+        s.model = testing::tinyLlama(2, 16, 4, 2, 24, 64);
+        const double KD = 2 * 4, LL = 2, IL = 24;
+        const double NL = LL * (C * C + 2 * KD * C + C * C + 3 * IL * C) + V * C;
+        QCOMPARE(rt::modelFlopsPerStep(s), (6 * NL + 12 * LL * H * Q * T) * (3 * 2 * T));
     }
 
     void checkpointingGivesIdenticalGradients()
