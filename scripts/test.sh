@@ -12,7 +12,7 @@ if [ "$fuzz_seconds" -gt 0 ]; then scripts/install-deps.sh --fuzz; else scripts/
 # PyPI the first time, reused after) downloads while the build compiles; the
 # checks then must run, not skip (docs/library-checks.md).
 libraries_log=$(mktemp)
-tests/libraries/setup.sh > "$libraries_log" 2>&1 &
+(time tests/libraries/setup.sh) > "$libraries_log" 2>&1 &
 libraries_setup=$!
 trap 'kill "$libraries_setup" 2>/dev/null || true; rm -f "$libraries_log"' EXIT
 scripts/build.sh -DHEADROOM_WARNINGS_AS_ERRORS=ON
@@ -21,6 +21,7 @@ if ! wait "$libraries_setup"; then
   echo "tests/libraries/setup.sh failed: the library checks cannot run" >&2
   exit 1
 fi
+echo "library checks' virtualenv: $(grep '/bin/python$' "$libraries_log" | tail -1), $(grep '^real' "$libraries_log" | tr '\t' ' ')"
 export HEADROOM_REQUIRE_LIBRARIES=1
 (
   cd build
