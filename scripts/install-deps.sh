@@ -6,7 +6,8 @@
 # (libclang_rt.fuzzer, in libclang-rt-14-dev, only recommended by clang-14).
 set -euo pipefail
 packages=(cmake g++ make pkg-config nlohmann-json3-dev qt6-base-dev qt6-tools-dev qt6-tools-dev-tools
-          qt6-l10n-tools libqcustomplot-dev qt6-svg-dev fonts-noto-cjk qt6-translations-l10n)
+          qt6-l10n-tools libqcustomplot-dev qt6-svg-dev fonts-noto-cjk qt6-translations-l10n
+          python3-venv)  # python3-venv: the library checks' virtualenv (tests/libraries/setup.sh)
 [ "${1:-}" = --fuzz ] && packages+=(clang-14 libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do

@@ -372,7 +372,8 @@ const std::vector<CommandHelp>& commandTable()
              "a measured run (headroom.measurement/1) beside the plan, per counter with the error",
              "Reads a measurement file, as the hf-python export's script writes after training on your GPU, and "
              "puts peak allocated, peak reserved and device used beside the plan of the scenario it ran (the one "
-             "the file holds, or --scenario FILE), with the error: (planned - measured) / measured.",
+             "the file holds, or --scenario FILE), with the error: (planned - measured) / measured. A run on the CPU "
+             "(the script's smoke test without a GPU) has no CUDA counters: the plan's are shown alone.",
              true,
              {json},
              "headroom-cli compare headroom_measurement.json"},
