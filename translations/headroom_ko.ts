@@ -1548,6 +1548,14 @@
         <source>Load the scenario the measured run was made from, as File ▸ Open would</source>
         <translation>측정한 실행에 쓰인 시나리오를 파일 ▸ 열기처럼 불러옵니다</translation>
     </message>
+    <message>
+        <source>run on the CPU</source>
+        <translation>CPU에서 실행</translation>
+    </message>
+    <message>
+        <source>A run on the CPU (the exported script&apos;s smoke test) has no CUDA memory counters, so there is nothing to put beside the plan: run it on the GPU.</source>
+        <translation>CPU에서 실행한 경우(내보낸 스크립트의 스모크 테스트)에는 CUDA 메모리 카운터가 없어 계획과 나란히 놓을 값이 없습니다. GPU에서 실행하세요.</translation>
+    </message>
 </context>
 <context>
     <name>MemoryUnits</name>
