@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The headroom profile's rows (plan/headroomrows.h). Each formula below is
 // the size of a buffer the engine allocates; the names are the tags the
-// engine gives them (runtime/step/trainerimpl.h, namespace row). The program
+// engine gives them (plan/rownames.h, shared with runtime/step/). The program
 // (which buffer lives through which events) is described in docs/runtime.md.
 #include "plan/headroomrows.h"
 
 #include "plan/planbuild.h"
+#include "plan/rownames.h"
 
 namespace headroom {
 
@@ -204,12 +205,12 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             globalState += stateBytes(tc.optimizer, t, z.state);
         }
     }
-    add("weights.layer", "the layer's parameters in the master dtype (NF4 linears under QLoRA)", Category::Weights,
+    add(row::kWeightsLayer, "the layer's parameters in the master dtype (NF4 linears under QLoRA)", Category::Weights,
         layerStored, load, last, LayerSet::All);
-    add("weights.global", "embeddings, final norm and untied lm_head in the master dtype", Category::Weights,
+    add(row::kWeightsGlobal, "embeddings, final norm and untied lm_head in the master dtype", Category::Weights,
         globalStored, load, last);
     if (peft)
-        add("lora.adapters", "LoRA A and B of the targeted linears, fp32: rank x (in + out) each", Category::Weights,
+        add(row::kAdapters, "LoRA A and B of the targeted linears, fp32: rank x (in + out) each", Category::Weights,
             adapters * 4, load, last, LayerSet::All);
     const bool gpt2 = m.family == Family::Gpt2;
     const bool neox = m.family == Family::GptNeoX;
@@ -218,11 +219,11 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // (modeling_gpt_neox.py rotary_ndims); Llama the whole head; GPT-2 none.
     const Bytes rotary = gpt2 ? 0 : neox ? static_cast<Bytes>(double(HD) * m.rotaryFraction) : HD;
     if (rotary > 0)
-        add("rope.cos_sin", "RoPE cos and sin tables: 2 x seq x rotary_dim/2 fp32", Category::Workspace,
+        add(row::kRope, "RoPE cos and sin tables: 2 x seq x rotary_dim/2 fp32", Category::Workspace,
             2 * T * (rotary / 2) * 4, load, last);
-    add("optimizer.layer", "the layer's optimizer state (per tensor: optimizerstep.cpp)", Category::OptimizerState,
+    add(row::kStateLayer, "the layer's optimizer state (per tensor: optimizerstep.cpp)", Category::OptimizerState,
         layerState, load, last, LayerSet::All);
-    add("optimizer.global", "optimizer state of the global tensors", Category::OptimizerState, globalState, load, last);
+    add(row::kStateGlobal, "optimizer state of the global tensors", Category::OptimizerState, globalState, load, last);
     // Gradients of what is trained: made by the backward that first writes
     // them and freed after the step; with accumulation made before the first micro-batch.
     const bool accumulating = tc.gradAccum > 1;
@@ -230,18 +231,18 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // complete and freed: a layer's at the end of its backward, the global
     // ones at the end of the embedding backward.
     const bool fused = tc.optimizer == Optimizer::Lomo;
-    add("grads.layer", "the layer's gradients in the gradient dtype", Category::Gradients,
+    add(row::kGradsLayer, "the layer's gradients in the gradient dtype", Category::Gradients,
         satMul(layerTrainable, z.grad), accumulating ? load : Phase::LayerBwd, fused ? Phase::LayerBwd : last,
         LayerSet::All);
     // Chunked loss: the lm_head's backward runs inside the loss backward.
     const bool chunked = tc.chunkedCrossEntropy;
-    add("grads.global", "gradients of the global tensors", Category::Gradients, satMul(globalTrainable, z.grad),
+    add(row::kGradsGlobal, "gradients of the global tensors", Category::Gradients, satMul(globalTrainable, z.grad),
         accumulating ? load : (chunked ? Phase::LossBwd : Phase::HeadBwd), fused ? Phase::EmbedBwd : last);
 
     // ---- Activations ------------------------------------------------------
-    add("batch.tokens", "input ids and next-token targets, int32", Category::Activations, 2 * N * 4, Phase::EmbedFwd,
+    add(row::kTokens, "input ids and next-token targets, int32", Category::Activations, 2 * N * 4, Phase::EmbedFwd,
         Phase::EmbedBwd);
-    add("embed.out", "embedding output: the first layer's input", Category::Activations, N * C * p, Phase::EmbedFwd,
+    add(row::kEmbedOut, "embedding output: the first layer's input", Category::Activations, N * C * p, Phase::EmbedFwd,
         Phase::EmbedBwd);
     // Dropout (runtime/step/attentionstep.cpp): every family drops attention
     // probabilities; GPT-2 also the embedding output and both sublayers'
@@ -250,9 +251,10 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const bool dropout = m.dropout > 0;
     const bool hiddenDropout = dropout && m.family != Family::Llama;
     if (hiddenDropout)
-        add("embed.dropout_mask", "embedding dropout mask, 1 byte per element", Category::Activations, N * C,
+        add(row::kEmbedDropoutMask, "embedding dropout mask, 1 byte per element", Category::Activations, N * C,
             Phase::EmbedFwd, Phase::EmbedBwd);
-    add("layer.out", "the layer's output (the next layer's input and checkpoint boundary), freed after this layer's backward",
+    add(row::kLayerOut,
+        "the layer's output (the next layer's input and checkpoint boundary), freed after this layer's backward",
         Category::Activations, N * C * p, Phase::LayerFwd, Phase::LayerBwd, LayerSet::All);
     const bool eager = tc.attention == Attention::Eager;
     struct Saved {
@@ -263,28 +265,28 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // no gate: "up" is c_fc's output, saved by GELU, "act" GELU's, saved by c_proj.
     const Bytes stats = layerNorm ? N * 8 : N * 4;
     const Saved saved[] = {
-        {"saved.norm1.rstd", stats},
-        {"saved.norm1.out", N * C * p},
-        {"saved.attn.q", N * QD * p},
-        {"saved.attn.k", N * KD * p},
-        {"saved.attn.v", N * KD * p},
+        {row::kSavedNorm1Rstd, stats},
+        {row::kSavedNorm1Out, N * C * p},
+        {row::kSavedQ, N * QD * p},
+        {row::kSavedK, N * KD * p},
+        {row::kSavedV, N * KD * p},
         // Eager: the softmax probabilities (B x heads x seq x seq); memory-efficient: fp32 row log-sum-exp.
-        {eager ? "saved.attn.probs" : "saved.attn.lse", eager ? B * NH * T * T * p : B * NH * T * 4},
-        {"saved.attn.out", N * QD * p},
-        {"saved.residual.mid", neox ? 0 : N * C * p},  // GPT-NeoX: both norms read the layer input
-        {"saved.norm2.rstd", stats},
-        {"saved.norm2.out", N * C * p},
-        {"saved.mlp.gate", layerNorm ? 0 : N * I * p},
-        {"saved.mlp.up", N * I * p},
-        {"saved.mlp.act", N * I * p},
-        {"saved.lora.a_out", N * r * p * adapterCount},  // per adapter: scale * x A^T, for B's gradient
+        {eager ? row::kSavedProbs : row::kSavedLse, eager ? B * NH * T * T * p : B * NH * T * 4},
+        {row::kSavedAttnOut, N * QD * p},
+        {row::kSavedResidualMid, neox ? 0 : N * C * p}, // GPT-NeoX: both norms read the layer input
+        {row::kSavedNorm2Rstd, stats},
+        {row::kSavedNorm2Out, N * C * p},
+        {row::kSavedGate, layerNorm ? 0 : N * I * p},
+        {row::kSavedUp, N * I * p},
+        {row::kSavedAct, N * I * p},
+        {row::kLoraSaved, N * r * p * adapterCount}, // per adapter: scale * x A^T, for B's gradient
         // Eager attention with dropout keeps its mask and the dropped
         // probabilities the value matmul read (torch's eager attention keeps
         // both); the fused kernel draws its mask again in the backward.
-        {"saved.attn.dropout_mask", dropout && eager ? B * NH * T * T : 0},
-        {"saved.attn.probs_dropped", dropout && eager ? B * NH * T * T * p : 0},
-        {"saved.attn.resid_dropout_mask", hiddenDropout ? N * C : 0},
-        {"saved.mlp.dropout_mask", hiddenDropout ? N * C : 0},
+        {row::kSavedAttnDropoutMask, dropout && eager ? B * NH * T * T : 0},
+        {row::kSavedProbsDropped, dropout && eager ? B * NH * T * T * p : 0},
+        {row::kSavedResidDropoutMask, hiddenDropout ? N * C : 0},
+        {row::kSavedMlpDropoutMask, hiddenDropout ? N * C : 0},
     };
     for (const Saved& s : saved) {
         if (s.bytes == 0)
@@ -300,15 +302,15 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         }
     }
     if (layerQuantized > 0) {
-        add("layer.dequantized_weights", "the layer's NF4 linears dequantised to the activation dtype for the forward",
+        add(row::kDequantized, "the layer's NF4 linears dequantised to the activation dtype for the forward",
             Category::Temporaries, layerQuantized * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
-        add("layer.dequantized_weights", "the same, dequantised again for the backward", Category::Temporaries,
+        add(row::kDequantized, "the same, dequantised again for the backward", Category::Temporaries,
             layerQuantized * p, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
     }
     if (z.copies) {
-        add("layer.weight_copies", "16-bit copies of the layer's linear weights for its forward matmuls", Category::Temporaries,
-            layerLinear * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
-        add("layer.weight_copies", "the same copies made again for the backward", Category::Temporaries, layerLinear * p,
+        add(row::kWeightCopies, "16-bit copies of the layer's linear weights for its forward matmuls",
+            Category::Temporaries, layerLinear * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
+        add(row::kWeightCopies, "the same copies made again for the backward", Category::Temporaries, layerLinear * p,
             Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
     }
     // The attention backward's own buffer: eager attention's dP/dS (B x heads x
@@ -321,7 +323,7 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const Bytes layerGrads = gpt2 ? 2 * I + 2 * C + 2 * QD + 2 * KD
                              : neox ? 2 * I + 2 * C + 3 * QD + 3 * KD
                                     : 3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount;
-    add("layer.bwd_temporaries",
+    add(row::kLayerBwd,
         "activation gradients of one layer's backward: act, gate, up (3 x mlp width), both norm outputs (2 x hidden), "
         "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim), "
         "tokens x rank per LoRA adapter, and the attention backward's dP/dS (eager) or fp32 delta (fused); "
@@ -330,41 +332,42 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         Category::Temporaries, N * layerGrads * p + (hiddenDropout ? N * C * p : 0) + attentionBwd, Phase::LayerBwd,
         Phase::LayerBwd, LayerSet::All);
     if (neox)
-        add("layer.attn_proj", "GPT-NeoX: the attention branch's output projection, summed into the layer output "
-            "(parallel residual)", Category::Temporaries, N * C * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
+        add(row::kAttnProj,
+            "GPT-NeoX: the attention branch's output projection, summed into the layer output "
+            "(parallel residual)",
+            Category::Temporaries, N * C * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
 
     // ---- Head and loss ----------------------------------------------------
     const Phase headIn = chunked ? Phase::LossFwd : Phase::HeadFwd, headOut = chunked ? Phase::LossBwd : Phase::HeadBwd;
     if (z.copies) {
-        add("head.weight_copy", "16-bit copy of the lm_head (or tied embedding) weight in forward", Category::Temporaries,
+        add(row::kHeadCopy, "16-bit copy of the lm_head (or tied embedding) weight in forward", Category::Temporaries,
             V * C * p, headIn, headIn);
-        add("head.weight_copy", "the same copy made again in backward", Category::Temporaries, V * C * p, headOut,
-            headOut);
+        add(row::kHeadCopy, "the same copy made again in backward", Category::Temporaries, V * C * p, headOut, headOut);
     }
-    add("final_norm.saved", "final norm output and its fp32 statistics", Category::Activations, N * C * p + stats,
+    add(row::kFinalNorm, "final norm output and its fp32 statistics", Category::Activations, N * C * p + stats,
         Phase::HeadFwd, Phase::HeadBwd);
-    add("loss.lse", "fp32 log-sum-exp per token, saved by the loss for its backward", Category::Logits, N * 4,
+    add(row::kLossLse, "fp32 log-sum-exp per token, saved by the loss for its backward", Category::Logits, N * 4,
         Phase::LossFwd, Phase::LossBwd);
     if (chunked) {
         // One slice of logits at a time: the largest slice is ceil(tokens / chunks) rows.
         const Bytes slice = ceilDiv(N, tc.lossChunks) * V * p;
-        add("loss.chunk_logits", "one slice of logits (head matmul and loss run per slice)", Category::Logits, slice,
+        add(row::kChunkLogits, "one slice of logits (head matmul and loss run per slice)", Category::Logits, slice,
             Phase::LossFwd, Phase::LossFwd);
-        add("loss.chunk_logits", "the slice recomputed in backward", Category::Logits, slice, Phase::LossBwd,
+        add(row::kChunkLogits, "the slice recomputed in backward", Category::Logits, slice, Phase::LossBwd,
             Phase::LossBwd);
-        add("loss.chunk_grad", "the gradient of one slice of logits", Category::Logits, slice, Phase::LossBwd,
+        add(row::kChunkGrad, "the gradient of one slice of logits", Category::Logits, slice, Phase::LossBwd,
             Phase::LossBwd);
-        add("head.grad_in", "gradient of the final norm output, summed over the slices", Category::Temporaries,
+        add(row::kHeadGradIn, "gradient of the final norm output, summed over the slices", Category::Temporaries,
             N * C * p, Phase::LossBwd, Phase::HeadBwd);
     } else {
-        add("logits", "lm_head output: tokens x vocab in the activation dtype", Category::Logits, N * V * p,
+        add(row::kLogits, "lm_head output: tokens x vocab in the activation dtype", Category::Logits, N * V * p,
             Phase::HeadFwd, Phase::LossBwd);
-        add("logits.grad", "gradient of the logits, consumed by the lm_head backward", Category::Logits, N * V * p,
+        add(row::kLogitsGrad, "gradient of the logits, consumed by the lm_head backward", Category::Logits, N * V * p,
             Phase::LossBwd, Phase::HeadBwd);
-        add("head.grad_in", "gradient of the final norm output", Category::Temporaries, N * C * p, Phase::HeadBwd,
+        add(row::kHeadGradIn, "gradient of the final norm output", Category::Temporaries, N * C * p, Phase::HeadBwd,
             Phase::HeadBwd);
     }
-    add("residual.grad", "gradient of the residual stream, updated in place by every layer's backward",
+    add(row::kResidualGrad, "gradient of the residual stream, updated in place by every layer's backward",
         Category::Activations, N * C * p, Phase::HeadBwd, Phase::EmbedBwd);
 }
 

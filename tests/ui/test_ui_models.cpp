@@ -5,14 +5,17 @@
 // make it fit's suggestions (makeItFit), formatted in the current unit, with
 // the raw values on Qt::UserRole.
 #include "model/catalog.h"
+#include "models/comparemodel.h"
 #include "models/laddermodel.h"
 #include "models/suggestionmodel.h"
 #include "plan/defaultscenario.h"
 #include "plan/ladder.h"
 #include "plan/makeitfit.h"
+#include "plan/planner.h"
 #include "text/memoryunits.h"
 
 #include <QAbstractItemModelTester>
+#include <QSignalSpy>
 #include <QtTest>
 
 using namespace headroom;
@@ -74,6 +77,39 @@ private slots:
         model.refresh();
         model.setSuggestions({});
         QCOMPARE(model.rowCount(), 0);
+    }
+
+    void compareColumnsAreThePinnedPlans()
+    {
+        CompareModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        Scenario a = teachingScenario().value();
+        Scenario b = a;
+        b.train.seqLen = a.train.seqLen * 2;
+        b.train.gradAccum = a.train.gradAccum + 1;
+        model.setPins({{QStringLiteral("a"), a, makePlan(a).value()}, {QStringLiteral("b"), b, makePlan(b).value()}});
+        QCOMPARE(model.columnCount(), 2);
+        // Name, device used, margin, verdict, then the two settings that differ.
+        QCOMPARE(model.rowCount(), int(CompareModel::FixedRowCount) + 2);
+        QCOMPARE(model.index(CompareModel::DeviceUsed, 1).data(Qt::UserRole).toULongLong(),
+                 static_cast<qulonglong>(makePlan(b).value().deviceUsedBytes));
+        QCOMPARE(model.index(CompareModel::Margin, 0).data(Qt::UserRole).toLongLong(),
+                 static_cast<qlonglong>(makePlan(a).value().marginBytes));
+
+        // Only the name is editable; an empty name is refused.
+        QSignalSpy renamed(&model, &CompareModel::renameRequested);
+        QVERIFY(model.flags(model.index(CompareModel::Name, 0)) & Qt::ItemIsEditable);
+        QVERIFY(!(model.flags(model.index(CompareModel::DeviceUsed, 0)) & Qt::ItemIsEditable));
+        QVERIFY(!model.setData(model.index(CompareModel::Name, 0), QStringLiteral("  ")));
+        QVERIFY(!model.setData(model.index(CompareModel::Verdict, 0), QStringLiteral("x")));
+        QVERIFY(model.setData(model.index(CompareModel::Name, 1), QStringLiteral(" long ")));
+        QCOMPARE(renamed.count(), 1);
+        QCOMPARE(renamed.at(0).at(1).toString(), QStringLiteral("long"));
+        QCOMPARE(model.index(CompareModel::Name, 1).data().toString(), QStringLiteral("long"));
+
+        model.refresh();
+        model.setPins({});
+        QCOMPARE(model.columnCount(), 0);
     }
 };
 

@@ -3,6 +3,7 @@
 
 #include "charts/devicestack.h"
 #include "document/plandocument.h"
+#include "models/comparemodel.h"
 #include "plan/gpucatalog.h"
 #include "style/chartstyle.h"
 #include "style/palette.h"
@@ -20,7 +21,7 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -33,78 +34,13 @@ namespace {
 
 constexpr double kBarWidth = 0.55;
 
-QString gpuName(const Scenario& s)
-{
-    auto gpu = findGpu(s.hardware.gpu);
-    QString name = gpu ? QString::fromStdString(gpu->name) : QString::fromStdString(s.hardware.gpu);
-    name.remove(QStringLiteral("NVIDIA ")).remove(QStringLiteral("GeForce "));
-    return s.hardware.count > 1 ? QStringLiteral("%1× %2").arg(s.hardware.count).arg(name) : name;
-}
-
-QString shortModel(const Scenario& s)
-{
-    const QString id = QString::fromStdString(s.model.id);
-    return id.isEmpty() ? QStringLiteral("model") : id.section(QLatin1Char('/'), -1);
-}
-
-// The rows of the settings table: a name and the value of one scenario.
-struct Setting {
-    const char* name;
-    std::function<QString(const Scenario&)> value;
-};
-
-QString yesNo(bool b) { return b ? CompareView::tr("yes") : CompareView::tr("no"); }
-
-const std::vector<Setting>& settings()
-{
-    static const std::vector<Setting> list{
-        {QT_TRANSLATE_NOOP("CompareView", "Model"), [](const Scenario& s) { return shortModel(s); }},
-        {QT_TRANSLATE_NOOP("CompareView", "GPU"), [](const Scenario& s) { return gpuName(s); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Mode"), [](const Scenario& s) { return DisplayNames::mode(s.mode); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Sharding"), [](const Scenario& s) { return DisplayNames::sharding(s.hardware.sharding); }},
-        {QT_TRANSLATE_NOOP("CompareView", "CPU offload"), [](const Scenario& s) { return yesNo(s.hardware.cpuOffload); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Precision"), [](const Scenario& s) {
-             return DisplayNames::precision(s.mode == Mode::Train ? s.train.precision : s.inference.precision); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Weights"), [](const Scenario& s) {
-             return DisplayNames::weightQuant(s.mode == Mode::Train ? s.train.weightQuant : s.inference.weightQuant); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Fine-tuning"), [](const Scenario& s) {
-             return s.mode != Mode::Train ? QString()
-                    : s.train.peft.method == PeftMethod::None
-                        ? DisplayNames::peftMethod(s.train.peft.method)
-                        : QStringLiteral("%1 r%2").arg(DisplayNames::peftMethod(s.train.peft.method)).arg(s.train.peft.rank); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Optimizer"), [](const Scenario& s) {
-             return s.mode == Mode::Train ? DisplayNames::optimizer(s.train.optimizer) : QString(); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Micro-batch × sequence"), [](const Scenario& s) {
-             return s.mode == Mode::Train ? QStringLiteral("%1 × %2").arg(s.train.microBatch).arg(s.train.seqLen)
-                                          : QStringLiteral("%1 × %2").arg(s.inference.batch).arg(s.inference.promptTokens); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Accumulation"), [](const Scenario& s) {
-             return s.mode == Mode::Train ? QString::number(s.train.gradAccum) : QString(); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Checkpointing"), [](const Scenario& s) {
-             return s.mode != Mode::Train ? QString()
-                    : s.train.checkpointing == Checkpointing::EveryK
-                        ? QStringLiteral("%1 (k = %2)").arg(DisplayNames::checkpointing(s.train.checkpointing)).arg(s.train.checkpointEvery)
-                        : DisplayNames::checkpointing(s.train.checkpointing); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Attention"), [](const Scenario& s) {
-             return DisplayNames::attention(s.mode == Mode::Train ? s.train.attention : s.inference.attention); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Chunked cross-entropy"), [](const Scenario& s) {
-             return s.mode == Mode::Train ? yesNo(s.train.chunkedCrossEntropy) : QString(); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Activation offload"), [](const Scenario& s) {
-             return s.mode == Mode::Train ? yesNo(s.train.activationOffload) : QString(); }},
-        {QT_TRANSLATE_NOOP("CompareView", "KV cache"), [](const Scenario& s) {
-             return s.mode == Mode::Inference ? DisplayNames::kvCacheDtype(s.inference.kvCacheDtype) : QString(); }},
-        {QT_TRANSLATE_NOOP("CompareView", "New tokens"), [](const Scenario& s) {
-             return s.mode == Mode::Inference ? QString::number(s.inference.newTokens) : QString(); }},
-        {QT_TRANSLATE_NOOP("CompareView", "Profile"), [](const Scenario& s) { return DisplayNames::profile(s.profile); }},
-    };
-    return list;
-}
-
 } // namespace
 
 CompareView::CompareView(QWidget* parent)
     : QWidget(parent)
     , m_chart(new QCustomPlot(this))
-    , m_table(new QTableWidget(this))
+    , m_model(new CompareModel(this))
+    , m_table(new QTableView(this))
     , m_hint(new QLabel(this))
     , m_unpin(new QPushButton(this))
 {
@@ -144,6 +80,7 @@ CompareView::CompareView(QWidget* parent)
     m_chart->plotLayout()->setRowStretchFactor(0, 0.001);
     m_chart->xAxis->setTickLength(0, 0);
 
+    m_table->setModel(m_model);
     m_table->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                              QAbstractItemView::SelectedClicked);
     m_table->setSelectionBehavior(QAbstractItemView::SelectColumns);
@@ -172,13 +109,14 @@ CompareView::CompareView(QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(splitter);
 
-    connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
-        if (!m_filling && item->row() == 0)
-            rename(item->column(), item->text());
-    });
-    connect(m_table, &QTableWidget::currentCellChanged, this,
-            [this](int, int column) { m_unpin->setEnabled(column >= 0 && column < static_cast<int>(m_pins.size())); });
-    connect(m_unpin, &QPushButton::clicked, this, [this] { unpin(m_table->currentColumn()); });
+    connect(m_model, &CompareModel::renameRequested, this, &CompareView::rename);
+    connect(m_table->selectionModel(), &QItemSelectionModel::currentColumnChanged, this,
+            [this](const QModelIndex& current) {
+                const int column = current.isValid() ? current.column() : -1;
+                m_unpin->setEnabled(column >= 0 && column < static_cast<int>(m_pins.size()));
+            });
+    connect(m_unpin, &QPushButton::clicked, this,
+            [this] { unpin(m_table->currentIndex().isValid() ? m_table->currentIndex().column() : -1); });
     refresh();
 }
 
@@ -193,7 +131,11 @@ QString CompareView::defaultName(const Scenario& s)
         method = DisplayNames::peftMethod(s.train.peft.method);
     const auto batch = s.mode == Mode::Train ? s.train.microBatch : s.inference.batch;
     const auto tokens = s.mode == Mode::Train ? s.train.seqLen : s.inference.promptTokens;
-    return QStringLiteral("%1 · %2 · %3×%4 · %5").arg(shortModel(s), method).arg(batch).arg(tokens).arg(gpuName(s));
+    return QStringLiteral("%1 · %2 · %3×%4 · %5")
+        .arg(CompareModel::shortModel(s), method)
+        .arg(batch)
+        .arg(tokens)
+        .arg(CompareModel::gpuName(s));
 }
 
 QString CompareView::pin(const Scenario& scenario, const QString& name)
@@ -311,48 +253,12 @@ void CompareView::redraw()
 
 void CompareView::fillTable()
 {
-    m_filling = true;
     const auto count = static_cast<int>(m_pins.size());
     m_hint->setText(count == 0 ? tr("No scenario pinned yet.")
                                : tr("Double-click a name to rename it. Rows below the verdict list only the settings "
                                     "that differ."));
     m_unpin->setText(tr("Unpin"));
     m_unpin->setToolTip(tr("Remove the selected scenario from the comparison"));
-    QStringList rows{tr("Name"), tr("Device used"), tr("Margin"), tr("Verdict")};
-    std::vector<const Setting*> differing;
-    for (const Setting& s : settings()) {
-        bool differs = false;
-        for (int p = 1; p < count; ++p)
-            differs = differs || s.value(m_pins[static_cast<std::size_t>(p)].scenario) != s.value(m_pins[0].scenario);
-        if (differs) {
-            differing.push_back(&s);
-            rows << tr(s.name);
-        }
-    }
-    m_table->clear();
-    m_table->setColumnCount(count);
-    m_table->setRowCount(static_cast<int>(rows.size()));
-    m_table->setVerticalHeaderLabels(rows);
-    QStringList columns;
-    for (int p = 0; p < count; ++p)
-        columns << QString::number(p + 1);
-    m_table->setHorizontalHeaderLabels(columns);
-    auto readOnly = [](const QString& text) {
-        auto* item = new QTableWidgetItem(text);
-        item->setFlags(item->flags() & ~Qt::ItemIsEditable);
-        return item;
-    };
-    for (int p = 0; p < count; ++p) {
-        const Pin& pin = m_pins[static_cast<std::size_t>(p)];
-        m_table->setItem(0, p, new QTableWidgetItem(pin.name));
-        m_table->setItem(1, p, readOnly(MemoryUnits::format(static_cast<double>(pin.plan.deviceUsedBytes))));
-        m_table->setItem(2, p, readOnly(MemoryUnits::formatSigned(static_cast<double>(pin.plan.marginBytes))));
-        auto* verdict = readOnly(pin.plan.fits ? tr("fits") : tr("out of memory"));
-        verdict->setForeground(pin.plan.fits ? Palette::fits() : Palette::outOfMemory());
-        m_table->setItem(3, p, verdict);
-        for (std::size_t r = 0; r < differing.size(); ++r)
-            m_table->setItem(static_cast<int>(r) + 4, p, readOnly(differing[r]->value(pin.scenario)));
-    }
-    m_unpin->setEnabled(m_table->currentColumn() >= 0 && m_table->currentColumn() < count);
-    m_filling = false;
+    m_model->setPins(m_pins);
+    m_unpin->setEnabled(false); // a reset model has no current column
 }

@@ -5,6 +5,7 @@
 // capacity as a short line over its bar, and a table of device used,
 // margin, verdict and the settings in which the scenarios differ. Every
 // number is the engine's plan of the pinned scenario.
+#include "models/comparemodel.h"
 #include "plan/plan.h"
 
 #include <QWidget>
@@ -17,7 +18,7 @@ class QCPItemText;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class QTableView;
 
 class CompareView : public QWidget {
     Q_OBJECT
@@ -25,11 +26,7 @@ class CompareView : public QWidget {
 public:
     static constexpr int kMaxPins = 4;
 
-    struct Pin {
-        QString name;
-        headroom::Scenario scenario;
-        headroom::Plan plan;
-    };
+    using Pin = CompareModel::Pin;
 
     explicit CompareView(QWidget* parent = nullptr);
 
@@ -43,7 +40,7 @@ public:
     static QString defaultName(const headroom::Scenario& scenario);
 
     QCustomPlot* chart() const { return m_chart; }
-    QTableWidget* table() const { return m_table; }
+    QTableView* table() const { return m_table; }
     // What the chart draws for pin `index`, segment `segment` (DeviceStack
     // order), converted back to bytes: the tests compare it with the plan.
     double drawnBytes(int index, int segment) const;
@@ -61,7 +58,8 @@ private:
     void fillTable();
 
     QCustomPlot* m_chart;
-    QTableWidget* m_table;
+    CompareModel* m_model;
+    QTableView* m_table;
     QLabel* m_hint;
     QPushButton* m_unpin;
     QVector<QCPBars*> m_bars;              // one per DeviceStack segment kind
@@ -69,5 +67,4 @@ private:
     QVector<QCPItemText*> m_capacityLabels;
     QCPItemText* m_empty = nullptr;
     std::vector<Pin> m_pins;
-    bool m_filling = false;
 };

@@ -19,33 +19,33 @@ void Trainer::Impl::allocateSaves(std::size_t l)
     auto f32 = [&](const char* name, std::size_t n) { return makeTensor(alloc, name, Category::Activations, DType::F32, n); };
     // RMSNorm saves rstd per token; GPT-2's LayerNorm mean and rstd.
     const std::size_t stats = layerNorm ? 2 * d.N : d.N;
-    s.rstd1 = f32("saved.norm1.rstd", stats);
-    s.h1 = act("saved.norm1.out", d.N * d.C);
-    s.q = act("saved.attn.q", d.N * d.QD);
-    s.k = act("saved.attn.k", d.N * d.KD);
-    s.v = act("saved.attn.v", d.N * d.KD);
+    s.rstd1 = f32(row::kSavedNorm1Rstd, stats);
+    s.h1 = act(row::kSavedNorm1Out, d.N * d.C);
+    s.q = act(row::kSavedQ, d.N * d.QD);
+    s.k = act(row::kSavedK, d.N * d.KD);
+    s.v = act(row::kSavedV, d.N * d.KD);
     const std::size_t scores = d.B * d.NH * d.T * d.T;
     if (eager) {
-        s.probs = act("saved.attn.probs", scores);
+        s.probs = act(row::kSavedProbs, scores);
         if (dropout > 0) {
-            s.attnMask = makeTensor(alloc, "saved.attn.dropout_mask", Category::Activations, DType::U8, scores);
-            s.attnDropped = act("saved.attn.probs_dropped", scores);
+            s.attnMask = makeTensor(alloc, row::kSavedAttnDropoutMask, Category::Activations, DType::U8, scores);
+            s.attnDropped = act(row::kSavedProbsDropped, scores);
         }
     } else {
-        s.lse = f32("saved.attn.lse", d.B * d.NH * d.T);
+        s.lse = f32(row::kSavedLse, d.B * d.NH * d.T);
     }
-    s.attn = act("saved.attn.out", d.N * d.QD);
+    s.attn = act(row::kSavedAttnOut, d.N * d.QD);
     if (!neox) // GPT-NeoX's parallel residual has no mid-layer residual: both norms read x
-        s.x2 = act("saved.residual.mid", d.N * d.C);
-    s.rstd2 = f32("saved.norm2.rstd", stats);
-    s.h2 = act("saved.norm2.out", d.N * d.C);
+        s.x2 = act(row::kSavedResidualMid, d.N * d.C);
+    s.rstd2 = f32(row::kSavedNorm2Rstd, stats);
+    s.h2 = act(row::kSavedNorm2Out, d.N * d.C);
     if (!layerNorm)
-        s.gate = act("saved.mlp.gate", d.N * d.I);  // GPT-2: no gate; "up" is c_fc's output
-    s.up = act("saved.mlp.up", d.N * d.I);
-    s.act = act("saved.mlp.act", d.N * d.I);
+        s.gate = act(row::kSavedGate, d.N * d.I); // GPT-2: no gate; "up" is c_fc's output
+    s.up = act(row::kSavedUp, d.N * d.I);
+    s.act = act(row::kSavedAct, d.N * d.I);
     if (hiddenDropout) {
-        s.residMask = makeTensor(alloc, "saved.attn.resid_dropout_mask", Category::Activations, DType::U8, d.N * d.C);
-        s.mlpMask = makeTensor(alloc, "saved.mlp.dropout_mask", Category::Activations, DType::U8, d.N * d.C);
+        s.residMask = makeTensor(alloc, row::kSavedResidDropoutMask, Category::Activations, DType::U8, d.N * d.C);
+        s.mlpMask = makeTensor(alloc, row::kSavedMlpDropoutMask, Category::Activations, DType::U8, d.N * d.C);
     }
     for (std::size_t p = 0; p < kLayerParams; ++p)
         if (lora && loraA[l][p].present)

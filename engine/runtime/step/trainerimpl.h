@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // Internal to the step program: the model's tensors and the pieces of one step.
+#include "plan/rownames.h"
 #include "runtime/step/trainer.h"
 
 #include <array>
@@ -8,35 +9,7 @@
 
 namespace headroom::rt {
 
-// Row names shared with plan/headroomrows.cpp: one per tensor-table row.
-namespace row {
-inline constexpr const char* kWeightsLayer = "weights.layer";
-inline constexpr const char* kWeightsGlobal = "weights.global";
-inline constexpr const char* kGradsLayer = "grads.layer";
-inline constexpr const char* kGradsGlobal = "grads.global";
-inline constexpr const char* kStateLayer = "optimizer.layer";
-inline constexpr const char* kStateGlobal = "optimizer.global";
-inline constexpr const char* kRope = "rope.cos_sin";
-inline constexpr const char* kTokens = "batch.tokens";
-inline constexpr const char* kEmbedOut = "embed.out";
-inline constexpr const char* kLayerOut = "layer.out";
-inline constexpr const char* kWeightCopies = "layer.weight_copies";
-inline constexpr const char* kDequantized = "layer.dequantized_weights";
-inline constexpr const char* kAdapters = "lora.adapters";
-inline constexpr const char* kLoraSaved = "saved.lora.a_out";
-inline constexpr const char* kHeadCopy = "head.weight_copy";
-inline constexpr const char* kLayerBwd = "layer.bwd_temporaries";
-inline constexpr const char* kFinalNorm = "final_norm.saved";
-inline constexpr const char* kLogits = "logits";
-inline constexpr const char* kLossLse = "loss.lse";
-inline constexpr const char* kLogitsGrad = "logits.grad";
-inline constexpr const char* kChunkLogits = "loss.chunk_logits";
-inline constexpr const char* kChunkGrad = "loss.chunk_grad";
-inline constexpr const char* kHeadGradIn = "head.grad_in";
-inline constexpr const char* kResidualGrad = "residual.grad";
-inline constexpr const char* kEmbedDropoutMask = "embed.dropout_mask";
-inline constexpr const char* kAttnProj = "layer.attn_proj";
-} // namespace row
+// Row names: plan/rownames.h (namespace headroom::row), shared with the planner.
 
 struct Dims {
     std::size_t B = 0, T = 0, N = 0, C = 0, NH = 0, NKV = 0, HD = 0, QD = 0, KD = 0, I = 0, V = 0, L = 0;
