@@ -1633,6 +1633,124 @@
     </message>
 </context>
 <context>
+    <name>MeasurementModel</name>
+    <message>
+        <source>Peak allocated</source>
+        <translation>최대 할당량</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>최대 예약량</translation>
+    </message>
+    <message>
+        <source>Device used</source>
+        <translation>디바이스 사용량</translation>
+    </message>
+    <message>
+        <source>%1 %</source>
+        <extracomment>relative error of the plan against the measurement, e.g. &quot;+4.2 %&quot;</extracomment>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>The measurement&apos;s field %1</source>
+        <translation>측정 파일의 필드 %1</translation>
+    </message>
+    <message>
+        <source>(planned − measured) / measured: positive means Headroom predicted more</source>
+        <translation>(계획 − 측정) / 측정: 양수이면 Headroom이 더 많이 예측한 것입니다</translation>
+    </message>
+    <message>
+        <source>Counter</source>
+        <translation>카운터</translation>
+    </message>
+    <message>
+        <source>Planned</source>
+        <translation>계획</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>측정</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>오차</translation>
+    </message>
+</context>
+<context>
+    <name>MeasurementPanel</name>
+    <message>
+        <source>Cannot import %1. %2</source>
+        <extracomment>%1 is a file name, %2 the reason</extracomment>
+        <translation>%1 파일을 가져올 수 없습니다. %2</translation>
+    </message>
+    <message>
+        <source>Import measurement</source>
+        <translation>측정값 가져오기</translation>
+    </message>
+    <message>
+        <source>Headroom measurements (*.json);;All files (*)</source>
+        <translation>Headroom 측정 파일 (*.json);;모든 파일 (*)</translation>
+    </message>
+    <message>
+        <source>The file does not say which scenario the run was made from.</source>
+        <translation>이 파일에는 실행에 쓰인 시나리오가 없습니다.</translation>
+    </message>
+    <message>
+        <source>The run&apos;s scenario does not plan. %1</source>
+        <translation>실행한 시나리오를 계획할 수 없습니다. %1</translation>
+    </message>
+    <message>
+        <source>measured on an unnamed GPU</source>
+        <translation>이름 없는 GPU에서 측정</translation>
+    </message>
+    <message>
+        <source>measured on %1</source>
+        <translation>%1에서 측정</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n step(s)</source>
+        <translation>
+            <numerusform>%n단계</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Planned for the scenario the run was made from (in the file), on %1.</source>
+        <translation>실행에 쓰인 시나리오(파일에 포함)로 %1에 대해 계획했습니다.</translation>
+    </message>
+    <message>
+        <source>The file names no scenario: planned for the current one, on %1.</source>
+        <translation>파일에 시나리오가 없어 현재 시나리오로 %1에 대해 계획했습니다.</translation>
+    </message>
+    <message>
+        <source>Device used is the whole device as %1 read it, other processes included; the plan counts this process only.</source>
+        <translation>디바이스 사용량은 %1(으)로 읽은 디바이스 전체이며 다른 프로세스도 포함합니다. 계획은 이 프로세스만 셉니다.</translation>
+    </message>
+    <message>
+        <source>an unnamed source</source>
+        <translation>이름 없는 출처</translation>
+    </message>
+    <message>
+        <source>Measured on your stack</source>
+        <translation>내 환경에서 측정한 값</translation>
+    </message>
+    <message>
+        <source>Ran the exported Hugging Face script, or the Headroom callback in your own loop, on your GPU? Import the headroom.measurement/1 file it wrote to put PyTorch&apos;s counters beside the plan.</source>
+        <translation>내보낸 Hugging Face 스크립트나, 직접 작성한 학습 루프에 넣은 Headroom 콜백을 GPU에서 실행했나요? 그때 기록된 headroom.measurement/1 파일을 가져오면 PyTorch 카운터를 계획과 나란히 볼 수 있습니다.</translation>
+    </message>
+    <message>
+        <source>Import measurement…</source>
+        <translation>측정값 가져오기…</translation>
+    </message>
+    <message>
+        <source>Open the run&apos;s scenario</source>
+        <translation>실행한 시나리오 열기</translation>
+    </message>
+    <message>
+        <source>Load the scenario the measured run was made from, as File ▸ Open would</source>
+        <translation>측정한 실행에 쓰인 시나리오를 파일 ▸ 열기처럼 불러옵니다</translation>
+    </message>
+</context>
+<context>
     <name>MemoryUnits</name>
     <message>
         <source>%1 bytes</source>
@@ -1816,6 +1934,13 @@
     <message>
         <source>Which linear layers get adapters: more targets, more trainable parameters</source>
         <translation>어댑터를 붙일 선형 레이어: 대상이 많을수록 학습 파라미터가 늘어납니다</translation>
+    </message>
+</context>
+<context>
+    <name>PlanDocument</name>
+    <message>
+        <source>Edit scenario</source>
+        <translation>시나리오 편집</translation>
     </message>
 </context>
 <context>

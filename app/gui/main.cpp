@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // headroom: the desktop app. Without arguments it opens on the teaching
 // scenario; --screenshot renders a view to a PNG and exits (no display needed).
-#include "mainwindow.h"
-#include "languagemanager.h"
-#include "screenshot.h"
-#include "session.h"
-#include "theme.h"
+#include "shell/languagemanager.h"
+#include "shell/mainwindow.h"
+#include "shell/screenshot.h"
+#include "shell/session.h"
+#include "style/theme.h"
 
 #include <QApplication>
 #include <QCommandLineParser>

@@ -11,16 +11,16 @@
 //     timed on its own.
 //   64 × 64 fit map: 4096 plans of one parameter table. Target ≤ 200 ms.
 // Run: QT_QPA_PLATFORM=offscreen build/tests/bench_ui
-#include "fitmapworker.h"
-#include "mainwindow.h"
+#include "charts/breakdownchart.h"
+#include "charts/timelineview.h"
+#include "document/fitmapworker.h"
+#include "inputs/scenariopanel.h"
 #include "model/catalog.h"
 #include "plan/planner.h"
-#include "breakdownchart.h"
-#include "breakdownview.h"
-#include "explainpanel.h"
-#include "scenariopanel.h"
-#include "timelineview.h"
-#include "verdictbar.h"
+#include "shell/mainwindow.h"
+#include "views/breakdownview.h"
+#include "views/explainpanel.h"
+#include "views/verdictbar.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

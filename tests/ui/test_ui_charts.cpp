@@ -2,20 +2,20 @@
 // The charts draw the engine's numbers and nothing else: bar values equal the
 // plan's breakdown, the timeline equals plan.timeline, the Explain panel's
 // rows add up to the breakdown, the ladder and sweep come from the engine.
-#include "breakdownchart.h"
-#include "breakdownview.h"
-#include "explainpanel.h"
-#include "ladderchart.h"
-#include "ladderview.h"
-#include "memoryunits.h"
+#include "charts/breakdownchart.h"
+#include "charts/ladderchart.h"
+#include "charts/timelineview.h"
 #include "model/catalog.h"
+#include "models/tensorrowmodel.h"
 #include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
+#include "plan/knobsweep.h"
 #include "plan/planner.h"
-#include "sweepdata.h"
-#include "sweepview.h"
-#include "tensorrowmodel.h"
-#include "timelineview.h"
+#include "text/memoryunits.h"
+#include "views/breakdownview.h"
+#include "views/explainpanel.h"
+#include "views/ladderview.h"
+#include "views/sweepview.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
@@ -184,7 +184,7 @@ private slots:
         const Scenario base = teachingScenario().value();
         LadderView view;
         QSignalSpy applied(&view, &LadderView::applyScenario);
-        view.setScenario(base);
+        view.setLadder(buildLadder(base, defaultLadder()));
         const auto ladder = buildLadder(base, defaultLadder());
         QVERIFY(ladder.ok());
         QCOMPARE(view.steps().size(), ladder->size());

@@ -2,13 +2,13 @@
 // The Compare tab and the Pin action: four pins, a fifth refused; the bars
 // are the engine plans' numbers; names are editable; unpinning; only the
 // settings that differ are listed.
-#include "compareview.h"
-#include "devicestack.h"
-#include "mainwindow.h"
-#include "memoryunits.h"
+#include "charts/devicestack.h"
 #include "plan/defaultscenario.h"
 #include "plan/ladder.h"
 #include "plan/planner.h"
+#include "shell/mainwindow.h"
+#include "text/memoryunits.h"
+#include "views/compareview.h"
 
 #include <QTableWidget>
 #include <QtTest>

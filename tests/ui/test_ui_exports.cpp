@@ -3,18 +3,18 @@
 // (the bytes the engine produced, atomically), the PDF report (pages,
 // Korean font), chart images (PNG size, PDF header, SVG well-formed), the
 // clipboard (Markdown, text, image), and the engine's notes and errors
-// translated by the table in ui/errortext.cpp.
-#include "chartexport.h"
-#include "errortext.h"
-#include "exportactions.h"
+// translated by the table in ui/text/errortext.cpp.
+#include "charts/chartexport.h"
+#include "charts/timelineview.h"
+#include "export/exportactions.h"
+#include "export/reportwriter.h"
 #include "io/scenariofile.h"
-#include "languagemanager.h"
-#include "mainwindow.h"
 #include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
 #include "plan/planner.h"
-#include "reportwriter.h"
-#include "timelineview.h"
+#include "shell/languagemanager.h"
+#include "shell/mainwindow.h"
+#include "text/errortext.h"
 
 #include <QClipboard>
 #include <QJsonDocument>

@@ -2,17 +2,17 @@
 // The main window: first start, files (save/open round trip, malformed files,
 // unsaved changes), invalid combinations shown inline, units, the language
 // switch at run time, and the offscreen screenshot.
-#include "chartexport.h"
+#include "charts/chartexport.h"
+#include "inputs/scenariopanel.h"
 #include "io/scenariofile.h"
-#include "languagemanager.h"
-#include "mainwindow.h"
-#include "memoryunits.h"
 #include "model/catalog.h"
 #include "plan/defaultscenario.h"
-#include "recentfiles.h"
-#include "scenariopanel.h"
-#include "screenshot.h"
-#include "verdictbar.h"
+#include "shell/languagemanager.h"
+#include "shell/mainwindow.h"
+#include "shell/recentfiles.h"
+#include "shell/screenshot.h"
+#include "text/memoryunits.h"
+#include "views/verdictbar.h"
 
 #include <QComboBox>
 #include <QMenuBar>

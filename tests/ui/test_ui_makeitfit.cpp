@@ -2,10 +2,10 @@
 // The Make it fit tab: it lists the engine's suggestions, Apply loads one
 // into the panel and the new plan fits, Undo returns to the scenario before.
 #include "io/scenariofile.h"
-#include "mainwindow.h"
-#include "makeitfitview.h"
 #include "model/catalog.h"
 #include "plan/makeitfit.h"
+#include "shell/mainwindow.h"
+#include "views/makeitfitview.h"
 
 #include <QTableWidget>
 #include <QtTest>
@@ -80,7 +80,7 @@ private slots:
         MakeItFitView view;
         Scenario s = tooLarge();
         s.model = presetModel("meta-llama/Llama-3.1-70B").value();
-        view.setScenario(s);
+        view.setSuggestions(s, makeItFit(s));
         QVERIFY(view.result()->suggestions.empty());
         QVERIFY(view.summary().contains(QLatin1String("no combination")));
     }

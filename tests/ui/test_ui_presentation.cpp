@@ -2,17 +2,17 @@
 // Presentation mode shows only the chart and the Explain panel, the arrow
 // keys step through the engine's ladder, Esc leaves; and the sweep's work
 // off the UI thread gives exactly the synchronous engine result.
-#include "breakdownchart.h"
-#include "breakdownview.h"
-#include "explainpanel.h"
-#include "fitmapworker.h"
-#include "mainwindow.h"
+#include "charts/breakdownchart.h"
+#include "document/fitmapworker.h"
 #include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
 #include "plan/ladder.h"
 #include "plan/planner.h"
-#include "presentationview.h"
-#include "sweepview.h"
+#include "shell/mainwindow.h"
+#include "views/breakdownview.h"
+#include "views/explainpanel.h"
+#include "views/presentationview.h"
+#include "views/sweepview.h"
 
 #include <QProgressBar>
 #include <QSignalSpy>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The configuration panel maps every widget to the Scenario and back.
+#include "inputs/modelpicker.h"
+#include "inputs/peftgroup.h"
+#include "inputs/scenariopanel.h"
 #include "io/scenariofile.h"
 #include "model/catalog.h"
 #include "model/hfconfig.h"
-#include "modelpicker.h"
-#include "peftgroup.h"
 #include "plan/defaultscenario.h"
-#include "scenariopanel.h"
 
 #include <QCheckBox>
 #include <QComboBox>

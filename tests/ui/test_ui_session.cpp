@@ -4,15 +4,15 @@
 // (autosave present, no clean exit), none after a clean exit, and corrupt
 // settings or a corrupt autosave falling back to the defaults with a warning.
 // QSettings and QStandardPaths run in test mode (~/.qttest), cleared per test.
-#include "autosave.h"
+#include "charts/ladderchart.h"
+#include "charts/timelineview.h"
+#include "inputs/scenariopanel.h"
 #include "io/scenariofile.h"
-#include "ladderchart.h"
-#include "ladderview.h"
-#include "mainwindow.h"
 #include "plan/defaultscenario.h"
-#include "scenariopanel.h"
-#include "session.h"
-#include "timelineview.h"
+#include "shell/autosave.h"
+#include "shell/mainwindow.h"
+#include "shell/session.h"
+#include "views/ladderview.h"
 
 #include <QSettings>
 #include <QSpinBox>

@@ -2,11 +2,11 @@
 // Teaching > Seed book: TeachingModel under QAbstractItemModelTester, its
 // numbers are the engine's comparison (the model computes none), and loading
 // a row puts that experiment's scenario into the main window.
+#include "inputs/scenariopanel.h"
 #include "io/teachingset.h"
-#include "mainwindow.h"
-#include "scenariopanel.h"
-#include "teachingdialog.h"
-#include "teachingmodel.h"
+#include "models/teachingmodel.h"
+#include "shell/mainwindow.h"
+#include "views/teachingdialog.h"
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>

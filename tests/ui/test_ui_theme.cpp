@@ -3,15 +3,15 @@
 // backgrounds, axes and signal colors, persist, and a corrupt value falls
 // back with a warning), the GPU's two capacities in the panel, tooltips on
 // every input, Tab in reading order, and mnemonics on the menus.
-#include "breakdownchart.h"
-#include "breakdownview.h"
-#include "mainwindow.h"
-#include "memoryunits.h"
-#include "palette.h"
+#include "charts/breakdownchart.h"
+#include "charts/timelineview.h"
+#include "inputs/scenariopanel.h"
 #include "plan/gpucatalog.h"
-#include "scenariopanel.h"
-#include "theme.h"
-#include "timelineview.h"
+#include "shell/mainwindow.h"
+#include "style/palette.h"
+#include "style/theme.h"
+#include "text/memoryunits.h"
+#include "views/breakdownview.h"
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>

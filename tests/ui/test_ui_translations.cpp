@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The Korean translation is complete (no unfinished or empty entries) and is
 // compiled into the library's resources.
-#include "languagemanager.h"
+#include "shell/languagemanager.h"
 
 #include <QFile>
 #include <QXmlStreamReader>

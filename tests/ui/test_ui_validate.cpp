@@ -6,15 +6,15 @@
 // The child is tests/ui/fakes/fake_validator (VALIDATE-PROTOCOL.md) unless the
 // real `headroom-cli validate` exists (realCli* below, skipped until then).
 #include "io/scenariofile.h"
-#include "mainwindow.h"
-#include "memoryunits.h"
 #include "model/catalog.h"
 #include "plan/defaultscenario.h"
-#include "runtime/validate.h"
 #include "runtime/runtime_testmodels.h"
-#include "screenshot.h"
-#include "validateview.h"
-#include "validationrunner.h"
+#include "runtime/validate.h"
+#include "shell/mainwindow.h"
+#include "shell/screenshot.h"
+#include "text/memoryunits.h"
+#include "validate/validateview.h"
+#include "validate/validationrunner.h"
 
 #include <QComboBox>
 #include <QElapsedTimer>

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "document/plandocument.h"
+
+#include "plan/fitsearch.h"
+#include "plan/ladder.h"
+#include "plan/makeitfit.h"
+#include "plan/planner.h"
+
+#include <QCoreApplication>
+#include <QTimer>
+#include <QUndoCommand>
+#include <QUndoStack>
+
+using namespace headroom;
+
+// One edit: the scenario before and after. Edits of one turn of the event
+// loop merge (a model change moves the layers, the PEFT targets and the
+// sequence length together; one undo takes them all back).
+class PlanDocument::EditCommand : public QUndoCommand {
+public:
+    EditCommand(PlanDocument* document, Scenario before, Scenario after)
+        : m_document(document), m_before(std::move(before)), m_after(std::move(after))
+    {
+        setText(QCoreApplication::translate("PlanDocument", "Edit scenario"));
+    }
+    int id() const override { return 1; }
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        if (!m_document->m_editOpen || other->id() != id())
+            return false;
+        m_after = static_cast<const EditCommand*>(other)->m_after;
+        return true;
+    }
+    void redo() override { m_document->apply(m_after); }
+    void undo() override { m_document->apply(m_before); }
+
+private:
+    PlanDocument* m_document;
+    Scenario m_before;
+    Scenario m_after;
+};
+
+PlanDocument::PlanDocument(QObject* parent)
+    : QObject(parent), m_undo(new QUndoStack(this)), m_planTimer(new QTimer(this))
+{
+    m_planTimer->setSingleShot(true);
+    m_planTimer->setInterval(0);
+    connect(m_planTimer, &QTimer::timeout, this, &PlanDocument::planNow);
+    connect(m_undo, &QUndoStack::cleanChanged, this, [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+PlanDocument::~PlanDocument() = default;
+
+bool PlanDocument::isModified() const { return !m_undo->isClean(); }
+
+void PlanDocument::edit(const Scenario& scenario)
+{
+    // push() runs the command's redo(), which applies the scenario, whether
+    // or not it then merges into the open step.
+    m_fromInput = true;
+    m_undo->push(new EditCommand(this, m_scenario, scenario));
+    m_fromInput = false;
+    m_editOpen = true;
+}
+
+void PlanDocument::apply(const Scenario& scenario)
+{
+    m_scenario = scenario;
+    // Undo and redo come from the menu, not the inputs: the inputs follow.
+    // An edit came from them, and they already show it.
+    if (!m_fromInput)
+        emit scenarioReplaced(m_scenario);
+    schedulePlan();
+}
+
+void PlanDocument::reset(const Scenario& scenario, const QString& path)
+{
+    m_undo->clear();
+    m_editOpen = false;
+    m_scenario = scenario;
+    emit scenarioReplaced(m_scenario);
+    if (path != m_path) {
+        m_path = path;
+        emit pathChanged(m_path);
+    }
+    emit modifiedChanged(false);
+    planNow();
+}
+
+void PlanDocument::markSaved(const QString& path)
+{
+    m_undo->setClean();
+    if (path != m_path) {
+        m_path = path;
+        emit pathChanged(m_path);
+    }
+}
+
+void PlanDocument::schedulePlan() { m_planTimer->start(); }
+
+void PlanDocument::planNow()
+{
+    m_planTimer->stop();
+    m_editOpen = false;
+    auto result = makePlan(m_scenario);
+    if (result) {
+        m_plan = std::move(result).value();
+        m_problem.reset();
+    } else {
+        // Never silently ignored: the views show the reason in place of the plan.
+        m_plan.reset();
+        m_problem = result.error();
+    }
+    m_ladder.reset();
+    m_suggestions.reset();
+    ++m_revision;
+    emit planChanged();
+}
+
+const PlanDocument::Ladder& PlanDocument::ladder()
+{
+    if (m_planTimer->isActive())
+        planNow();
+    if (!m_ladder)
+        m_ladder = ladderFor(m_scenario);
+    return *m_ladder;
+}
+
+const PlanDocument::Suggestions& PlanDocument::suggestions()
+{
+    if (m_planTimer->isActive())
+        planNow();
+    if (!m_suggestions)
+        m_suggestions = suggestionsFor(m_scenario);
+    return *m_suggestions;
+}
+
+Result<Plan> PlanDocument::planFor(const Scenario& scenario) { return makePlan(scenario); }
+
+// The study notes' exercise: from a naive full fine-tune, one technique after another (engine/plan/ladder.h).
+PlanDocument::Ladder PlanDocument::ladderFor(const Scenario& scenario)
+{
+    return buildLadder(scenario, defaultLadder());
+}
+
+PlanDocument::Suggestions PlanDocument::suggestionsFor(const Scenario& scenario) { return makeItFit(scenario); }
+
+// The fit searches (engine/plan/fitsearch.h): the largest value of one knob that still fits.
+Result<FitResult> PlanDocument::largestMicroBatchFor(const Scenario& scenario) { return largestMicroBatch(scenario); }
+
+Result<FitResult> PlanDocument::longestSequenceFor(const Scenario& scenario) { return longestSequence(scenario); }
+
+Result<std::vector<ModelFitRow>> PlanDocument::largestModelsFor(const Scenario& scenario)
+{
+    return largestModels(scenario);
+}

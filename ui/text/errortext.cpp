@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "text/errortext.h"
+
+#include <QRegularExpression>
+
+#include <functional>
+#include <vector>
+
+using headroom::ErrorCode;
+
+namespace {
+
+// One phrasing the engine produces: a pattern over its English text and the
+// translated sentence built from the captured numbers and names. The
+// patterns quote the engine's strings (engine/plan/planner.cpp validate()
+// and makePlan(), engine/plan/modelstaterows.cpp, engine/io/exportersdist.cpp); test_ui_exports checks that
+// what the engine emits today is matched.
+struct Phrase {
+    QRegularExpression pattern;
+    std::function<QString(const QRegularExpressionMatch&)> text;
+};
+
+QRegularExpression anchored(const char* pattern)
+{
+    return QRegularExpression(QLatin1Char('^') + QLatin1String(pattern) + QLatin1Char('$'));
+}
+
+const std::vector<Phrase>& notePhrases()
+{
+    static const std::vector<Phrase> phrases = {
+        {anchored(R"((.+) has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice\.)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("%1 has no native bf16: PyTorch emulates it slowly or refuses; fp16 mixed precision is the usual choice.")
+                 .arg(m.captured(1));
+         }},
+        {anchored(R"((.+) has no fp8 tensor cores \(needs compute capability 8\.9 or newer\)\.)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("%1 has no fp8 tensor cores (they need compute capability 8.9 or newer).").arg(m.captured(1));
+         }},
+        {anchored(R"(Paged 8-bit AdamW: optimizer state lives in CUDA managed memory, outside torch's allocator counters but on the device while resident\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch's allocator counters but on the GPU while resident.");
+         }},
+        {anchored(R"(ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.");
+         }},
+        {anchored(R"(CPU offload: optimizer state and fp32 master weights are held in CPU memory\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.");
+         }},
+        {anchored(R"(Sequence length exceeds the model's max_position_embeddings \((\d+)\)\.)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The sequence length exceeds the model's maximum position embeddings (%1).").arg(m.captured(1));
+         }},
+    };
+    return phrases;
+}
+
+const std::vector<Phrase>& detailPhrases()
+{
+    static const std::vector<Phrase> phrases = {
+        {anchored(R"(QLoRA trains adapters over a 4-bit base.*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("QLoRA trains adapters over a 4-bit base: choose NF4 weight quantization.");
+         }},
+        {anchored(R"(quantized weights cannot be trained directly.*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Quantized weights cannot be trained directly: choose LoRA or QLoRA, or no weight quantization.");
+         }},
+        {anchored(R"(GaLore projects full-parameter gradients.*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("GaLore projects full-parameter gradients: it does not combine with LoRA or QLoRA.");
+         }},
+        {anchored(R"(bitsandbytes quantized weights are not sharded by ZeRO-3.*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Quantized (bitsandbytes) weights are not sharded by ZeRO-3: choose another sharding.");
+         }},
+        {anchored(R"(LoRA targets match no linear layer of this model: ?(.*))"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 lists the requested module names
+             return ErrorText::tr("The chosen LoRA target modules (%1) match no linear layer of this model.").arg(m.captured(1));
+         }},
+        {anchored(R"(([a-z_.]+): must be between (\d+) and (\d+), got (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 an input's name, %2 and %3 the bounds, %4 the value given
+             return ErrorText::tr("%1 must be between %2 and %3; it is %4.")
+                 .arg(ErrorText::fieldName(m.captured(1)), m.captured(2), m.captured(3), m.captured(4));
+         }},
+        {anchored(R"(model: layers, hidden size, heads, KV heads, head dim, MLP width and vocabulary must all be positive)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("The model's layers, hidden size, heads, KV heads, head size, MLP width and vocabulary must all be positive.");
+         }},
+        {anchored(R"(inference\.precision: must be fp32, fp16 or bf16 for inference weights, got (.+))"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("Inference weights must be fp32, fp16 or bf16, not %1.").arg(m.captured(1));
+         }},
+        {anchored(R"(train\.peft\.alpha: must be above 0 and at most 1e6)"),
+         [](const QRegularExpressionMatch&) { return ErrorText::tr("LoRA alpha must be above 0 and at most 1,000,000."); }},
+        {anchored(R"(train\.peft\.dropout: must be in \[0, 1\))"),
+         [](const QRegularExpressionMatch&) { return ErrorText::tr("LoRA dropout must be at least 0 and below 1."); }},
+        {anchored(R"((deepspeed-json|accelerate-fsdp-yaml) configures training; the scenario is inference)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The %1 export configures training; this scenario is inference.").arg(m.captured(1));
+         }},
+        {anchored(R"(the plan has no events to export)"),
+         [](const QRegularExpressionMatch&) { return ErrorText::tr("The plan has no events to export."); }},
+    };
+    return phrases;
+}
+
+QString lookUp(const std::vector<Phrase>& phrases, const std::string& text)
+{
+    const QString english = QString::fromStdString(text);
+    for (const Phrase& phrase : phrases) {
+        const QRegularExpressionMatch match = phrase.pattern.match(english);
+        if (match.hasMatch())
+            return phrase.text(match);
+    }
+    return QString();
+}
+
+} // namespace
+
+QString ErrorText::summary(ErrorCode code)
+{
+    switch (code) {
+    case ErrorCode::InvalidArgument: return tr("A value is out of range.");
+    case ErrorCode::UnknownModel: return tr("This model is not in the catalog.");
+    case ErrorCode::UnknownModelType: return tr("This model type is not supported.");
+    case ErrorCode::UnknownGpu: return tr("This GPU is not in the catalog.");
+    case ErrorCode::MalformedJson: return tr("The file is not valid JSON.");
+    case ErrorCode::MissingField: return tr("A required field is missing or has the wrong type.");
+    case ErrorCode::FileNotFound: return tr("The file or folder was not found.");
+    case ErrorCode::IoError: return tr("The file could not be read or written.");
+    case ErrorCode::MalformedSafetensors: return tr("A safetensors file has a malformed header.");
+    case ErrorCode::UnsupportedCombination: return tr("These settings do not go together.");
+    case ErrorCode::Overflow: return tr("The sizes are too large to compute.");
+    case ErrorCode::HubUnavailable: return tr("This build of Headroom cannot reach the Hugging Face Hub.");
+    case ErrorCode::HubAccessDenied: return tr("The Hugging Face Hub refused access to this model.");
+    case ErrorCode::HubNotFound: return tr("The Hugging Face Hub does not have this model, revision or file.");
+    case ErrorCode::HubOffline: return tr("Offline mode is on and the model is not in the Hugging Face cache.");
+    case ErrorCode::NetworkError: return tr("The Hugging Face Hub could not be reached or gave an unexpected answer.");
+    case ErrorCode::NetworkTimeout: return tr("The Hugging Face Hub did not answer in time.");
+    case ErrorCode::TooManyRedirects: return tr("The Hugging Face Hub sent too many redirects.");
+    case ErrorCode::ResponseTooLarge: return tr("An answer from the Hugging Face Hub is larger than the limit.");
+    case ErrorCode::Cancelled: return tr("Cancelled.");
+    }
+    return tr("Unknown error.");
+}
+
+QString ErrorText::fieldName(const QString& key)
+{
+    // The scenario-file keys the planner names (engine/plan/planner.cpp, checkRange()).
+    static const std::vector<std::pair<const char*, const char*>> names = {
+        {"hardware.count", QT_TR_NOOP("The number of GPUs")},
+        {"inference.batch", QT_TR_NOOP("The inference batch")},
+        {"inference.prompt_tokens", QT_TR_NOOP("The prompt length")},
+        {"inference.new_tokens", QT_TR_NOOP("The number of new tokens")},
+        {"train.micro_batch", QT_TR_NOOP("The micro-batch")},
+        {"train.seq_len", QT_TR_NOOP("The sequence length")},
+        {"train.grad_accum", QT_TR_NOOP("Gradient accumulation")},
+        {"train.checkpoint_every", QT_TR_NOOP("Checkpoint every k")},
+        {"train.loss_chunks", QT_TR_NOOP("The number of loss chunks")},
+        {"train.peft.rank", QT_TR_NOOP("The LoRA rank")},
+        {"train.galore_rank", QT_TR_NOOP("The GaLore rank")},
+    };
+    for (const auto& [id, name] : names)
+        if (key == QLatin1String(id))
+            return tr(name);
+    return key;
+}
+
+QString ErrorText::technique(const std::string& id, const std::string& engineLabel)
+{
+    // The ids and labels of engine/plan/fitsearch.cpp standardTechniques().
+    static const std::vector<std::pair<const char*, const char*>> labels = {
+        {"fp32-adamw", QT_TR_NOOP("full fine-tune, fp32, AdamW")},
+        {"bf16-mixed-adamw", QT_TR_NOOP("full fine-tune, bf16 mixed, AdamW")},
+        {"bf16-mixed-ckpt-flash", QT_TR_NOOP("bf16 mixed + checkpointing + FlashAttention")},
+        {"bf16-8bit-ckpt-flash", QT_TR_NOOP("pure bf16 + 8-bit AdamW + checkpointing + FlashAttention")},
+        {"lora-ckpt-flash", QT_TR_NOOP("LoRA r16 (bf16 base) + checkpointing + FlashAttention")},
+        {"qlora-ckpt-flash", QT_TR_NOOP("QLoRA NF4-DQ r16 + checkpointing + FlashAttention + paged 8-bit AdamW")},
+        {"inference-bf16", QT_TR_NOOP("inference, bf16 weights")},
+        {"inference-nf4", QT_TR_NOOP("inference, NF4 weights")},
+    };
+    for (const auto& [known, label] : labels)
+        if (id == known)
+            return tr(label);
+    return QString::fromStdString(engineLabel);
+}
+
+QString ErrorText::knownDetail(const std::string& detail) { return lookUp(detailPhrases(), detail); }
+
+QString ErrorText::note(const std::string& note)
+{
+    const QString known = lookUp(notePhrases(), note);
+    return known.isEmpty() ? QString::fromStdString(note) : known;
+}
+
+QString ErrorText::message(const headroom::Error& error)
+{
+    const QString known = knownDetail(error.detail);
+    const QString detail = known.isEmpty() ? QString::fromStdString(error.detail) : known;
+    if (detail.isEmpty())
+        return summary(error.code);
+    //: %1 is a one-sentence summary, %2 names what is wrong
+    return tr("%1 %2").arg(summary(error.code), detail);
+}
