@@ -118,9 +118,8 @@ private slots:
         QVERIFY(config.open(QIODevice::WriteOnly));
         config.write(hubfixtures::kTinyConfig);
         config.close();
-        const Run local = runCli({QStringLiteral("plan"), QStringLiteral("--config"), config.fileName(),
-                                  QStringLiteral("--json")},
-                                 env());
+        const Run local = runCli(
+            {QStringLiteral("plan"), QStringLiteral("--config"), config.fileName(), QStringLiteral("--json")}, env());
         QVERIFY2(local.exitCode == 0, local.describe());
         const json a = parseJson(hub.out), b = parseJson(local.out);
         QVERIFY(a.is_object() && b.is_object());
@@ -210,13 +209,13 @@ private slots:
     void tokenInNoOutput()
     {
         QTemporaryDir dir;
-        for (const char* format : {"hf-python", "deepspeed-json", "accelerate-fsdp-yaml", "markdown", "csv",
-                                   "plan-json", "scenario-json"}) {
+        for (const char* format :
+             {"hf-python", "deepspeed-json", "accelerate-fsdp-yaml", "markdown", "csv", "plan-json", "scenario-json"}) {
             const QString file = dir.filePath(QString::fromLatin1(format));
-            const Run r = runCli({QStringLiteral("export"), QStringLiteral("--model"), QStringLiteral("acme/tiny-llama"),
-                                  QStringLiteral("--format"), QString::fromLatin1(format), QStringLiteral("--output"),
-                                  file},
-                                 env());
+            const Run r =
+                runCli({QStringLiteral("export"), QStringLiteral("--model"), QStringLiteral("acme/tiny-llama"),
+                        QStringLiteral("--format"), QString::fromLatin1(format), QStringLiteral("--output"), file},
+                       env());
             QVERIFY2(r.exitCode == 0, format + QByteArray(": ") + r.describe());
             QFile written(file);
             QVERIFY(written.open(QIODevice::ReadOnly));

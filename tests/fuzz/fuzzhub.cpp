@@ -42,7 +42,7 @@ const std::string kFuzzToken = "hf_FUZZtoken42";
 }
 
 struct Scripted {
-    int failure = -1;  // 0..2: a transport failure instead of an answer
+    int failure = -1; // 0..2: a transport failure instead of an answer
     HttpResponse response;
 };
 
@@ -164,14 +164,14 @@ void hubInput(std::string_view bytes)
 
     // What was fetched was cached: offline, without a transport, the same model.
     if (!online->notes.empty())
-        return;  // a cache write failed, or there was nothing to count: said so, nothing more to hold
+        return; // a cache write failed, or there was nothing to count: said so, nothing more to hold
     settings.offline = true;
     const Result<HubModelInfo> offline = fetchHubModel(ref, settings, nullptr);
     if (!offline)
         fail("fetched, but not readable offline: " + offline.error().detail);
-    if (offline->model.storedParameters != online->model.storedParameters
-        || offline->model.spec.hidden != online->model.spec.hidden || offline->commit != online->commit
-        || offline->countsKnown != online->countsKnown)
+    if (offline->model.storedParameters != online->model.storedParameters ||
+        offline->model.spec.hidden != online->model.spec.hidden || offline->commit != online->commit ||
+        offline->countsKnown != online->countsKnown)
         fail("offline from the cache differs from what was fetched");
 }
 
