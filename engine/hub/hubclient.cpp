@@ -41,9 +41,9 @@ struct ShardHeader {
 
 Error withPrefix(const std::string& prefix, const Error& e) { return makeError(e.code, prefix + e.detail); }
 
-class HubFetch {
+class HubImport {
 public:
-    HubFetch(const HubModelRef& ref, const HubSettings& settings, HttpTransport* transport,
+    HubImport(const HubModelRef& ref, const HubSettings& settings, HttpTransport* transport,
              const HubFetchControl& control)
         : m_ref(ref)
         , m_settings(settings)
@@ -60,6 +60,7 @@ public:
 private:
     Result<JsonFile> jsonFile(const std::string& file, bool required);
     Result<JsonFile> cachedJson(const std::string& file, bool required, const Error* networkError);
+    Result<JsonFile> fallBackToCache(const std::string& file, bool required, const Error& error);
     Result<ShardHeader> shardHeader(const std::string& shard, bool optional);
     Result<ShardHeader> fetchShardHeader(const std::string& shard, bool optional);
     Result<HttpResponse> get(const std::string& file, std::optional<std::uint64_t> rangeEnd, std::uint64_t maxBytes);
@@ -99,7 +100,7 @@ private:
     std::size_t m_total = 2; // config.json and the index, until the index names the shards
 };
 
-Result<HttpResponse> HubFetch::get(const std::string& file, std::optional<std::uint64_t> rangeEnd,
+Result<HttpResponse> HubImport::get(const std::string& file, std::optional<std::uint64_t> rangeEnd,
                                    std::uint64_t maxBytes)
 {
     HttpRequest request;
@@ -120,7 +121,7 @@ Result<HttpResponse> HubFetch::get(const std::string& file, std::optional<std::u
     return m_transport->get(request, transfer);
 }
 
-Result<JsonFile> HubFetch::cachedJson(const std::string& file, bool required, const Error* networkError)
+Result<JsonFile> HubImport::cachedJson(const std::string& file, bool required, const Error* networkError)
 {
     if (!m_commit.empty()) {
         if (auto path = m_cache.snapshotFile(m_commit, file)) {
@@ -141,7 +142,30 @@ Result<JsonFile> HubFetch::cachedJson(const std::string& file, bool required, co
     return JsonFile{};
 }
 
-Result<JsonFile> HubFetch::jsonFile(const std::string& file, bool required)
+Result<JsonFile> HubImport::fallBackToCache(const std::string& file, bool required, const Error& error)
+{
+    // The Hub cannot be reached, or is down (5xx, 429): the files cached for
+    // the revision, as hf_hub_download falls back to them. Not for 401/403/404:
+    // those are answers about the model, and the user should see them.
+    const bool unreachable = error.code == ErrorCode::NetworkError || error.code == ErrorCode::NetworkTimeout;
+    if (!unreachable || !m_commit.empty())
+        return error;
+    const std::optional<std::string> commit = m_cache.commitOf(m_ref.revision);
+    if (!commit)
+        return error;
+    m_commit = *commit;
+    Result<JsonFile> cached = cachedJson(file, required, &error);
+    if (!cached || cached->presence != Presence::Present) {
+        m_commit.clear();
+        return error;
+    }
+    m_useNetwork = false;
+    m_info.notes.push_back("the Hub could not be reached (" + error.detail + "); the cached files of commit " + m_commit
+                           + " are used");
+    return cached;
+}
+
+Result<JsonFile> HubImport::jsonFile(const std::string& file, bool required)
 {
     if (!m_useNetwork)
         return cachedJson(file, required, nullptr);
@@ -152,31 +176,15 @@ Result<JsonFile> HubFetch::jsonFile(const std::string& file, bool required)
             return cached;
     }
     Result<HttpResponse> response = get(file, std::nullopt, m_settings.maxJsonBytes);
-    if (!response) {
-        const Error& e = response.error();
-        // The Hub cannot be reached: the revision's cached files, as huggingface_hub falls back to them.
-        if ((e.code == ErrorCode::NetworkError || e.code == ErrorCode::NetworkTimeout) && m_commit.empty()) {
-            if (auto commit = m_cache.commitOf(m_ref.revision)) {
-                m_commit = *commit;
-                Result<JsonFile> cached = cachedJson(file, required, &e);
-                if (cached && cached->presence == Presence::Present) {
-                    m_useNetwork = false;
-                    m_info.notes.push_back("the Hub could not be reached (" + e.detail +
-                                           "); the cached files of commit " + m_commit + " are used");
-                    return cached;
-                }
-                m_commit.clear();
-            }
-        }
-        return e; // the transport's detail names the URL, hence the repository and the file
-    }
+    if (!response)
+        return fallBackToCache(file, required, response.error());
     if (!required && isMissingEntry(*response)) {
         if (!m_commit.empty())
             keepNote(m_cache.markMissing(m_commit, file));
         return JsonFile{Presence::Absent, {}};
     }
     if (auto error = hubStatusError(*response, context(file)))
-        return *error;
+        return fallBackToCache(file, required, *error);
     const std::optional<std::string> commit = repoCommit(*response);
     if (!commit)
         return makeError(ErrorCode::NetworkError,
@@ -195,7 +203,7 @@ Result<JsonFile> HubFetch::jsonFile(const std::string& file, bool required)
     return JsonFile{Presence::Present, std::move(response->body)};
 }
 
-Result<ShardHeader> HubFetch::shardHeader(const std::string& shard, bool optional)
+Result<ShardHeader> HubImport::shardHeader(const std::string& shard, bool optional)
 {
     if (auto path = m_cache.snapshotFile(m_commit, shard)) { // the user has the weights
         Result<SafetensorsHeader> header = readSafetensorsHeader(path->string());
@@ -223,7 +231,7 @@ Result<ShardHeader> HubFetch::shardHeader(const std::string& shard, bool optiona
     return fetchShardHeader(shard, optional);
 }
 
-Result<ShardHeader> HubFetch::fetchShardHeader(const std::string& shard, bool optional)
+Result<ShardHeader> HubImport::fetchShardHeader(const std::string& shard, bool optional)
 {
     const std::string prefix = where(shard) + ": ";
     // One ranged answer: its status checked, its body starting at byte 0.
@@ -284,7 +292,7 @@ Result<ShardHeader> HubFetch::fetchShardHeader(const std::string& shard, bool op
     return ShardHeader{Presence::Present, std::move(header).value()};
 }
 
-Result<HubModelInfo> HubFetch::run()
+Result<HubModelInfo> HubImport::run()
 {
     if (!m_transport && !m_settings.offline)
         return makeError(ErrorCode::HubUnavailable,
@@ -368,7 +376,7 @@ Result<HubModelInfo> fetchHubModel(const HubModelRef& ref, const HubSettings& se
 {
     Result<HubModelInfo> result = [&]() -> Result<HubModelInfo> {
         try {
-            return HubFetch(ref, settings, transport, control).run();
+            return HubImport(ref, settings, transport, control).run();
         } catch (const std::exception& e) { // bad_alloc, a file system exception: never thrown onwards
             return makeError(ErrorCode::IoError, ref.repo + ": " + e.what());
         }

@@ -227,6 +227,30 @@ private slots:
         QCOMPARE(unknown.error().code, ErrorCode::NetworkError);
     }
 
+    // A Hub that answers 503 is "down": the cache answers, with a note; a 403
+    // is an answer about the model and is shown, cache or not.
+    void hubDownUsesTheCacheButNotOnDenial()
+    {
+        fakehub::Server server;
+        std::vector<hubfixtures::Shard> shards;
+        server.addRepo("acme/tiny-llama", hubfixtures::shardedTinyLlama(shards));
+        const HubSettings s = settingsFor(server);
+        QVERIFY2(fetch("acme/tiny-llama", s), "first fetch failed");
+        int status = 503;
+        server.route("/acme/tiny-llama/resolve/main/config.json", [&](const fakehub::Request&) {
+            return fakehub::Response{status, {}, "down", 0, 0};
+        });
+        const Result<HubModelInfo> down = fetch("acme/tiny-llama", s);
+        QVERIFY2(down, describe(down));
+        QCOMPARE(down->model.storedParameters, hubfixtures::sumOf(shards));
+        QCOMPARE(down->notes.size(), std::size_t(1));
+        QVERIFY2(contains(down->notes[0], "HTTP 503"), down->notes[0].c_str());
+        status = 403;
+        const Result<HubModelInfo> denied = fetch("acme/tiny-llama", s);
+        QVERIFY(!denied);
+        QCOMPARE(denied.error().code, ErrorCode::HubAccessDenied);
+    }
+
     // A cache that transformers filled (whole shards, linked from snapshots)
     // is read offline: the headers of the user's own files.
     void userCacheFromHuggingfaceHub()
