@@ -9,8 +9,18 @@
 # engine side by side), and write what happened to
 # docs/validation/gpu-<device>-<date>.md and .json.
 #
+# On a bare GPU machine (no apt, no network, no Qt): run
+# scripts/prepare-gpu-deps.sh beforehand where apt works and carry the
+# git-ignored .deps/ folder along; this script then takes nlohmann-json from
+# there. Qt is never needed (HEADROOM_WITH_GUI=OFF; the Qt Test suites are
+# left out when Qt is missing), nor libcurl.
+#
 # Environment:
 #   BUILD_DIR                    build directory (default build-gpu)
+#   DEPS_DIR                     prepared dependencies (default .deps, used when present)
+#   HIDE_SYSTEM_PACKAGES=1       hide /usr from CMake's package search (CMAKE_IGNORE_PREFIX_PATH), to prove
+#                                on a machine that has the packages that the build needs none of them
+#   BUILD_ONLY=1                 configure and build, then stop (the proof above needs no GPU)
 #   HEADROOM_CUDA_ARCHITECTURES  default: native when nvidia-smi sees a GPU
 #   JOBS                         parallel build jobs (default: nproc)
 #   TORCH_REFERENCE=1            also run the PyTorch reference and --compare
@@ -36,13 +46,27 @@ nvcc_args=()
 if ! command -v nvcc >/dev/null && [[ -x /usr/local/cuda/bin/nvcc ]]; then
   nvcc_args=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
 fi
+deps=${DEPS_DIR:-$root/.deps}
+deps_args=()
+if [[ -d $deps/root/usr ]]; then
+  deps_args=(-DCMAKE_PREFIX_PATH="$deps/root/usr")
+  echo "== prepared dependencies: $deps ($(tail -n +2 "$deps/MANIFEST" 2>/dev/null | paste -sd';'))"
+fi
+if [[ ${HIDE_SYSTEM_PACKAGES:-0} == 1 ]]; then
+  # find_package() then ignores every package installed under /usr (Qt,
+  # nlohmann-json...), and under / too: with Debian's merged /usr, /lib is
+  # /usr/lib and CMake finds Qt there through the prefix / that PATH's /bin
+  # gives. The CUDA toolkit in /usr/local/cuda stays visible.
+  deps_args+=("-DCMAKE_IGNORE_PREFIX_PATH=/usr;/")
+fi
 
 log=$(mktemp -d)
 trap 'rm -rf "$log"' EXIT
 
 echo "== configure ($build, CUDA architectures: $arch)"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DHEADROOM_WITH_GUI=OFF -DHEADROOM_WITH_TESTS=ON \
-  -DHEADROOM_WARNINGS_AS_ERRORS=ON -DHEADROOM_CUDA_ARCHITECTURES="$arch" "${nvcc_args[@]}" | tee "$log/configure.txt"
+  -DHEADROOM_WARNINGS_AS_ERRORS=ON -DHEADROOM_CUDA_ARCHITECTURES="$arch" "${nvcc_args[@]}" "${deps_args[@]}" \
+  | tee "$log/configure.txt"
 if ! grep -q "HEADROOM_HAVE_CUDA" "$build/CMakeCache.txt" 2>/dev/null && ! grep -q "CUDA engine" "$log/configure.txt"; then
   echo "gpu-check: CMake found no CUDA toolkit; nothing to check" >&2
   exit 3
@@ -54,6 +78,26 @@ cmake --build "$build" -j "$jobs" --target headroom-cli cuda_host_test gpu_kerne
   gpu_llama_block gpu_ops gpu_step gpu_agreement bench_gpu \
   2>&1 | tee "$log/build.txt"
 build_seconds=$(( $(date +%s) - start ))
+if [[ ! -x $build/app/headroom-cli ]]; then
+  echo "gpu-check: the build failed" >&2
+  exit 1
+fi
+if [[ ${HIDE_SYSTEM_PACKAGES:-0} == 1 ]]; then
+  # The compiler's default include path still holds /usr/include: prove from
+  # the dependency files that every json.hpp compiled was the prepared one.
+  # (The files name it relative to the build folder, or absolute.)
+  used=$(find "$build" -name '*.d' -print0 | xargs -0 grep -ho '[^ ]*nlohmann/json\.hpp' | sort -u || true)
+  echo "== nlohmann/json.hpp read by the build: ${used:-none}"
+  if [[ -z $used ]] || grep -qv "$(basename "$deps")/root/usr/include/nlohmann/json\.hpp$" <<<"$used" \
+     || grep -q '^/usr/\|^/include/' <<<"$used"; then
+    echo "gpu-check: the build read a json.hpp that is not under $deps" >&2
+    exit 1
+  fi
+fi
+if [[ ${BUILD_ONLY:-0} == 1 ]]; then
+  echo "== built in ${build_seconds} s (BUILD_ONLY: stopping before the device checks)"
+  exit 0
+fi
 
 echo "== devices"
 set +e
@@ -104,6 +148,13 @@ if [[ ${TORCH_REFERENCE:-0} == 1 ]]; then
 fi
 
 # The report: one JSON and one Markdown file named after the device and the date.
+if ! command -v "$python" >/dev/null; then
+  # No Python on the machine: keep the raw logs instead of losing them.
+  raw=$out_dir/gpu-raw-$(date -u +%Y-%m-%d-%H%M%S)
+  mkdir -p "$raw" && cp "$log"/* "$raw"/
+  echo "gpu-check: $python not found; raw logs in $raw" >&2
+  exit "$ctest_status"
+fi
 "$python" - "$log" "$out_dir" "$build_seconds" "$devices_status" "$ctest_status" "$torch_status" "$arch" <<'PY'
 import datetime, json, os, re, subprocess, sys
 log, out_dir, build_seconds, devices_status, ctest_status, torch_status, arch = sys.argv[1:8]

@@ -1,13 +1,28 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
-# Sets up, builds and runs every test (CTest), then each fuzz target for a
+# Sets up, builds and runs every test (CTest, the library checks of
+# tests/libraries included), then each fuzz target for a
 # bounded time (HEADROOM_FUZZ_SECONDS each, default 30; 0 skips them; see
 # docs/robustness.md). CI runs exactly this (.ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzz_seconds=${HEADROOM_FUZZ_SECONDS:-30}
 if [ "$fuzz_seconds" -gt 0 ]; then scripts/install-deps.sh --fuzz; else scripts/install-deps.sh; fi
+# The library checks' virtualenv (tests/libraries/setup.sh: about 5 GiB from
+# PyPI the first time, reused after) downloads while the build compiles; the
+# checks then must run, not skip (docs/library-checks.md).
+libraries_log=$(mktemp)
+(time tests/libraries/setup.sh) > "$libraries_log" 2>&1 &
+libraries_setup=$!
+trap 'kill "$libraries_setup" 2>/dev/null || true; rm -f "$libraries_log"' EXIT
 scripts/build.sh -DHEADROOM_WARNINGS_AS_ERRORS=ON
+if ! wait "$libraries_setup"; then
+  cat "$libraries_log"
+  echo "tests/libraries/setup.sh failed: the library checks cannot run" >&2
+  exit 1
+fi
+echo "library checks' virtualenv: $(grep '/bin/python$' "$libraries_log" | tail -1), $(grep '^real' "$libraries_log" | tr '\t' ' ')"
+export HEADROOM_REQUIRE_LIBRARIES=1
 (
   cd build
   ctest --output-on-failure -j"$(nproc)"

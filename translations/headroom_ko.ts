@@ -1347,7 +1347,19 @@
     </message>
 </context>
 <context>
-    <name>LadderView</name>
+    <name>LadderModel</name>
+    <message>
+        <source>no change</source>
+        <translation>변화 없음</translation>
+    </message>
+    <message>
+        <source>fits</source>
+        <translation>들어감</translation>
+    </message>
+    <message>
+        <source>out of memory</source>
+        <translation>메모리 부족</translation>
+    </message>
     <message>
         <source>Step</source>
         <translation>단계</translation>
@@ -1364,6 +1376,9 @@
         <source>Verdict</source>
         <translation>판정</translation>
     </message>
+</context>
+<context>
+    <name>LadderView</name>
     <message>
         <source>Apply this step</source>
         <translation>이 단계 적용</translation>
@@ -1375,18 +1390,6 @@
     <message>
         <source>Start from a naive full fine-tune of this model on this GPU, then add one technique at a time. Each step keeps the ones before it.</source>
         <translation>이 GPU에서 이 모델을 아무 기법 없이 전체 파인튜닝하는 데서 시작해, 기법을 하나씩 더합니다. 각 단계는 앞 단계의 기법을 유지합니다.</translation>
-    </message>
-    <message>
-        <source>no change</source>
-        <translation>변화 없음</translation>
-    </message>
-    <message>
-        <source>fits</source>
-        <translation>들어감</translation>
-    </message>
-    <message>
-        <source>out of memory</source>
-        <translation>메모리 부족</translation>
     </message>
 </context>
 <context>
@@ -1632,22 +1635,6 @@
 <context>
     <name>MakeItFitView</name>
     <message>
-        <source>Change</source>
-        <translation>변경</translation>
-    </message>
-    <message>
-        <source>Device used</source>
-        <translation>디바이스 사용량</translation>
-    </message>
-    <message>
-        <source>Margin</source>
-        <translation>여유</translation>
-    </message>
-    <message>
-        <source>Step time (est.)</source>
-        <translation>스텝 시간 (추정)</translation>
-    </message>
-    <message>
         <source>Undo apply</source>
         <translation>적용 취소</translation>
     </message>
@@ -1676,200 +1663,12 @@
         <translation>%1만큼 메모리가 부족합니다. 들어가게 하는 변경을 추정 스텝 시간이 적은 순서로 보여 줍니다:</translation>
     </message>
     <message>
-        <source>method</source>
-        <translation>방법</translation>
-    </message>
-    <message>
-        <source>task</source>
-        <translation>과제</translation>
-    </message>
-    <message>
-        <source>about the same</source>
-        <translation>거의 같음</translation>
-    </message>
-    <message>
-        <source>%1 % slower</source>
-        <translation>%1 % 느림</translation>
-    </message>
-    <message>
-        <source>%1 % faster</source>
-        <translation>%1 % 빠름</translation>
-    </message>
-    <message>
         <source>Apply</source>
         <translation>적용</translation>
     </message>
     <message>
         <source>Load this configuration into the panel</source>
         <translation>이 설정을 패널에 불러옵니다</translation>
-    </message>
-    <message>
-        <source>flash attention</source>
-        <translation>FlashAttention</translation>
-    </message>
-    <message>
-        <source>gradient checkpointing (every layer)</source>
-        <translation>그래디언트 체크포인팅 (모든 레이어)</translation>
-    </message>
-    <message>
-        <source>gradient checkpointing (one layer in %1)</source>
-        <translation>그래디언트 체크포인팅 (레이어 %1개 중 하나)</translation>
-    </message>
-    <message>
-        <source>chunked cross-entropy</source>
-        <translation>청크 단위 교차 엔트로피</translation>
-    </message>
-    <message>
-        <source>bf16 mixed precision instead of fp32</source>
-        <translation>fp32 대신 bf16 혼합 정밀도</translation>
-    </message>
-    <message>
-        <source>fp16 mixed precision instead of fp32</source>
-        <translation>fp32 대신 fp16 혼합 정밀도</translation>
-    </message>
-    <message>
-        <source>pure bf16 weights and optimizer</source>
-        <translation>순수 bf16 가중치와 옵티마이저</translation>
-    </message>
-    <message>
-        <source>8-bit AdamW</source>
-        <translation>8비트 AdamW</translation>
-    </message>
-    <message>
-        <source>paged 8-bit AdamW</source>
-        <translation>페이지드 8비트 AdamW</translation>
-    </message>
-    <message>
-        <source>LoRA (r16, all linear layers)</source>
-        <translation>LoRA (r16, 모든 선형 레이어)</translation>
-    </message>
-    <message>
-        <source>QLoRA (NF4 base, r16, all linear layers)</source>
-        <translation>QLoRA (NF4 베이스, r16, 모든 선형 레이어)</translation>
-    </message>
-    <message>
-        <source>micro-batch %1 with more accumulation</source>
-        <translation>마이크로배치 %1, 누적 늘림</translation>
-    </message>
-    <message>
-        <source>ZeRO-2 sharding</source>
-        <translation>ZeRO-2 샤딩</translation>
-    </message>
-    <message>
-        <source>ZeRO-3 / FSDP full sharding</source>
-        <translation>ZeRO-3 / FSDP 전체 샤딩</translation>
-    </message>
-    <message>
-        <source>CPU offload of the optimizer</source>
-        <translation>옵티마이저 CPU 오프로드</translation>
-    </message>
-    <message>
-        <source>activation offload to CPU</source>
-        <translation>활성값 CPU 오프로드</translation>
-    </message>
-    <message>
-        <source>sequence length %1</source>
-        <translation>시퀀스 길이 %1</translation>
-    </message>
-    <message>
-        <source>fp8 KV cache</source>
-        <translation>fp8 KV 캐시</translation>
-    </message>
-    <message>
-        <source>int8 weights (LLM.int8)</source>
-        <translation>int8 가중치 (LLM.int8)</translation>
-    </message>
-    <message>
-        <source>NF4 weights</source>
-        <translation>NF4 가중치</translation>
-    </message>
-    <message>
-        <source>batch %1</source>
-        <translation>배치 %1</translation>
-    </message>
-    <message>
-        <source>prompt length %1</source>
-        <translation>프롬프트 길이 %1</translation>
-    </message>
-    <message>
-        <source>Computes attention in tiles without storing the score matrix; faster as well (Dao et al. 2022).</source>
-        <translation>점수 행렬을 저장하지 않고 타일 단위로 어텐션을 계산합니다. 속도도 더 빠릅니다 (Dao 외 2022).</translation>
-    </message>
-    <message>
-        <source>Keeps only each layer&apos;s input and recomputes the rest in backward: about one extra forward pass, +33% step time.</source>
-        <translation>레이어마다 입력만 남기고 나머지는 역전파에서 재계산합니다: 순전파가 한 번 더 들어 스텝 시간이 약 33% 늘어납니다.</translation>
-    </message>
-    <message>
-        <source>Recomputes some layers in backward: part of the saving of full checkpointing for part of its cost.</source>
-        <translation>일부 레이어만 역전파에서 재계산합니다: 전체 체크포인팅 절감의 일부를 비용의 일부로 얻습니다.</translation>
-    </message>
-    <message>
-        <source>Upcasts and differentiates the logits chunk by chunk instead of all at once; the loss is a small part of the step.</source>
-        <translation>로짓을 한꺼번에가 아니라 청크별로 업캐스트하고 미분합니다. 손실 계산은 스텝의 작은 부분입니다.</translation>
-    </message>
-    <message>
-        <source>Activations in 16 bits (half of fp32) and tensor-core matmuls: much faster.</source>
-        <translation>활성값을 16비트(fp32의 절반)로 두고 텐서 코어로 행렬곱을 합니다: 훨씬 빠릅니다.</translation>
-    </message>
-    <message>
-        <source>No fp32 master weights: parameters, gradients and optimizer states in bf16. Small updates can round away.</source>
-        <translation>fp32 마스터 가중치 없이 파라미터, 그래디언트, 옵티마이저 상태를 bf16으로 둡니다. 작은 업데이트는 반올림되어 사라질 수 있습니다.</translation>
-    </message>
-    <message>
-        <source>Optimizer moments stored in 8 bits with block-wise scales instead of 32 bits.</source>
-        <translation>옵티마이저 모멘트를 32비트 대신 블록별 스케일과 함께 8비트로 저장합니다.</translation>
-    </message>
-    <message>
-        <source>8-bit moments in unified memory that pages to the CPU under pressure instead of failing.</source>
-        <translation>8비트 모멘트를 통합 메모리에 두어, 메모리가 모자라면 실패하는 대신 CPU로 페이징합니다.</translation>
-    </message>
-    <message>
-        <source>Trains small adapters over frozen weights: no gradients or optimizer states for the base weights.</source>
-        <translation>고정된 가중치 위에서 작은 어댑터만 학습합니다: 베이스 가중치의 그래디언트와 옵티마이저 상태가 없습니다.</translation>
-    </message>
-    <message>
-        <source>LoRA over a 4-bit base: the frozen weights take about a quarter of bf16; dequantizing them slows every matmul.</source>
-        <translation>4비트 베이스 위의 LoRA: 고정 가중치가 bf16의 약 4분의 1이 되지만, 역양자화 때문에 모든 행렬곱이 느려집니다.</translation>
-    </message>
-    <message>
-        <source>Fewer sequences at once, more accumulation steps: the same effective batch with smaller activations; smaller matmuls use the GPU less well.</source>
-        <translation>한 번에 처리하는 시퀀스를 줄이고 누적 스텝을 늘립니다: 유효 배치는 같고 활성값은 작아지지만, 작은 행렬곱은 GPU를 덜 효율적으로 씁니다.</translation>
-    </message>
-    <message>
-        <source>Each GPU keeps its share of the gradients and optimizer states; the same communication as data parallelism.</source>
-        <translation>GPU마다 그래디언트와 옵티마이저 상태의 자기 몫만 둡니다. 통신량은 데이터 병렬과 같습니다.</translation>
-    </message>
-    <message>
-        <source>Parameters sharded too and gathered layer by layer: 1.5× the communication of data parallelism.</source>
-        <translation>파라미터까지 나누고 레이어마다 모읍니다: 통신량이 데이터 병렬의 1.5배입니다.</translation>
-    </message>
-    <message>
-        <source>Optimizer states (and the step) on the CPU: gradients and parameters cross PCIe every step.</source>
-        <translation>옵티마이저 상태(와 스텝)를 CPU에 둡니다: 매 스텝 그래디언트와 파라미터가 PCIe를 오갑니다.</translation>
-    </message>
-    <message>
-        <source>Saved activations wait in CPU memory until backward: PCIe transfers every step.</source>
-        <translation>저장된 활성값이 역전파까지 CPU 메모리에서 기다립니다: 매 스텝 PCIe 전송이 생깁니다.</translation>
-    </message>
-    <message>
-        <source>Shorter sequences change what the model learns (or reads): a last resort.</source>
-        <translation>시퀀스를 줄이면 모델이 배우는(또는 읽는) 내용이 달라집니다: 최후의 수단입니다.</translation>
-    </message>
-    <message>
-        <source>Keys and values cached in 8 bits: half of bf16, converted inside the attention kernel.</source>
-        <translation>키와 값을 8비트로 캐시합니다: bf16의 절반이며 어텐션 커널 안에서 변환합니다.</translation>
-    </message>
-    <message>
-        <source>Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.</source>
-        <translation>가중치는 8비트, 이상치는 16비트로 둡니다: bf16의 절반이지만 행렬곱이 느려집니다.</translation>
-    </message>
-    <message>
-        <source>Weights in 4 bits: about a quarter of bf16; dequantized in every matmul.</source>
-        <translation>가중치를 4비트로 둡니다: bf16의 약 4분의 1이며 행렬곱마다 역양자화합니다.</translation>
-    </message>
-    <message>
-        <source>Fewer sequences at once: a smaller KV cache and activations, fewer sequences per second.</source>
-        <translation>한 번에 처리하는 시퀀스를 줄입니다: KV 캐시와 활성값은 작아지고 초당 처리 시퀀스도 줄어듭니다.</translation>
     </message>
 </context>
 <context>
@@ -1988,6 +1787,14 @@
     <message>
         <source>Load the scenario the measured run was made from, as File ▸ Open would</source>
         <translation>측정한 실행에 쓰인 시나리오를 파일 ▸ 열기처럼 불러옵니다</translation>
+    </message>
+    <message>
+        <source>run on the CPU</source>
+        <translation>CPU에서 실행</translation>
+    </message>
+    <message>
+        <source>A run on the CPU (the exported script&apos;s smoke test) has no CUDA memory counters, so there is nothing to put beside the plan: run it on the GPU.</source>
+        <translation>CPU에서 실행한 경우(내보낸 스크립트의 스모크 테스트)에는 CUDA 메모리 카운터가 없어 계획과 나란히 놓을 값이 없습니다. GPU에서 실행하세요.</translation>
     </message>
 </context>
 <context>
@@ -2800,6 +2607,213 @@
     </message>
 </context>
 <context>
+    <name>SuggestionModel</name>
+    <message>
+        <source>method</source>
+        <translation>방법</translation>
+    </message>
+    <message>
+        <source>task</source>
+        <translation>과제</translation>
+    </message>
+    <message>
+        <source>about the same</source>
+        <translation>거의 같음</translation>
+    </message>
+    <message>
+        <source>%1 % slower</source>
+        <translation>%1 % 느림</translation>
+    </message>
+    <message>
+        <source>%1 % faster</source>
+        <translation>%1 % 빠름</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>변경</translation>
+    </message>
+    <message>
+        <source>Device used</source>
+        <translation>디바이스 사용량</translation>
+    </message>
+    <message>
+        <source>Margin</source>
+        <translation>여유</translation>
+    </message>
+    <message>
+        <source>Step time (est.)</source>
+        <translation>스텝 시간 (추정)</translation>
+    </message>
+    <message>
+        <source>flash attention</source>
+        <translation>FlashAttention</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing (every layer)</source>
+        <translation>그래디언트 체크포인팅 (모든 레이어)</translation>
+    </message>
+    <message>
+        <source>gradient checkpointing (one layer in %1)</source>
+        <translation>그래디언트 체크포인팅 (레이어 %1개 중 하나)</translation>
+    </message>
+    <message>
+        <source>chunked cross-entropy</source>
+        <translation>청크 단위 교차 엔트로피</translation>
+    </message>
+    <message>
+        <source>bf16 mixed precision instead of fp32</source>
+        <translation>fp32 대신 bf16 혼합 정밀도</translation>
+    </message>
+    <message>
+        <source>fp16 mixed precision instead of fp32</source>
+        <translation>fp32 대신 fp16 혼합 정밀도</translation>
+    </message>
+    <message>
+        <source>pure bf16 weights and optimizer</source>
+        <translation>순수 bf16 가중치와 옵티마이저</translation>
+    </message>
+    <message>
+        <source>8-bit AdamW</source>
+        <translation>8비트 AdamW</translation>
+    </message>
+    <message>
+        <source>paged 8-bit AdamW</source>
+        <translation>페이지드 8비트 AdamW</translation>
+    </message>
+    <message>
+        <source>LoRA (r16, all linear layers)</source>
+        <translation>LoRA (r16, 모든 선형 레이어)</translation>
+    </message>
+    <message>
+        <source>QLoRA (NF4 base, r16, all linear layers)</source>
+        <translation>QLoRA (NF4 베이스, r16, 모든 선형 레이어)</translation>
+    </message>
+    <message>
+        <source>micro-batch %1 with more accumulation</source>
+        <translation>마이크로배치 %1, 누적 늘림</translation>
+    </message>
+    <message>
+        <source>ZeRO-2 sharding</source>
+        <translation>ZeRO-2 샤딩</translation>
+    </message>
+    <message>
+        <source>ZeRO-3 / FSDP full sharding</source>
+        <translation>ZeRO-3 / FSDP 전체 샤딩</translation>
+    </message>
+    <message>
+        <source>CPU offload of the optimizer</source>
+        <translation>옵티마이저 CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>activation offload to CPU</source>
+        <translation>활성값 CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>sequence length %1</source>
+        <translation>시퀀스 길이 %1</translation>
+    </message>
+    <message>
+        <source>fp8 KV cache</source>
+        <translation>fp8 KV 캐시</translation>
+    </message>
+    <message>
+        <source>int8 weights (LLM.int8)</source>
+        <translation>int8 가중치 (LLM.int8)</translation>
+    </message>
+    <message>
+        <source>NF4 weights</source>
+        <translation>NF4 가중치</translation>
+    </message>
+    <message>
+        <source>batch %1</source>
+        <translation>배치 %1</translation>
+    </message>
+    <message>
+        <source>prompt length %1</source>
+        <translation>프롬프트 길이 %1</translation>
+    </message>
+    <message>
+        <source>Computes attention in tiles without storing the score matrix; faster as well (Dao et al. 2022).</source>
+        <translation>점수 행렬을 저장하지 않고 타일 단위로 어텐션을 계산합니다. 속도도 더 빠릅니다 (Dao 외 2022).</translation>
+    </message>
+    <message>
+        <source>Keeps only each layer&apos;s input and recomputes the rest in backward: about one extra forward pass, +33% step time.</source>
+        <translation>레이어마다 입력만 남기고 나머지는 역전파에서 재계산합니다: 순전파가 한 번 더 들어 스텝 시간이 약 33% 늘어납니다.</translation>
+    </message>
+    <message>
+        <source>Recomputes some layers in backward: part of the saving of full checkpointing for part of its cost.</source>
+        <translation>일부 레이어만 역전파에서 재계산합니다: 전체 체크포인팅 절감의 일부를 비용의 일부로 얻습니다.</translation>
+    </message>
+    <message>
+        <source>Upcasts and differentiates the logits chunk by chunk instead of all at once; the loss is a small part of the step.</source>
+        <translation>로짓을 한꺼번에가 아니라 청크별로 업캐스트하고 미분합니다. 손실 계산은 스텝의 작은 부분입니다.</translation>
+    </message>
+    <message>
+        <source>Activations in 16 bits (half of fp32) and tensor-core matmuls: much faster.</source>
+        <translation>활성값을 16비트(fp32의 절반)로 두고 텐서 코어로 행렬곱을 합니다: 훨씬 빠릅니다.</translation>
+    </message>
+    <message>
+        <source>No fp32 master weights: parameters, gradients and optimizer states in bf16. Small updates can round away.</source>
+        <translation>fp32 마스터 가중치 없이 파라미터, 그래디언트, 옵티마이저 상태를 bf16으로 둡니다. 작은 업데이트는 반올림되어 사라질 수 있습니다.</translation>
+    </message>
+    <message>
+        <source>Optimizer moments stored in 8 bits with block-wise scales instead of 32 bits.</source>
+        <translation>옵티마이저 모멘트를 32비트 대신 블록별 스케일과 함께 8비트로 저장합니다.</translation>
+    </message>
+    <message>
+        <source>8-bit moments in unified memory that pages to the CPU under pressure instead of failing.</source>
+        <translation>8비트 모멘트를 통합 메모리에 두어, 메모리가 모자라면 실패하는 대신 CPU로 페이징합니다.</translation>
+    </message>
+    <message>
+        <source>Trains small adapters over frozen weights: no gradients or optimizer states for the base weights.</source>
+        <translation>고정된 가중치 위에서 작은 어댑터만 학습합니다: 베이스 가중치의 그래디언트와 옵티마이저 상태가 없습니다.</translation>
+    </message>
+    <message>
+        <source>LoRA over a 4-bit base: the frozen weights take about a quarter of bf16; dequantizing them slows every matmul.</source>
+        <translation>4비트 베이스 위의 LoRA: 고정 가중치가 bf16의 약 4분의 1이 되지만, 역양자화 때문에 모든 행렬곱이 느려집니다.</translation>
+    </message>
+    <message>
+        <source>Fewer sequences at once, more accumulation steps: the same effective batch with smaller activations; smaller matmuls use the GPU less well.</source>
+        <translation>한 번에 처리하는 시퀀스를 줄이고 누적 스텝을 늘립니다: 유효 배치는 같고 활성값은 작아지지만, 작은 행렬곱은 GPU를 덜 효율적으로 씁니다.</translation>
+    </message>
+    <message>
+        <source>Each GPU keeps its share of the gradients and optimizer states; the same communication as data parallelism.</source>
+        <translation>GPU마다 그래디언트와 옵티마이저 상태의 자기 몫만 둡니다. 통신량은 데이터 병렬과 같습니다.</translation>
+    </message>
+    <message>
+        <source>Parameters sharded too and gathered layer by layer: 1.5× the communication of data parallelism.</source>
+        <translation>파라미터까지 나누고 레이어마다 모읍니다: 통신량이 데이터 병렬의 1.5배입니다.</translation>
+    </message>
+    <message>
+        <source>Optimizer states (and the step) on the CPU: gradients and parameters cross PCIe every step.</source>
+        <translation>옵티마이저 상태(와 스텝)를 CPU에 둡니다: 매 스텝 그래디언트와 파라미터가 PCIe를 오갑니다.</translation>
+    </message>
+    <message>
+        <source>Saved activations wait in CPU memory until backward: PCIe transfers every step.</source>
+        <translation>저장된 활성값이 역전파까지 CPU 메모리에서 기다립니다: 매 스텝 PCIe 전송이 생깁니다.</translation>
+    </message>
+    <message>
+        <source>Shorter sequences change what the model learns (or reads): a last resort.</source>
+        <translation>시퀀스를 줄이면 모델이 배우는(또는 읽는) 내용이 달라집니다: 최후의 수단입니다.</translation>
+    </message>
+    <message>
+        <source>Keys and values cached in 8 bits: half of bf16, converted inside the attention kernel.</source>
+        <translation>키와 값을 8비트로 캐시합니다: bf16의 절반이며 어텐션 커널 안에서 변환합니다.</translation>
+    </message>
+    <message>
+        <source>Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.</source>
+        <translation>가중치는 8비트, 이상치는 16비트로 둡니다: bf16의 절반이지만 행렬곱이 느려집니다.</translation>
+    </message>
+    <message>
+        <source>Weights in 4 bits: about a quarter of bf16; dequantized in every matmul.</source>
+        <translation>가중치를 4비트로 둡니다: bf16의 약 4분의 1이며 행렬곱마다 역양자화합니다.</translation>
+    </message>
+    <message>
+        <source>Fewer sequences at once: a smaller KV cache and activations, fewer sequences per second.</source>
+        <translation>한 번에 처리하는 시퀀스를 줄입니다: KV 캐시와 활성값은 작아지고 초당 처리 시퀀스도 줄어듭니다.</translation>
+    </message>
+</context>
+<context>
     <name>SweepView</name>
     <message>
         <source>Micro-batch (sequences per GPU)</source>
@@ -3136,14 +3150,6 @@
         <translation>취소(&amp;C)</translation>
     </message>
     <message>
-        <source>Planned</source>
-        <translation>계획</translation>
-    </message>
-    <message>
-        <source>Measured</source>
-        <translation>측정</translation>
-    </message>
-    <message>
         <source>CUDA: %1</source>
         <translation>CUDA: %1</translation>
     </message>
@@ -3206,46 +3212,6 @@
         <translation>측정 결과: 스텝이 끝까지 실행되었습니다. 계획 메모리와 측정 메모리는 아래와 같습니다.</translation>
     </message>
     <message>
-        <source>No measurement yet: press Run</source>
-        <translation>아직 측정값이 없습니다: 실행을 누르세요</translation>
-    </message>
-    <message>
-        <source>The measured timeline appears here after a run</source>
-        <translation>실행하면 측정된 타임라인이 여기에 나타납니다</translation>
-    </message>
-    <message>
-        <source>Difference</source>
-        <translation>차이</translation>
-    </message>
-    <message>
-        <source>Error</source>
-        <translation>오차</translation>
-    </message>
-    <message>
-        <source>not measured</source>
-        <translation>측정 안 됨</translation>
-    </message>
-    <message>
-        <source>At the peak, per category · labels: measured against planned</source>
-        <translation>피크 시점의 범주별 메모리 · 라벨: 계획 대비 측정 오차</translation>
-    </message>
-    <message>
-        <source>The run reported no categories</source>
-        <translation>실행 결과에 범주가 없습니다</translation>
-    </message>
-    <message>
-        <source>Peak</source>
-        <translation>피크</translation>
-    </message>
-    <message>
-        <source>Memory in use at each event of the step: measured over planned</source>
-        <translation>스텝의 이벤트마다 사용 중인 메모리: 계획 위에 측정값</translation>
-    </message>
-    <message>
-        <source>The run reported no events</source>
-        <translation>실행 결과에 이벤트가 없습니다</translation>
-    </message>
-    <message>
         <source>Engine: %1 on %2</source>
         <extracomment>%1 is the engine (cpu, cuda), %2 the device as the run names it</extracomment>
         <translation>엔진: %1 · 장치: %2</translation>
@@ -3279,10 +3245,6 @@
         <translation>이 실행 뒤에 입력이 바뀌었습니다. 바뀐 입력을 측정하려면 실행을 누르세요.</translation>
     </message>
     <message>
-        <source>✕ out of memory: %1</source>
-        <translation>✕ 메모리 부족: %1</translation>
-    </message>
-    <message>
         <source>Device memory used: %1 measured, %2 planned (the peak plus %3 of CUDA context, cuBLAS workspace and kernel arena): %4</source>
         <extracomment>%1 measured bytes, %2 planned bytes, %3 the overheads included in %2, %4 the verdict of the check</extracomment>
         <translation>장치 메모리 사용량: 측정 %1, 계획 %2 (피크에 CUDA 컨텍스트, cuBLAS 작업 공간, 커널 영역 %3 포함): %4</translation>
@@ -3294,6 +3256,61 @@
     <message>
         <source>outside 2 % or 64 MiB</source>
         <translation>2 % 또는 64 MiB 초과</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationCharts</name>
+    <message>
+        <source>Planned</source>
+        <translation>계획</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>측정</translation>
+    </message>
+    <message>
+        <source>No measurement yet: press Run</source>
+        <translation>아직 측정값이 없습니다: 실행을 누르세요</translation>
+    </message>
+    <message>
+        <source>The measured timeline appears here after a run</source>
+        <translation>실행하면 측정된 타임라인이 여기에 나타납니다</translation>
+    </message>
+    <message>
+        <source>Difference</source>
+        <translation>차이</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>오차</translation>
+    </message>
+    <message>
+        <source>not measured</source>
+        <translation>측정 안 됨</translation>
+    </message>
+    <message>
+        <source>At the peak, per category · labels: measured against planned</source>
+        <translation>피크 시점의 범주별 메모리 · 라벨: 계획 대비 측정 오차</translation>
+    </message>
+    <message>
+        <source>The run reported no categories</source>
+        <translation>실행 결과에 범주가 없습니다</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>피크</translation>
+    </message>
+    <message>
+        <source>✕ out of memory: %1</source>
+        <translation>✕ 메모리 부족: %1</translation>
+    </message>
+    <message>
+        <source>Memory in use at each event of the step: measured over planned</source>
+        <translation>스텝의 이벤트마다 사용 중인 메모리: 계획 위에 측정값</translation>
+    </message>
+    <message>
+        <source>The run reported no events</source>
+        <translation>실행 결과에 이벤트가 없습니다</translation>
     </message>
 </context>
 <context>

@@ -140,21 +140,21 @@ int runLadder(const std::vector<std::string>& args)
     auto scenario = scenarioFromOptions(o.value());
     if (!scenario)
         return fail(scenario.error());
-    std::vector<std::string> steps = defaultLadder();
+    auto ladder = buildLadder(scenario.value(), defaultLadder());
     if (o->has("steps")) {
-        steps.clear();
+        std::vector<std::string> steps;
         std::stringstream list(o->value("steps"));
         for (std::string id; std::getline(list, id, ',');)
             if (!id.empty())
                 steps.push_back(id);
+        ladder = buildLadder(scenario.value(), steps);
     }
-    auto ladder = buildLadder(scenario.value(), steps);
     if (!ladder)
         return fail(ladder.error());
     if (o->has("json")) {
         nlohmann::json rows = nlohmann::json::array();
         for (const LadderStep& step : ladder.value())
-            rows.push_back({{"id", step.id},
+            rows.push_back({{"id", techniqueName(step.technique)},
                             {"label", step.label},
                             {"device_used_bytes", step.plan.deviceUsedBytes},
                             {"peak_allocated_bytes", step.plan.peakAllocatedBytes},

@@ -4,7 +4,9 @@
 // hf-python script writes after a real run) beside the plan of the scenario
 // it ran, counter by counter, with the error. The scenario is the one the
 // file embeds, unless --scenario FILE is given; the other scenario options
-// apply on top of either.
+// apply on top of either. A CPU run (the script's --smoke-test without a
+// GPU) has no counters: the plan's are shown alone, and the run is said to
+// prove only that the script runs.
 #include "commands.h"
 
 #include "format.h"
@@ -36,6 +38,9 @@ std::string padded(std::string text, std::size_t width)
         text.append(width - text.size(), ' ');
     return text;
 }
+
+const char* const kCpuNote = "nothing measured: the run was on the CPU, which has no CUDA memory counters; it shows "
+                             "that the script runs, not what it takes on a GPU";
 
 // Any scenario option but --scenario: a change on top of the scenario.
 bool anyScenarioOption(const Options& o)
@@ -80,8 +85,14 @@ int runCompare(const std::vector<std::string>& args)
                             {"measurement", path},
                             {"scenario_source", source},
                             {"plan_gpu", scenario->hardware.gpu},
+                            {"measured_device", m->device},
                             {"measured_gpu", m->gpuName},
+                            {"planned", {{"max_memory_allocated_bytes", plan->peakAllocatedBytes},
+                                         {"max_memory_reserved_bytes", plan->peakReservedBytes},
+                                         {"device_used_bytes", plan->deviceUsedBytes}}},
                             {"rows", nlohmann::json::array()}};
+        if (measuredOnCpu(m.value()))
+            j["note"] = kCpuNote;
         for (const ComparisonRow& r : rows)
             j["rows"].push_back({{"counter", r.counter},
                                  {"field", r.key},
@@ -101,7 +112,8 @@ int runCompare(const std::vector<std::string>& args)
         return 0;
     }
 
-    std::string measured = "measured on " + (m->gpuName.empty() ? std::string("an unnamed GPU") : m->gpuName);
+    std::string measured = measuredOnCpu(m.value()) ? std::string("run on the CPU")
+                           : "measured on " + (m->gpuName.empty() ? std::string("an unnamed GPU") : m->gpuName);
     for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"torch", &m->torchVersion},
                                       {"transformers", &m->transformersVersion},
                                       {"CUDA", &m->cudaVersion},
@@ -113,7 +125,19 @@ int runCompare(const std::vector<std::string>& args)
     std::cout << measured << "\n"
               << "planned for " << scenario->hardware.gpu << ": " << scenarioSummary(scenario.value()) << "\n"
               << "(scenario from " << (source == "file" ? o->value("scenario") : path)
-              << (anyScenarioOption(o.value()) ? ", options on top" : "") << ")\n\n";
+              << (anyScenarioOption(o.value()) ? ", options on top" : "") << ")\n";
+    if (!m->notes.empty())
+        std::cout << "notes: " << m->notes << "\n";
+    std::cout << "\n";
+    if (measuredOnCpu(m.value())) {
+        std::cout << padded("counter", 16) << "planned\n";
+        for (const auto& [counter, bytes] : {std::pair<const char*, Bytes>{"peak allocated", plan->peakAllocatedBytes},
+                                             {"peak reserved", plan->peakReservedBytes},
+                                             {"device used", plan->deviceUsedBytes}})
+            std::cout << padded(counter, 16) << gib(static_cast<double>(bytes)) << "\n";
+        std::cout << "\n" << kCpuNote << "\n";
+        return 0;
+    }
     std::cout << padded("counter", 16) << padded("planned", 13) << padded("measured", 13) << "error\n";
     for (const ComparisonRow& r : rows)
         std::cout << padded(r.counter, 16) << padded(gib(static_cast<double>(r.planned)), 13)

@@ -35,6 +35,14 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
     return out;
 }
 
+std::string joined(const std::vector<TechniqueId>& ids, const char* separator)
+{
+    std::vector<std::string> names;
+    for (TechniqueId id : ids)
+        names.emplace_back(techniqueName(id));
+    return joined(names, separator);
+}
+
 // Getters of the scenario settings: "" where the setting does not apply.
 std::string getModel(const Scenario& s) { return s.model.id; }
 std::string getHead(const Scenario& s) { return modelHeadName(s.model.head); }
@@ -258,7 +266,8 @@ const std::vector<CommandHelp>& commandTable()
             formats.push_back(exportFormatName(f));
         const OptionHelp json{"json", "", "print JSON instead of text"};
         return std::vector<CommandHelp>{
-            {"plan", "[scenario options] [--tensors] [--json [--timeline]]",
+            {"plan",
+             "[scenario options] [--tensors] [--json [--timeline]]",
              "predict GPU memory for one training (or inference) step",
              "Predicts the peak GPU memory of one step: the event it occurs at, the breakdown by category, peak "
              "allocated, peak reserved, device used (as nvidia-smi shows it) and whether it fits. Names the "
@@ -268,39 +277,50 @@ const std::vector<CommandHelp>& commandTable()
               json,
               {"timeline", "", "with --json: memory at every event"}},
              "headroom-cli plan --model Qwen/Qwen2.5-7B --peft lora --micro-batch 4 --gpu a100-80gb"},
-            {"fit", "[scenario options] [--models] [--json]",
+            {"fit",
+             "[scenario options] [--models] [--json]",
              "largest micro-batch and longest sequence that fit; --models: largest model per technique",
              "Searches the largest micro-batch (inference: batch) and the longest sequence (inference: prompt) that "
              "fit on the GPU, the other settings unchanged.",
              true,
              {{"models", "", "also the largest preset and generic model that fit under each technique"}, json},
              "headroom-cli fit --model meta-llama/Llama-3.1-8B --peft lora --gpu rtx-4090"},
-            {"suggest", "[scenario options] [--json]",
+            {"suggest",
+             "[scenario options] [--json]",
              "make it fit: the cheapest changes (by estimated speed cost) that fit the GPU",
              "Tries changes and combinations of up to three (checkpointing, quantization, optimizer, batch...) and "
              "lists those that make the scenario fit, cheapest in estimated step time first.",
              true,
              {json},
              "headroom-cli suggest --peft none --optimizer adamw --gpu rtx-4090"},
-            {"ladder", "[scenario options] [--steps IDS] [--json]",
+            {"ladder",
+             "[scenario options] [--steps IDS] [--json]",
              "the same scenario with techniques applied one after another",
              "Applies techniques to the scenario one after another; each row shows device memory, whether it fits "
              "and the saving against the row before.",
              true,
              {{"steps", "IDS",
-               "comma-separated, applied in order (default " + joined(defaultLadder(), ",") + "); steps: " +
-                   joined(ladderStepIds(), ", ")},
+               "comma-separated, applied in order (default " + joined(defaultLadder(), ",") +
+                   "); steps: " + joined(ladderSteps(), ", ")},
               json},
              "headroom-cli ladder --model meta-llama/Llama-3.1-8B --peft none --steps bf16-mixed,checkpointing,lora"},
-            {"models", "[--json]", "the preset model catalog", "Lists the preset models: id, model type, parameters and layers.",
+            {"models",
+             "[--json]",
+             "the preset model catalog",
+             "Lists the preset models: id, model type, parameters and layers.",
              false,
              {json},
              "headroom-cli models --json"},
-            {"gpus", "[--json]", "the GPU catalog",
-             "Lists the GPUs: id, name, memory CUDA can allocate, compute capability, bf16 and fp8 support.", false,
+            {"gpus",
+             "[--json]",
+             "the GPU catalog",
+             "Lists the GPUs: id, name, memory CUDA can allocate, compute capability, bf16 and fp8 support.",
+             false,
              {json},
              "headroom-cli gpus"},
-            {"bench", "[--model ID] [--json]", "planner speed on an 80-layer model",
+            {"bench",
+             "[--model ID] [--json]",
+             "planner speed on an 80-layer model",
              "Times the planner on one thread: a full plan, a plan reusing the parameter table, the allocator "
              "simulation and both fit searches, for QLoRA of the model on one 80 GB H100. The scenario options do "
              "not apply.",
@@ -324,13 +344,16 @@ const std::vector<CommandHelp>& commandTable()
               {"timeout-s", "N", "give up after N seconds (default: none)"},
               {"inject-fault", "KIND", "crash, hang or oom: for testing the desktop app"}},
              "headroom-cli validate --scenario small.headroom.json --backend cpu --steps 2"},
-            {"devices", "[--json] [--measure-context]", "the CUDA devices of this build's engine; exit 3 if none",
+            {"devices",
+             "[--json] [--measure-context]",
+             "the CUDA devices of this build's engine; exit 3 if none",
              "Lists the CUDA devices this build's engine can use, with driver and runtime versions. Exit 3, with one "
              "line on stderr, when the build has no CUDA engine or no device answers.",
              false,
              {json, {"measure-context", "", "also measure the CUDA context on device 0 (needs NVML)"}},
              "headroom-cli devices --json"},
-            {"replay", "TRACE [--json] [--expandable-segments] [--max-split-size-mb N] [--gpu ID]",
+            {"replay",
+             "TRACE [--json] [--expandable-segments] [--max-split-size-mb N] [--gpu ID]",
              "an allocation trace through the caching allocator simulation",
              "Runs an allocation trace (lines 'a <id> <bytes>' and 'f <id>') through the simulation of PyTorch's "
              "caching allocator that the planner uses, and prints peak allocated and peak reserved.",
@@ -340,24 +363,29 @@ const std::vector<CommandHelp>& commandTable()
               {"max-split-size-mb", "N", "simulate max_split_size_mb (default: no limit)"},
               {"gpu", "ID", "at that card's capacity less the CUDA context, as plans are (default: no limit)"}},
              "headroom-cli replay step.trace --gpu rtx-4090"},
-            {"teach", "[SET] [--json] [--scenario ID]",
+            {"teach",
+             "[SET] [--json] [--scenario ID]",
              "a book's memory experiments beside Headroom's plan, with the error and why",
              "Prints each experiment of the teaching set SET (default seed-book: polyglot-ko-1.3b on a T4) with the "
              "book's measured value, Headroom's on the same counter, the error and why they differ.",
              false,
              {json, {"scenario", "ID", "print that experiment's scenario file instead (for plan --scenario)"}},
              "headroom-cli teach seed-book"},
-            {"compare", "MEASUREMENT [scenario options] [--json]",
+            {"compare",
+             "MEASUREMENT [scenario options] [--json]",
              "a measured run (headroom.measurement/1) beside the plan, per counter with the error",
              "Reads a measurement file, as the hf-python export's script writes after training on your GPU, and "
              "puts peak allocated, peak reserved and device used beside the plan of the scenario it ran (the one "
-             "the file holds, or --scenario FILE), with the error: (planned - measured) / measured.",
+             "the file holds, or --scenario FILE), with the error: (planned - measured) / measured. A run on the CPU "
+             "(the script's smoke test without a GPU) has no CUDA counters: the plan's are shown alone.",
              true,
              {json},
              "headroom-cli compare headroom_measurement.json"},
-            {"export", "--format NAME [scenario options] [--output FILE]",
+            {"export",
+             "--format NAME [scenario options] [--output FILE]",
              "the scenario and its plan as a training script, config or report",
-             "Writes the scenario and its plan in another format, to stdout or atomically to a file.", true,
+             "Writes the scenario and its plan in another format, to stdout or atomically to a file.",
+             true,
              {{"format", "NAME", "required: " + joined(formats, ", ")},
               {"output", "FILE", "write to FILE instead of stdout"}},
              "headroom-cli export --model meta-llama/Llama-3.1-8B --format deepspeed-json --output ds.json"},

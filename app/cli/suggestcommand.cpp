@@ -34,7 +34,7 @@ nlohmann::json toJson(const MakeItFitResult& r)
     for (const FitSuggestion& s : r.suggestions) {
         nlohmann::json changes = nlohmann::json::array();
         for (const FitChange& c : s.changes)
-            changes.push_back({{"id", c.id},
+            changes.push_back({{"id", techniqueName(c.technique)},
                                {"value", c.value},
                                {"label", c.label},
                                {"reason", c.reason},

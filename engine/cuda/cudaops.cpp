@@ -10,6 +10,7 @@
 #include "cuda/attention.h"
 #include "cuda/crossentropy.h"
 #include "cuda/device.h"
+#include "cuda/dropout.h"
 #include "cuda/elementwise.h"
 #include "cuda/embedding.h"
 #include "cuda/gemm.h"
@@ -62,6 +63,14 @@ float* f32(At a) { return a.present() ? f32(*a.tensor) + a.offset : nullptr; }
 const std::int32_t* ints(At a) { return static_cast<const std::int32_t*>(ptr(a)); }
 const std::uint8_t* bytes(const Tensor& t) { return static_cast<const std::uint8_t*>(ptr(t)); }
 std::uint8_t* mutableBytes(const Tensor& t) { return static_cast<std::uint8_t*>(ptr(t)); }
+std::uint8_t* maskBytes(At a)
+{
+    if (!a.present())
+        return nullptr;
+    if (a.tensor->dtype != rt::DType::U8)
+        throw std::logic_error("cuda ops: the attention dropout mask must be a U8 tensor");
+    return static_cast<std::uint8_t*>(ptr(a));
+}
 
 // The arena: fixed slots, each 256-byte aligned (cudaMalloc's alignment).
 struct Arena {
@@ -218,30 +227,46 @@ public:
                              ptr(inp), ptr(weight), rows, C, OC));
     }
     void ropeForward(const Tensor& x, const Tensor& cos, const Tensor& sin, std::size_t B, std::size_t T,
-                     std::size_t NH, std::size_t HD) override
+                     std::size_t NH, std::size_t HD, std::size_t rotaryDim) override
     {
         // In place: each thread reads its pair of elements before writing them.
-        check(cuda::ropeForward(m_context, deviceType(x.dtype), ptr(x), ptr(x), f32(cos), f32(sin), B, T, NH, HD, HD));
+        check(cuda::ropeForward(m_context, deviceType(x.dtype), ptr(x), ptr(x), f32(cos), f32(sin), B, T, NH, HD,
+                                rotaryDim));
     }
     void ropeBackward(const Tensor& dinp, const Tensor& dout, const Tensor& cos, const Tensor& sin, std::size_t B,
-                      std::size_t T, std::size_t NH, std::size_t HD) override
+                      std::size_t T, std::size_t NH, std::size_t HD, std::size_t rotaryDim) override
     {
         same(dinp, dout);
         check(cuda::ropeBackward(m_context, deviceType(dout.dtype), ptr(dinp), ptr(dout), f32(cos), f32(sin), B, T, NH,
-                                 HD, HD));
+                                 HD, rotaryDim));
     }
     void attentionForward(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
-                          const cpu::AttentionShape& shape, double scale) override
+                          const cpu::AttentionShape& shape, double scale, At mask, At dropped) override
     {
         check(eagerAttentionForward(m_context, deviceType(q.dtype), ptr(out), ptr(probs), ptr(q), ptr(k), ptr(v),
-                                    dims(shape), static_cast<float>(scale)));
+                                    dims(shape), static_cast<float>(scale), maskBytes(mask), ptr(dropped)));
     }
     void attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                            const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& dprobs,
-                           const cpu::AttentionShape& shape, double scale) override
+                           const cpu::AttentionShape& shape, double scale, At mask, At dropped) override
     {
         check(eagerAttentionBackward(m_context, deviceType(q.dtype), ptr(dq), ptr(dk), ptr(dv), ptr(dprobs), ptr(dout),
-                                     ptr(probs), ptr(q), ptr(k), ptr(v), dims(shape), static_cast<float>(scale)));
+                                     ptr(probs), ptr(q), ptr(k), ptr(v), dims(shape), static_cast<float>(scale),
+                                     maskBytes(mask), ptr(dropped)));
+    }
+    void dropoutForward(At x, const Tensor& mask, std::size_t n, float p, std::uint64_t stream) override
+    {
+        if (mask.dtype != rt::DType::U8 || mask.numel < n)
+            throw std::logic_error("cuda ops: the dropout mask must be a U8 tensor of n elements");
+        check(cuda::dropoutForward(m_context, x.present() ? deviceType(x.tensor->dtype) : DType::f32, ptr(x),
+                                   mutableBytes(mask), n, p, stream));
+    }
+    void dropoutBackward(const Tensor& dst, const Tensor& src, const Tensor& mask, std::size_t n, float p) override
+    {
+        same(dst, src);
+        if (mask.dtype != rt::DType::U8 || mask.numel < n)
+            throw std::logic_error("cuda ops: the dropout mask must be a U8 tensor of n elements");
+        check(cuda::dropoutBackward(m_context, deviceType(dst.dtype), ptr(dst), ptr(src), bytes(mask), n, p));
     }
     void flashAttentionForward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                                const cpu::AttentionShape& shape, double scale) override
@@ -440,7 +465,10 @@ private:
         if (a.dtype != b.dtype)
             throw std::logic_error("cuda ops: operands of one kernel in different dtypes");
     }
-    static AttentionDims dims(const cpu::AttentionShape& s) { return {s.B, s.T, s.NH, s.NKV, s.HD}; }
+    static AttentionDims dims(const cpu::AttentionShape& s)
+    {
+        return {s.B, s.T, s.NH, s.NKV, s.HD, s.dropout, s.dropoutStream};
+    }
     static AdamWConfig adamw(const cpu::AdamWConfig& c) { return {c.lr, c.beta1, c.beta2, c.eps, c.weightDecay}; }
     static AdafactorConfig adafactor(const cpu::AdafactorConfig& c)
     {

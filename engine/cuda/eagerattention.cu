@@ -7,6 +7,8 @@
 #include "cuda/contextimpl.cuh"
 #include "cuda/gemm.h"
 
+#include "runtime/cpu/dropoutrng.h"
+
 namespace headroom::cuda {
 
 namespace {
@@ -36,21 +38,42 @@ __global__ void causalSoftmaxKernel(T* att, std::size_t T_)
         p[s] = store<T>(s <= t ? expf(load(p[s]) - m) * inv : 0.0f);
 }
 
-// In place on dP: dS = scale · P ⊙ (dP − sum_s P·dP).
+// Attention dropout after the softmax: mask = the draws of the stream
+// (runtime/cpu/dropoutrng.h, element row·T + s), dropped = P·mask/(1 − p);
+// 0 above the diagonal, as the CPU reference writes them.
 template <typename T>
-__global__ void softmaxBackwardKernel(T* datt, const T* att, std::size_t T_, float scale)
+__global__ void attentionDropoutKernel(std::uint8_t* mask, T* dropped, const T* att, std::size_t T_,
+                                       std::uint32_t threshold, float keepScale, std::uint64_t stream)
+{
+    const std::size_t row = blockIdx.x; // (b,h,t)
+    const std::size_t t = row % T_;
+    for (std::size_t s = threadIdx.x; s < T_; s += blockDim.x) {
+        const std::size_t i = row * T_ + s;
+        const bool keep = s <= t && cpu::dropoutKeep(stream, i, threshold);
+        mask[i] = keep ? 1 : 0;
+        dropped[i] = store<T>(keep ? load(att[i]) * keepScale : 0.0f);
+    }
+}
+
+// In place on dP: dS = scale · P ⊙ (dP − sum_s P·dP); with dropout dP is
+// first taken through the mask (M/(1 − p) · dP of the dropped probabilities).
+template <typename T>
+__global__ void softmaxBackwardKernel(T* datt, const T* att, std::size_t T_, float scale, const std::uint8_t* mask,
+                                      float keepScale)
 {
     __shared__ float scratch[32];
     const std::size_t row = blockIdx.x;
     const std::size_t t = row % T_;
     T* d = datt + row * T_;
     const T* p = att + row * T_;
+    const std::uint8_t* m = mask ? mask + row * T_ : nullptr;
+    auto dP = [&](std::size_t s) { return m ? (m[s] ? load(d[s]) * keepScale : 0.0f) : load(d[s]); };
     float dot = 0.0f;
     for (std::size_t s = threadIdx.x; s <= t; s += blockDim.x)
-        dot += load(p[s]) * load(d[s]);
-    dot = blockSum(dot, scratch);
+        dot += load(p[s]) * dP(s);
+    dot = blockSum(dot, scratch); // every thread has read its d[s] before any writes
     for (std::size_t s = threadIdx.x; s < T_; s += blockDim.x)
-        d[s] = store<T>(s <= t ? scale * load(p[s]) * (load(d[s]) - dot) : 0.0f);
+        d[s] = store<T>(s <= t ? scale * load(p[s]) * (dP(s) - dot) : 0.0f);
 }
 
 struct HeadViews {
@@ -91,10 +114,20 @@ GemmArgs headGemm(std::int64_t M, std::int64_t N, std::int64_t K, std::int64_t b
 
 } // namespace
 
+static Status checkDropout(const AttentionDims& d, const void* mask, const void* dropped)
+{
+    if (d.dropout > 0 && (mask == nullptr || dropped == nullptr))
+        return detail::invalid("attention: dropout needs the mask and the dropped probabilities");
+    return {};
+}
+
 Status eagerAttentionForward(Context& context, DType dtype, void* out, void* att, const void* q, const void* k,
-                             const void* v, const AttentionDims& dims, float scale)
+                             const void* v, const AttentionDims& dims, float scale, std::uint8_t* mask,
+                             void* dropped)
 {
     HR_TRY(checkDims(dims));
+    HR_TRY(checkDropout(dims, mask, dropped));
+    const bool dropout = dims.dropout > 0;
     const HeadViews w = viewsOf(dims);
     const auto batch = static_cast<std::int64_t>(dims.B);
     for (std::size_t h = 0; h < dims.NH; ++h) {
@@ -111,12 +144,21 @@ Status eagerAttentionForward(Context& context, DType dtype, void* out, void* att
         causalSoftmaxKernel<E><<<static_cast<unsigned>(dims.B * dims.NH * dims.T), 256, 0, streamOf(context)>>>(
             static_cast<E*>(att), dims.T);
         HR_LAUNCHED();
+        if (dropout) {
+            attentionDropoutKernel<E><<<static_cast<unsigned>(dims.B * dims.NH * dims.T), 256, 0,
+                                        streamOf(context)>>>(mask, static_cast<E*>(dropped),
+                                                             static_cast<const E*>(att), dims.T,
+                                                             cpu::dropoutThreshold(dims.dropout),
+                                                             cpu::dropoutScale(dims.dropout), dims.dropoutStream);
+            HR_LAUNCHED();
+        }
         return {};
     }));
+    const void* weights = dropout ? dropped : att; // what the value GEMM reads
     for (std::size_t h = 0; h < dims.NH; ++h) {
         const std::size_t kvHead = h / w.group;
         GemmArgs o = headGemm(w.T, w.HD, w.T, batch); // out_h = P_h·V_h
-        o.A = elementAt(att, h * dims.T * dims.T, dtype), o.lda = w.T, o.strideA = w.attBatch;
+        o.A = elementAt(weights, h * dims.T * dims.T, dtype), o.lda = w.T, o.strideA = w.attBatch;
         o.B = elementAt(v, kvHead * dims.HD, dtype), o.ldb = w.kvRow, o.strideB = w.kvBatch;
         o.C = elementAt(out, h * dims.HD, dtype), o.ldc = w.qRow, o.strideC = w.qBatch;
         HR_TRY(gemm(context, dtype, dtype, o));
@@ -126,9 +168,12 @@ Status eagerAttentionForward(Context& context, DType dtype, void* out, void* att
 
 Status eagerAttentionBackward(Context& context, DType dtype, void* dq, void* dk, void* dv, void* datt,
                               const void* dout, const void* att, const void* q, const void* k, const void* v,
-                              const AttentionDims& dims, float scale)
+                              const AttentionDims& dims, float scale, const std::uint8_t* mask, const void* dropped)
 {
     HR_TRY(checkDims(dims));
+    HR_TRY(checkDropout(dims, mask, dropped));
+    const bool dropout = dims.dropout > 0;
+    const void* weights = dropout ? dropped : att; // what the forward's value GEMM read
     const HeadViews w = viewsOf(dims);
     const auto batch = static_cast<std::int64_t>(dims.B);
     for (std::size_t h = 0; h < dims.NH; ++h) {
@@ -136,7 +181,7 @@ Status eagerAttentionBackward(Context& context, DType dtype, void* dq, void* dk,
         const std::size_t attOffset = h * dims.T * dims.T, qOffset = h * dims.HD, kvOffset = kvHead * dims.HD;
         if (dv) { // dv_h += P_hᵀ·dout_h
             GemmArgs g = headGemm(w.T, w.HD, w.T, batch);
-            g.A = elementAt(att, attOffset, dtype), g.transA = true, g.lda = w.T, g.strideA = w.attBatch;
+            g.A = elementAt(weights, attOffset, dtype), g.transA = true, g.lda = w.T, g.strideA = w.attBatch;
             g.B = elementAt(dout, qOffset, dtype), g.ldb = w.qRow, g.strideB = w.qBatch;
             g.C = elementAt(dv, kvOffset, dtype), g.ldc = w.kvRow, g.strideC = w.kvBatch;
             g.beta = 1.0f;
@@ -151,7 +196,8 @@ Status eagerAttentionBackward(Context& context, DType dtype, void* dq, void* dk,
     HR_TRY(detail::dispatch(dtype, [&](auto tag) -> Status {
         using E = decltype(tag);
         softmaxBackwardKernel<E><<<static_cast<unsigned>(dims.B * dims.NH * dims.T), 256, 0, streamOf(context)>>>(
-            static_cast<E*>(datt), static_cast<const E*>(att), dims.T, scale);
+            static_cast<E*>(datt), static_cast<const E*>(att), dims.T, scale, dropout ? mask : nullptr,
+            cpu::dropoutScale(dims.dropout));
         HR_LAUNCHED();
         return {};
     }));

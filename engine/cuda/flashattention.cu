@@ -11,8 +11,15 @@
 // tile row j, then the warp combines the tile with shuffles. Each lane keeps
 // the head-dimension slots d = lane + 32·i, i < kMaxSlots, so HD <= 256.
 // This is the simple, exact form; it does not use tensor cores.
+//
+// Attention dropout: each kernel draws M[t,s] from the stream itself
+// (runtime/cpu/dropoutrng.h, the CPU reference's function), as flash-attn
+// regenerates its mask in the backward; the normaliser l and the saved lse
+// count every key, v and dP see P·M/(1 − p).
 #include "cuda/attention.h"
 #include "cuda/contextimpl.cuh"
+
+#include "runtime/cpu/dropoutrng.h"
 
 #include <type_traits>
 
@@ -31,7 +38,20 @@ constexpr unsigned kFull = 0xFFFFFFFFu;
 
 struct Dims {
     int T, NH, NKV, HD;
+    std::uint32_t dropThreshold; // 0: no dropout
+    float keepScale;
+    std::uint64_t stream;
 };
+
+// P·M/(1 − p) for element ((b·NH + h)·T + t)·T + s of the scores.
+__device__ __forceinline__ float dropped(const Dims& dims, float p, int b, int h, int t, int s)
+{
+    if (dims.dropThreshold == 0)
+        return p;
+    const std::uint64_t index =
+        ((static_cast<std::uint64_t>(b) * dims.NH + h) * dims.T + t) * static_cast<std::uint64_t>(dims.T) + s;
+    return cpu::dropoutKeep(dims.stream, index, dims.dropThreshold) ? p * dims.keepScale : 0.0f;
+}
 
 // Loads rows [first, first + Bc) of one head (row stride heads·HD) into a
 // padded fp32 tile; rows past T are zero.
@@ -97,11 +117,12 @@ __global__ void __launch_bounds__(kWarps * 32)
         const float p = score == -INFINITY ? 0.0f : expf(score - mNew);
         const float correction = expf(m - mNew); // 0 on the first tile (m = −inf)
         l = l * correction + warpSum(p);
+        const float pv = dropped(dims, p, b, h, t, s0 + lane); // what v is weighted by
 #pragma unroll
         for (int i = 0; i < kMaxSlots; ++i)
             acc[i] *= correction;
         for (int j = 0; j < Bc; ++j) {
-            const float pj = __shfl_sync(kFull, p, j);
+            const float pj = __shfl_sync(kFull, pv, j);
 #pragma unroll
             for (int i = 0; i < kMaxSlots; ++i) {
                 const int d = lane + 32 * i;
@@ -177,7 +198,8 @@ __global__ void __launch_bounds__(kWarps * 32)
         float ds = 0.0f;
         if (lane < Bc && s0 + lane <= t) {
             const float p = expf(scale * dotRow(qRow, kTile + lane * stride, HD) - L);
-            const float dp = dotRow(doRow, vTile + lane * stride, HD);
+            // dP through the mask: M/(1 − p) · dout·v (1 without dropout).
+            const float dp = dropped(dims, dotRow(doRow, vTile + lane * stride, HD), b, h, t, s0 + lane);
             ds = p * (dp - D);
         }
         for (int j = 0; j < Bc; ++j) {
@@ -246,8 +268,9 @@ __global__ void __launch_bounds__(kWarps * 32)
             const int t = t0 + lane;
             if (lane < Bc && t < dims.T && t >= s) {
                 p = expf(scale * dotRow(kRow, qTile + lane * stride, HD) - lTile[lane]);
-                const float dp = dotRow(vRow, doTile + lane * stride, HD);
+                const float dp = dropped(dims, dotRow(vRow, doTile + lane * stride, HD), b, h, t, s);
                 ds = p * (dp - dTile[lane]);
+                p = dropped(dims, p, b, h, t, s); // dv reads P·M/(1 − p)
             }
             for (int j = 0; j < Bc; ++j) {
                 const float pj = __shfl_sync(kFull, p, j), dsj = __shfl_sync(kFull, ds, j);
@@ -290,7 +313,8 @@ Status checkFlash(const AttentionDims& d)
 
 Dims dimsOf(const AttentionDims& d)
 {
-    return {static_cast<int>(d.T), static_cast<int>(d.NH), static_cast<int>(d.NKV), static_cast<int>(d.HD)};
+    return {static_cast<int>(d.T), static_cast<int>(d.NH), static_cast<int>(d.NKV), static_cast<int>(d.HD),
+            cpu::dropoutThreshold(d.dropout), cpu::dropoutScale(d.dropout), d.dropoutStream};
 }
 
 // Bc = 32 keys per tile up to HD 128, 16 beyond, so shared memory stays under

@@ -45,10 +45,7 @@
 
 namespace headroom::exportdetail {
 
-namespace {
-
-// A Python string literal in double quotes.
-std::string py(const std::string& text)
+std::string pyString(const std::string& text)
 {
     std::string out = "\"";
     for (const char ch : text) {
@@ -71,6 +68,10 @@ std::string py(const std::string& text)
     }
     return out + "\"";
 }
+
+namespace {
+
+std::string py(const std::string& text) { return pyString(text); }
 
 std::string pyBool(bool value) { return value ? "True" : "False"; }
 
@@ -152,6 +153,9 @@ void writeHeader(Script& s, const Scenario& sc, const Plan& plan)
               HEADROOM_VERSION + " (headroom-cli export --format hf-python).");
     s.comment(train ? "Point train_dataset at your tokenized data and run it; the settings below are the scenario's."
                     : "Run it as it is: it generates from random prompts of the planned size and prints the peak.");
+    if (train)
+        s.comment("First, `python THIS_SCRIPT --smoke-test config.json` runs it for 2 steps on random tokens with random "
+                  "weights from a config.json: no download, on the CPU when there is no GPU (--help).");
     s.line("#");
     if (sc.profile == Profile::Pytorch)
         s.comment("Headroom's prediction for the pytorch profile (PyTorch eager with the transformers, PEFT and "
@@ -225,6 +229,10 @@ const char* autoClass(const ModelSpec& m)
 void writeFromPretrained(Script& s, const Scenario& sc, const char* dtype, const std::string& dtypeNote, WeightQuant q,
                          Attention a)
 {
+    // Training scripts run --smoke-test on the CPU too, where flash-attn does not.
+    const bool flashVariable = sc.mode == Mode::Train && a == Attention::Flash;
+    if (flashVariable)
+        s.text += hfFlashOnCpuPython();
     s.line(std::string("model = ") + autoClass(sc.model) + ".from_pretrained(");
     s.line("    model_id,");
     if (sc.model.classifier())
@@ -232,7 +240,7 @@ void writeFromPretrained(Script& s, const Scenario& sc, const char* dtype, const
     s.arg("torch_dtype", dtype, dtypeNote);
     if (q != WeightQuant::None)
         s.arg("quantization_config", "bnb_config");
-    s.arg("attn_implementation", py(hfAttention(a)));
+    s.arg("attn_implementation", flashVariable ? std::string("attn_implementation") : py(hfAttention(a)));
     if (sc.mode == Mode::Inference)
         s.arg("device_map", py("cuda"));
     s.line(")");
@@ -275,6 +283,7 @@ void writeTraining(Script& s, const Scenario& sc)
     // Before the model: with ZeRO-3, TrainingArguments(deepspeed=...) must
     // exist when from_pretrained runs so the weights load partitioned
     // (transformers integrations/deepspeed.py, HfDeepSpeedConfig).
+    s.text += hfSmokeTestArgsPython();
     s.line("training_args = TrainingArguments(");
     s.arg("output_dir", py("headroom-output"));
     s.arg("per_device_train_batch_size", std::to_string(t.microBatch));
@@ -300,6 +309,7 @@ void writeTraining(Script& s, const Scenario& sc)
         s.arg("fsdp", py(sc.hardware.cpuOffload ? "full_shard offload auto_wrap" : "full_shard auto_wrap"));
         s.arg("fsdp_config", std::string("{\"activation_checkpointing\": ") + pyBool(checkpoint) + "}");
     }
+    s.line("    **smoke_test_args,");
     s.line(")");
     for (const std::string& note : hfTrainingNotes(sc))
         s.comment("Not in TrainingArguments: " + note);
@@ -341,109 +351,6 @@ void writeTraining(Script& s, const Scenario& sc)
     s.line();
 }
 
-// A function and a TrainerCallback that write what the run measured as a
-// headroom.measurement/1 file (io/measurement.h) for `headroom-cli compare`.
-// Self-contained (torch, json, and transformers for the callback) so that
-// users can paste them into their own loop or Trainer.
-void writeMeasurement(Script& s, const Scenario& sc)
-{
-    s.line("# Measured on your stack: after training, headroom_measurement.json holds the peaks this run read;");
-    s.line("# `headroom-cli compare headroom_measurement.json` puts them beside Headroom's plan. The two");
-    s.line("# definitions below need only torch (and transformers for the callback): paste them into your own");
-    s.line("# loop (call write_headroom_measurement after the steps) or Trainer (callbacks=[...]).");
-    s.line("HEADROOM_SCENARIO = json.loads(" +
-           py(scenarioToJson(sc).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)) + ")");
-    s.line();
-    s.line();
-    s.line("def write_headroom_measurement(path, scenario=None, phases=None, steps=None, device_used=None):");
-    s.line(std::string("    \"\"\"Writes this process's CUDA memory peaks as ") + kMeasurementSchema + " JSON.\"\"\"");
-    s.line("    import importlib.metadata");
-    s.line();
-    s.line("    def version(name):");
-    s.line("        try:");
-    s.line("            return importlib.metadata.version(name)");
-    s.line("        except importlib.metadata.PackageNotFoundError:");
-    s.line("            return None");
-    s.line();
-    s.line("    phases = phases or {}");
-    s.line("    device = torch.cuda.current_device()");
-    s.line("    allocated = max([torch.cuda.max_memory_allocated(device)] +");
-    s.line("                    [p[\"max_memory_allocated_bytes\"] for p in phases.values()])");
-    s.line("    reserved = max([torch.cuda.max_memory_reserved(device)] +");
-    s.line("                   [p.get(\"max_memory_reserved_bytes\", 0) for p in phases.values()])");
-    s.line("    try:  # NVML, as nvidia-smi reads it (torch 2.6 and later)");
-    s.line("        used, source = torch.cuda.device_memory_used(device), \"nvml\"");
-    s.line("    except Exception:  # older torch or no NVML: the CUDA driver's free memory");
-    s.line("        free, total = torch.cuda.mem_get_info(device)");
-    s.line("        used, source = total - free, \"mem_get_info\"");
-    s.line("    measurement = {");
-    s.line(std::string("        \"schema\": \"") + kMeasurementSchema + "\",");
-    s.line("        \"max_memory_allocated_bytes\": max(1, allocated),");
-    s.line("        \"max_memory_reserved_bytes\": max(1, allocated, reserved),");
-    s.line("        \"device_used_bytes\": max(used, device_used or 0),");
-    s.line("        \"device_used_source\": source,");
-    s.line("        \"phases\": phases,");
-    s.line("        \"gpu\": {\"name\": torch.cuda.get_device_name(device),");
-    s.line("                \"total_bytes\": torch.cuda.get_device_properties(device).total_memory},");
-    s.line("        \"versions\": {\"torch\": torch.__version__, \"transformers\": version(\"transformers\"),");
-    s.line("                     \"cuda\": torch.version.cuda, \"peft\": version(\"peft\")},");
-    s.line("    }");
-    s.line("    if scenario is not None:");
-    s.line("        measurement[\"scenario\"] = scenario");
-    s.line("    if steps:");
-    s.line("        measurement[\"steps\"] = steps");
-    s.line("    with open(path, \"w\") as out:");
-    s.line("        json.dump(measurement, out, indent=2)");
-    s.line();
-    s.line();
-    s.line("class HeadroomMeasurementCallback(TrainerCallback):");
-    s.line("    \"\"\"Peaks per phase of each step; writes the measurement when training ends.\"\"\"");
-    s.line();
-    s.line("    def __init__(self, path=\"headroom_measurement.json\", scenario=None):");
-    s.line("        self.path, self.scenario, self.phases, self.steps, self.device_used = path, scenario, {}, 0, 0");
-    s.line();
-    s.line("    def _mark(self, phase):  # the peaks since the last mark, then a fresh start");
-    s.line("        peak = self.phases.setdefault(phase, {\"max_memory_allocated_bytes\": 0, \"max_memory_reserved_bytes\": 0})");
-    s.line("        peak[\"max_memory_allocated_bytes\"] = max(peak[\"max_memory_allocated_bytes\"], torch.cuda.max_memory_allocated())");
-    s.line("        peak[\"max_memory_reserved_bytes\"] = max(peak[\"max_memory_reserved_bytes\"], torch.cuda.max_memory_reserved())");
-    s.line("        free, total = torch.cuda.mem_get_info()");
-    s.line("        self.device_used = max(self.device_used, total - free)");
-    s.line("        torch.cuda.reset_peak_memory_stats()");
-    s.line();
-    s.line("    def on_train_begin(self, args, state, control, **kwargs):");
-    s.line("        self._mark(\"load\")");
-    s.line();
-    s.line("    def on_pre_optimizer_step(self, args, state, control, **kwargs):  # transformers 4.46 and later");
-    s.line("        self._mark(\"forward_backward\")");
-    s.line();
-    s.line("    def on_optimizer_step(self, args, state, control, **kwargs):");
-    s.line("        self._mark(\"optimizer\")");
-    s.line();
-    s.line("    def on_step_end(self, args, state, control, **kwargs):");
-    s.line("        self._mark(\"rest_of_step\")");
-    s.line("        self.steps += 1");
-    s.line();
-    s.line("    def on_train_end(self, args, state, control, **kwargs):");
-    s.line("        self._mark(\"rest_of_step\")");
-    s.line("        write_headroom_measurement(self.path, self.scenario, self.phases, self.steps, self.device_used)");
-    s.line();
-    s.line();
-}
-
-void writeTrainerCall(Script& s, const Scenario& sc, const Plan& plan)
-{
-    writeMeasurement(s, sc);
-    s.line("train_dataset = None  # your tokenized dataset: sequences of " + std::to_string(sc.train.seqLen) +
-           " tokens (max_seq_length above)");
-    s.line();
-    s.line("trainer = Trainer(model=model, args=training_args, train_dataset=train_dataset,");
-    s.line("                  callbacks=[HeadroomMeasurementCallback(\"headroom_measurement.json\", HEADROOM_SCENARIO)])");
-    s.line("if train_dataset is not None:");
-    s.line("    trainer.train()");
-    s.line("    print(f\"peak allocated {torch.cuda.max_memory_allocated() / 2**30:.2f} GiB (Headroom predicted " +
-           gibText(static_cast<double>(plan.peakAllocatedBytes)) + ")\")");
-}
-
 void writeInference(Script& s, const Scenario& sc, const Plan& plan)
 {
     const InferenceConfig& in = sc.inference;
@@ -483,8 +390,10 @@ std::string exportHfPython(const Scenario& sc, const Plan& plan)
     const WeightQuant q = train ? sc.train.weightQuant : sc.inference.weightQuant;
     const bool peft = train && sc.train.peft.method != PeftMethod::None;
 
-    if (train)
+    if (train) {
+        s.line("import argparse");
         s.line("import json");
+    }
     s.line("import torch");
     std::string names = autoClass(sc.model);
     if (q != WeightQuant::None)
@@ -496,10 +405,14 @@ std::string exportHfPython(const Scenario& sc, const Plan& plan)
         s.line(std::string("from peft import LoraConfig, get_peft_model") +
                (q != WeightQuant::None ? ", prepare_model_for_kbit_training" : ""));
     s.line();
+    if (train)
+        s.text += hfCommandLinePython(sc);
     writeModelId(s, sc.model);
     if (train) {
+        s.text += hfSmokeTestModelPython(sc, autoClass(sc.model));
         writeTraining(s, sc);
-        writeTrainerCall(s, sc, plan);
+        s.text += hfMeasurementPython(sc);
+        s.text += hfTrainerCallPython(sc, plan);
     } else {
         writeInference(s, sc, plan);
     }

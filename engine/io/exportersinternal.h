@@ -37,6 +37,22 @@ int zeroStage(Sharding sharding);            // 1, 2, 3; 0 otherwise
 bool trainerBf16(Precision precision);       // TrainingArguments.bf16 / DeepSpeed "bf16": {"enabled"}
 bool trainerFp16(Precision precision);       // TrainingArguments.fp16 / DeepSpeed "fp16": {"enabled"}
 
+// A Python string literal in double quotes (exportershf.cpp).
+std::string pyString(const std::string& text);
+
+// hf-python's run-time parts (exportershfrun.cpp), each a block of Python:
+// the command line (argparse: --smoke-test, --steps, --measurement), the
+// smoke test's random-weights model (after model_id; autoClass is the class
+// the script loads with), attn_implementation for a flash scenario (sdpa in a
+// smoke test without a GPU), the smoke test's TrainingArguments, the
+// measurement writer and callback, and the dataset and Trainer call.
+std::string hfCommandLinePython(const Scenario& scenario);
+std::string hfSmokeTestModelPython(const Scenario& scenario, const char* autoClass);
+std::string hfFlashOnCpuPython();
+std::string hfSmokeTestArgsPython();
+std::string hfMeasurementPython(const Scenario& scenario);
+std::string hfTrainerCallPython(const Scenario& scenario, const Plan& plan);
+
 // hf-python's comments for settings TrainingArguments has no field for
 // (exportershfnotes.cpp).
 std::vector<std::string> hfTrainingNotes(const Scenario& scenario);

@@ -52,16 +52,28 @@ Result<Measurement> measurementFromJson(const json& doc)
         return makeError(ErrorCode::InvalidArgument, "a measurement file is a JSON object, got " + show(doc));
     std::optional<Error> error;
     Fields r(doc, "", error);
-    r.allowOnly({"schema", "max_memory_allocated_bytes", "max_memory_reserved_bytes", "device_used_bytes",
+    r.allowOnly({"schema", "device", "max_memory_allocated_bytes", "max_memory_reserved_bytes", "device_used_bytes",
                  "device_used_source", "phases", "gpu", "versions", "scenario", "steps", "notes"});
     r.require("schema");
     if (const json* schema = r.find("schema"); !error && schema && *schema != kMeasurementSchema)
         r.fail(ErrorCode::InvalidArgument, "schema",
                std::string("must be \"") + kMeasurementSchema + "\", got " + show(*schema));
-    r.require("max_memory_allocated_bytes");
-    r.require("max_memory_reserved_bytes");
 
     Measurement m;
+    r.boundedString("device", kMaxNameChars, m.device);
+    if (!error && m.device != kMeasuredOnCuda && m.device != kMeasuredOnCpu)
+        r.fail(ErrorCode::InvalidArgument, "device", "must be \"cuda\" or \"cpu\", got \"" + m.device + "\"");
+    if (!error && measuredOnCpu(m)) {
+        // Zeros here would read as a measurement; a CPU run measured none.
+        for (const char* key : {"max_memory_allocated_bytes", "max_memory_reserved_bytes", "device_used_bytes",
+                                "device_used_source", "phases", "gpu"})
+            if (!error && r.has(key))
+                r.fail(ErrorCode::InvalidArgument, key,
+                       "a run on the CPU (\"device\": \"cpu\") has no CUDA memory counters; leave it out");
+    } else {
+        r.require("max_memory_allocated_bytes");
+        r.require("max_memory_reserved_bytes");
+    }
     readBytes(r, "max_memory_allocated_bytes", 1, m.maxAllocatedBytes);
     readBytes(r, "max_memory_reserved_bytes", 1, m.maxReservedBytes);
     if (!error && m.maxReservedBytes < m.maxAllocatedBytes)
@@ -204,29 +216,32 @@ std::string measurementToText(const Measurement& m)
 {
     ordered j;
     j["schema"] = kMeasurementSchema;
-    j["max_memory_allocated_bytes"] = m.maxAllocatedBytes;
-    j["max_memory_reserved_bytes"] = m.maxReservedBytes;
-    if (m.deviceUsedBytes)
-        j["device_used_bytes"] = *m.deviceUsedBytes;
-    if (!m.deviceUsedSource.empty())
-        j["device_used_source"] = m.deviceUsedSource;
-    if (!m.phases.empty()) {
-        ordered phases = ordered::object();
-        for (const MeasuredPhase& p : m.phases) {
-            ordered node{{"max_memory_allocated_bytes", p.maxAllocatedBytes}};
-            if (p.maxReservedBytes)
-                node["max_memory_reserved_bytes"] = *p.maxReservedBytes;
-            phases[p.name] = std::move(node);
+    j["device"] = m.device;
+    if (!measuredOnCpu(m)) {  // a CPU run has no counters (see the reader)
+        j["max_memory_allocated_bytes"] = m.maxAllocatedBytes;
+        j["max_memory_reserved_bytes"] = m.maxReservedBytes;
+        if (m.deviceUsedBytes)
+            j["device_used_bytes"] = *m.deviceUsedBytes;
+        if (!m.deviceUsedSource.empty())
+            j["device_used_source"] = m.deviceUsedSource;
+        if (!m.phases.empty()) {
+            ordered phases = ordered::object();
+            for (const MeasuredPhase& p : m.phases) {
+                ordered node{{"max_memory_allocated_bytes", p.maxAllocatedBytes}};
+                if (p.maxReservedBytes)
+                    node["max_memory_reserved_bytes"] = *p.maxReservedBytes;
+                phases[p.name] = std::move(node);
+            }
+            j["phases"] = std::move(phases);
         }
-        j["phases"] = std::move(phases);
-    }
-    if (!m.gpuName.empty() || m.gpuTotalBytes) {
-        ordered gpu = ordered::object();
-        if (!m.gpuName.empty())
-            gpu["name"] = m.gpuName;
-        if (m.gpuTotalBytes)
-            gpu["total_bytes"] = *m.gpuTotalBytes;
-        j["gpu"] = std::move(gpu);
+        if (!m.gpuName.empty() || m.gpuTotalBytes) {
+            ordered gpu = ordered::object();
+            if (!m.gpuName.empty())
+                gpu["name"] = m.gpuName;
+            if (m.gpuTotalBytes)
+                gpu["total_bytes"] = *m.gpuTotalBytes;
+            j["gpu"] = std::move(gpu);
+        }
     }
     ordered versions = ordered::object();
     for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"torch", &m.torchVersion},
@@ -246,6 +261,8 @@ std::string measurementToText(const Measurement& m)
     return j.dump(2, ' ', false, ordered::error_handler_t::replace) + "\n";
 }
 
+bool measuredOnCpu(const Measurement& m) { return m.device == kMeasuredOnCpu; }
+
 std::vector<ComparisonRow> compareWithPlan(const Plan& plan, const Measurement& m)
 {
     const auto row = [](const char* counter, const char* key, Bytes planned, Bytes measured) {
@@ -255,6 +272,8 @@ std::vector<ComparisonRow> compareWithPlan(const Plan& plan, const Measurement& 
         return ComparisonRow{counter, key, planned, measured, error};
     };
     std::vector<ComparisonRow> rows;
+    if (measuredOnCpu(m))
+        return rows;
     rows.push_back(row("peak allocated", "max_memory_allocated_bytes", plan.peakAllocatedBytes, m.maxAllocatedBytes));
     rows.push_back(row("peak reserved", "max_memory_reserved_bytes", plan.peakReservedBytes, m.maxReservedBytes));
     if (m.deviceUsedBytes)

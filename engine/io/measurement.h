@@ -7,6 +7,7 @@
 //
 // {
 //   "schema": "headroom.measurement/1",                    required
+//   "device": "cuda" | "cpu",                              where the steps ran; "cuda" when absent
 //   "max_memory_allocated_bytes": 1,                       required, torch.cuda.max_memory_allocated()
 //   "max_memory_reserved_bytes": 1,                        required, torch.cuda.max_memory_reserved()
 //   "device_used_bytes": 1,                                device memory in use (whole device)
@@ -24,6 +25,11 @@
 // refused (a misspelt counter must not read as "absent"), byte counts are
 // whole numbers up to 2^50 (1 PiB; the run's two peaks at least 1 byte),
 // reserved is never below allocated, and errors name the field path.
+//
+// A run on the CPU ("device": "cpu": the exported script's --smoke-test
+// without a GPU) has no CUDA memory counters, so the file carries none:
+// max_memory_*, device_used_*, phases and gpu are refused there rather than
+// read as zeros, and `compare` shows the plan with nothing measured beside it.
 #include "core/checkedmath.h"
 #include "core/result.h"
 #include "plan/plan.h"
@@ -46,8 +52,12 @@ struct MeasuredPhase {
     std::optional<Bytes> maxReservedBytes;
 };
 
+inline constexpr const char* kMeasuredOnCuda = "cuda";
+inline constexpr const char* kMeasuredOnCpu = "cpu";
+
 struct Measurement {
-    Bytes maxAllocatedBytes = 0;
+    std::string device = kMeasuredOnCuda;  // kMeasuredOnCuda or kMeasuredOnCpu
+    Bytes maxAllocatedBytes = 0;           // 0 on the CPU (no counters), at least 1 on CUDA
     Bytes maxReservedBytes = 0;
     std::optional<Bytes> deviceUsedBytes;
     std::string deviceUsedSource;        // "nvml", "mem_get_info" or "" (not given)
@@ -73,7 +83,10 @@ struct ComparisonRow {
     double errorPercent = 0;  // (planned - measured) / measured * 100: positive = over-predicted
 };
 
-// Peak allocated, peak reserved, and device used when the file has it.
+bool measuredOnCpu(const Measurement& m);
+
+// Peak allocated, peak reserved, and device used when the file has it; none
+// for a CPU run (no CUDA counters to compare).
 std::vector<ComparisonRow> compareWithPlan(const Plan& plan, const Measurement& m);
 
 } // namespace headroom

@@ -145,6 +145,7 @@ ordered specToJson(const ModelSpec& spec)
         {"mlp_bias", spec.mlpBias},
         {"learned_positions", spec.learnedPositions},
         {"parallel_residual", spec.parallelResidual},
+        {"rotary_fraction", spec.rotaryFraction},
         {"qk_norm", spec.qkNorm},
         {"experts", spec.experts},
         {"experts_per_token", spec.expertsPerToken},
@@ -173,7 +174,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.allowOnly({"id", "model_type", "hf_class", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
-                 "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
+                 "rotary_fraction", "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
                  "origin", "checkpoint_parameters", "checkpoint_dtype", "vision"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
@@ -210,6 +211,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("mlp_bias", spec.mlpBias);
     r.boolean("learned_positions", spec.learnedPositions);
     r.boolean("parallel_residual", spec.parallelResidual);
+    r.number("rotary_fraction", 0.0, true, 1.0, false, spec.rotaryFraction);
     r.boolean("qk_norm", spec.qkNorm);
     r.integer("experts", 0, 1'000'000, spec.experts);
     r.integer("experts_per_token", 0, 1'000'000, spec.expertsPerToken);
@@ -258,6 +260,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.slidingWindow == b.slidingWindow && a.slidingPeriod == b.slidingPeriod
         && a.qkvBias == b.qkvBias && a.attnOutBias == b.attnOutBias && a.mlpBias == b.mlpBias
         && a.learnedPositions == b.learnedPositions && a.parallelResidual == b.parallelResidual
+        && a.rotaryFraction == b.rotaryFraction
         && a.qkNorm == b.qkNorm && a.vision.layers == b.vision.layers && a.vision.hidden == b.vision.hidden
         && a.vision.intermediate == b.vision.intermediate && a.vision.channels == b.vision.channels
         && a.vision.imageSize == b.vision.imageSize && a.vision.patchSize == b.vision.patchSize

@@ -115,6 +115,19 @@ public:
         }
         return p;
     }
+    // A fraction in (0, 1] (GPT-NeoX's rotary_pct, partial_rotary_factor).
+    double fraction(const std::string& key, double fallback)
+    {
+        const json* v = find(key);
+        if (!v)
+            return fallback;
+        const double f = v->is_number() ? v->get<double>() : -1.0;
+        if (!(f > 0.0 && f <= 1.0)) {
+            fail(ErrorCode::InvalidArgument, name(key) + " is " + v->dump() + "; expected a fraction in (0, 1]");
+            return fallback;
+        }
+        return f;
+    }
     // A setting that is on when it holds a positive number and off when it is
     // null (transformers' convention for optional caps such as softcapping).
     bool positiveOrNull(const std::string& key, bool fallback)
@@ -391,6 +404,9 @@ void readGptNeoX(ConfigReader& r, ModelSpec& s)
     s.parallelResidual = r.flag("use_parallel_residual", true);
     s.tieEmbeddings = r.flag("tie_word_embeddings", false);
     s.dropout = r.maxProbability({"attention_dropout", "hidden_dropout"}, 0.0);
+    // GPTNeoXConfig.rotary_pct (0.25 in every Pythia config): RoPE turns the
+    // first int(head_size · rotary_pct) elements of each head.
+    s.rotaryFraction = r.fraction("rotary_pct", 0.25);
     s.norm = NormKind::LayerNorm;
     s.gatedMlp = false;
 }

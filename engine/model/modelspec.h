@@ -81,6 +81,7 @@ struct ModelSpec {
     bool mlpBias = false;              // bias on the MLP projections
     bool learnedPositions = false;     // absolute position table (GPT-2, BERT) instead of RoPE
     bool parallelResidual = false;     // GPT-NeoX: attention and MLP read the same input
+    double rotaryFraction = 1.0;       // the part of each head RoPE rotates (GPT-NeoX rotary_pct; no parameters)
     bool qkNorm = false;               // Qwen3, Gemma 3: RMSNorm over head_dim on each query and key head before
                                        // RoPE; OLMo 2: over the whole q (heads * head_dim) and k (kv heads * head_dim)
     std::uint64_t experts = 0;         // MoE: num_local_experts (0 = dense)

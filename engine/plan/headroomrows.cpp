@@ -16,12 +16,10 @@ std::string headroomProgramGap(const Scenario& s)
         return "inference";
     if (m.classifier())
         return "the sequence-classification head";  // the step program has a language-model head only
-    if (m.family != Family::Llama && m.family != Family::Gpt2)
+    if (m.family != Family::Llama && m.family != Family::Gpt2 && m.family != Family::GptNeoX)
         return std::string("model family ") + familyName(m.family);
     if (m.isMoe())
         return "mixture of experts";
-    if (m.dropout > 0)
-        return "dropout (set it to 0)";
     if (m.family == Family::Llama) {
         if (m.norm != NormKind::RmsNorm)
             return "LayerNorm in a Llama-family model";
@@ -31,6 +29,19 @@ std::string headroomProgramGap(const Scenario& s)
             return "learned positions or parallel residual";
         if (m.qkNorm)
             return "query and key norms (Qwen3)";  // the engine's attention has no per-head RMSNorm
+    } else if (m.family == Family::GptNeoX) {
+        if (m.norm != NormKind::LayerNorm || m.gatedMlp || m.learnedPositions)
+            return "a GPT-NeoX model without LayerNorm, RoPE and a plain MLP";
+        if (!m.parallelResidual)
+            return "GPT-NeoX without the parallel residual (use_parallel_residual false)";
+        if (m.hiddenAct != "gelu" && m.hiddenAct != "gelu_new" && m.hiddenAct != "gelu_fast" &&
+            m.hiddenAct != "gelu_pytorch_tanh")
+            return "MLP activation " + m.hiddenAct;
+        const auto rotary = static_cast<std::uint64_t>(double(m.headDim) * m.rotaryFraction);
+        if (rotary == 0 || rotary % 2 != 0)
+            return "a rotary dimension (head_dim x rotary_pct = " + std::to_string(rotary) + ") that is not a positive even number";
+        if (s.train.peft.method != PeftMethod::None)
+            return "LoRA on GPT-NeoX models";
     } else {
         if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
             return "a GPT-2 model without LayerNorm, learned positions and a plain MLP";
@@ -201,9 +212,14 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         add("lora.adapters", "LoRA A and B of the targeted linears, fp32: rank x (in + out) each", Category::Weights,
             adapters * 4, load, last, LayerSet::All);
     const bool gpt2 = m.family == Family::Gpt2;
-    if (!gpt2)
-        add("rope.cos_sin", "RoPE cos and sin tables: 2 x seq x head_dim/2 fp32", Category::Workspace,
-            2 * T * (HD / 2) * 4, load, last);
+    const bool neox = m.family == Family::GptNeoX;
+    const bool layerNorm = gpt2 || neox;
+    // GPT-NeoX rotates int(head_dim x rotary_pct) elements per head
+    // (modeling_gpt_neox.py rotary_ndims); Llama the whole head; GPT-2 none.
+    const Bytes rotary = gpt2 ? 0 : neox ? static_cast<Bytes>(double(HD) * m.rotaryFraction) : HD;
+    if (rotary > 0)
+        add("rope.cos_sin", "RoPE cos and sin tables: 2 x seq x rotary_dim/2 fp32", Category::Workspace,
+            2 * T * (rotary / 2) * 4, load, last);
     add("optimizer.layer", "the layer's optimizer state (per tensor: optimizerstep.cpp)", Category::OptimizerState,
         layerState, load, last, LayerSet::All);
     add("optimizer.global", "optimizer state of the global tensors", Category::OptimizerState, globalState, load, last);
@@ -227,6 +243,15 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         Phase::EmbedBwd);
     add("embed.out", "embedding output: the first layer's input", Category::Activations, N * C * p, Phase::EmbedFwd,
         Phase::EmbedBwd);
+    // Dropout (runtime/step/attentionstep.cpp): every family drops attention
+    // probabilities; GPT-2 also the embedding output and both sublayers'
+    // outputs, each keeping a 1-byte mask per element (torch's CUDA fused
+    // dropout keeps a bool mask: aten/src/ATen/native/cuda/Dropout.cu).
+    const bool dropout = m.dropout > 0;
+    const bool hiddenDropout = dropout && m.family != Family::Llama;
+    if (hiddenDropout)
+        add("embed.dropout_mask", "embedding dropout mask, 1 byte per element", Category::Activations, N * C,
+            Phase::EmbedFwd, Phase::EmbedBwd);
     add("layer.out", "the layer's output (the next layer's input and checkpoint boundary), freed after this layer's backward",
         Category::Activations, N * C * p, Phase::LayerFwd, Phase::LayerBwd, LayerSet::All);
     const bool eager = tc.attention == Attention::Eager;
@@ -236,7 +261,7 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     };
     // RMSNorm keeps rstd per token, LayerNorm mean and rstd (fp32). GPT-2 has
     // no gate: "up" is c_fc's output, saved by GELU, "act" GELU's, saved by c_proj.
-    const Bytes stats = gpt2 ? N * 8 : N * 4;
+    const Bytes stats = layerNorm ? N * 8 : N * 4;
     const Saved saved[] = {
         {"saved.norm1.rstd", stats},
         {"saved.norm1.out", N * C * p},
@@ -246,13 +271,20 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // Eager: the softmax probabilities (B x heads x seq x seq); memory-efficient: fp32 row log-sum-exp.
         {eager ? "saved.attn.probs" : "saved.attn.lse", eager ? B * NH * T * T * p : B * NH * T * 4},
         {"saved.attn.out", N * QD * p},
-        {"saved.residual.mid", N * C * p},
+        {"saved.residual.mid", neox ? 0 : N * C * p},  // GPT-NeoX: both norms read the layer input
         {"saved.norm2.rstd", stats},
         {"saved.norm2.out", N * C * p},
-        {"saved.mlp.gate", gpt2 ? 0 : N * I * p},
+        {"saved.mlp.gate", layerNorm ? 0 : N * I * p},
         {"saved.mlp.up", N * I * p},
         {"saved.mlp.act", N * I * p},
         {"saved.lora.a_out", N * r * p * adapterCount},  // per adapter: scale * x A^T, for B's gradient
+        // Eager attention with dropout keeps its mask and the dropped
+        // probabilities the value matmul read (torch's eager attention keeps
+        // both); the fused kernel draws its mask again in the backward.
+        {"saved.attn.dropout_mask", dropout && eager ? B * NH * T * T : 0},
+        {"saved.attn.probs_dropped", dropout && eager ? B * NH * T * T * p : 0},
+        {"saved.attn.resid_dropout_mask", hiddenDropout ? N * C : 0},
+        {"saved.mlp.dropout_mask", hiddenDropout ? N * C : 0},
     };
     for (const Saved& s : saved) {
         if (s.bytes == 0)
@@ -284,15 +316,22 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // gradient); fused attention's fp32 delta = rowsum(dO * O) per query
     // (FlashAttention-2, Dao 2023, Algorithm 2 line 4).
     const Bytes attentionBwd = eager ? B * NH * T * T * p : B * NH * T * 4;
+    // Per family, the activation gradients of one layer's backward
+    // (runtime/step/layerstep.cpp, gpt2layer.cpp, neoxlayer.cpp).
+    const Bytes layerGrads = gpt2 ? 2 * I + 2 * C + 2 * QD + 2 * KD
+                             : neox ? 2 * I + 2 * C + 3 * QD + 3 * KD
+                                    : 3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount;
     add("layer.bwd_temporaries",
         "activation gradients of one layer's backward: act, gate, up (3 x mlp width), both norm outputs (2 x hidden), "
         "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim), "
         "tokens x rank per LoRA adapter, and the attention backward's dP/dS (eager) or fp32 delta (fused); "
-        "GPT-2 (no gate, no RoPE): GELU output and input, q, k, v",
-        Category::Temporaries,
-        (gpt2 ? N * (2 * I + 2 * C + 2 * QD + 2 * KD) * p : N * (3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount) * p) +
-            attentionBwd,
-        Phase::LayerBwd, Phase::LayerBwd, LayerSet::All);
+        "GPT-2 (no gate, no RoPE): GELU output and input, q, k, v; GPT-NeoX as Llama without the gate; with hidden "
+        "dropout the residual gradient through a sublayer's mask",
+        Category::Temporaries, N * layerGrads * p + (hiddenDropout ? N * C * p : 0) + attentionBwd, Phase::LayerBwd,
+        Phase::LayerBwd, LayerSet::All);
+    if (neox)
+        add("layer.attn_proj", "GPT-NeoX: the attention branch's output projection, summed into the layer output "
+            "(parallel residual)", Category::Temporaries, N * C * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
 
     // ---- Head and loss ----------------------------------------------------
     const Phase headIn = chunked ? Phase::LossFwd : Phase::HeadFwd, headOut = chunked ? Phase::LossBwd : Phase::HeadBwd;

@@ -5,6 +5,7 @@
 #include "plan/fitsearch.h"
 #include "plan/gpucatalog.h"
 #include "plan/planner.h"
+#include "plan/techniques.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -91,30 +92,10 @@ constexpr double kNf4WeightsCost = 0.25;
 // time per sequence per halving).
 constexpr double kInferenceBatchHalvingCost = 0.40;
 
-// Which option a change sets: a combination takes at most one change per group.
-std::string groupOf(const std::string& id)
-{
-    if (id == "flash")
-        return "attention";
-    if (id == "checkpointing" || id == "checkpoint-every")
-        return "checkpointing";
-    if (id == "bf16-mixed" || id == "fp16-mixed" || id == "bf16")
-        return "precision";
-    if (id == "adamw-8bit" || id == "paged-adamw-8bit")
-        return "optimizer";
-    if (id == "lora" || id == "qlora")
-        return "peft";
-    if (id == "zero2" || id == "zero3")
-        return "sharding";
-    if (id == "int8-weights" || id == "nf4-weights")
-        return "weights";
-    return id;  // micro-batch, batch, sequence, prompt, chunked-ce, cpu-offload, ...
-}
-
-FitChange change(std::string id, std::uint64_t value, std::string label, std::string reason, double cost,
+FitChange change(TechniqueId technique, std::uint64_t value, std::string label, std::string reason, double cost,
                  ChangeKind kind = ChangeKind::Speed)
 {
-    return {std::move(id), value, std::move(label), std::move(reason), cost, kind};
+    return {technique, value, std::move(label), std::move(reason), cost, kind};
 }
 
 double halvings(std::uint64_t from, std::uint64_t to)
@@ -145,62 +126,62 @@ void trainingCandidates(const Scenario& s, std::vector<FitChange>& out)
         return gpu && gpu->bf16;
     }();
     if (t.attention != Attention::Flash)
-        out.push_back(change("flash", 0, "flash attention",
+        out.push_back(change(TechniqueId::Flash, 0, "flash attention",
                              "Computes attention in tiles without storing the sequence × sequence score matrix; "
                              "faster as well (Dao et al. 2022).",
                              t.attention == Attention::Eager ? kFlashFromEagerCost : kFlashFromSdpaCost));
     if (t.checkpointing != Checkpointing::Full)
-        out.push_back(change("checkpointing", 0, "gradient checkpointing (every layer)",
+        out.push_back(change(TechniqueId::Checkpointing, 0, "gradient checkpointing (every layer)",
                              "Keeps only each layer's input and recomputes the rest in backward: about one extra "
                              "forward pass, +33% step time.",
                              kFullCheckpointCost));
     if (t.checkpointing == Checkpointing::None)
-        out.push_back(change("checkpoint-every", kCheckpointEvery, "gradient checkpointing (one layer in 2)",
+        out.push_back(change(TechniqueId::CheckpointEvery, kCheckpointEvery, "gradient checkpointing (one layer in 2)",
                              "Recomputes every second layer in backward: half the saving of full checkpointing "
                              "for half its cost.",
                              kFullCheckpointCost / static_cast<double>(kCheckpointEvery)));
     if (!t.chunkedCrossEntropy)
-        out.push_back(change("chunked-ce", 0, "chunked cross-entropy",
+        out.push_back(change(TechniqueId::ChunkedCe, 0, "chunked cross-entropy",
                              "Upcasts and differentiates the logits chunk by chunk instead of all at once; "
                              "the loss is a small part of the step.",
                              kChunkedLossCost));
     if (t.precision == Precision::Fp32)
-        out.push_back(bf16 ? change("bf16-mixed", 0, "bf16 mixed precision instead of fp32",
+        out.push_back(bf16 ? change(TechniqueId::Bf16Mixed, 0, "bf16 mixed precision instead of fp32",
                                     "Activations in bf16 (half of fp32) and tensor-core matmuls: much faster.",
                                     kMixedFromFp32Cost)
-                           : change("fp16-mixed", 0, "fp16 mixed precision instead of fp32",
+                           : change(TechniqueId::Fp16Mixed, 0, "fp16 mixed precision instead of fp32",
                                     "Activations in fp16 (half of fp32) and tensor-core matmuls: much faster; "
                                     "this GPU has no native bf16.",
                                     kMixedFromFp32Cost));
     const bool fullFinetune = t.peft.method == PeftMethod::None;
     if (bf16 && fullFinetune && t.precision != Precision::Bf16 && t.precision != Precision::Fp8Mixed)
-        out.push_back(change("bf16", 0, "pure bf16 weights and optimizer",
+        out.push_back(change(TechniqueId::Bf16, 0, "pure bf16 weights and optimizer",
                              "No fp32 master weights: parameters, gradients and optimizer states in bf16. Small "
                              "updates can round away.",
                              t.precision == Precision::Fp32 ? kMixedFromFp32Cost + kPureBf16Cost : kPureBf16Cost,
                              ChangeKind::Method));
     if (t.optimizer == Optimizer::AdamW)
-        out.push_back(change("adamw-8bit", 0, "8-bit AdamW",
+        out.push_back(change(TechniqueId::AdamW8bit, 0, "8-bit AdamW",
                              "Optimizer moments stored in 8 bits with block-wise scales instead of 32 bits.",
                              kAdam8bitCost, ChangeKind::Method));
     if (t.optimizer == Optimizer::AdamW || t.optimizer == Optimizer::AdamW8bit)
-        out.push_back(change("paged-adamw-8bit", 0, "paged 8-bit AdamW",
+        out.push_back(change(TechniqueId::PagedAdamW8bit, 0, "paged 8-bit AdamW",
                              "8-bit moments in unified memory that pages to the CPU under pressure instead of "
                              "failing.",
                              kPagedAdam8bitCost, ChangeKind::Method));
     if (fullFinetune)
-        out.push_back(change("lora", 0, "LoRA (r16, all linear layers)",
+        out.push_back(change(TechniqueId::Lora, 0, "LoRA (r16, all linear layers)",
                              "Trains small adapters over frozen weights: no gradients or optimizer states for "
                              "the base weights.",
                              kLoraCost, ChangeKind::Method));
     if (t.peft.method != PeftMethod::Qlora)
-        out.push_back(change("qlora", 0, "QLoRA (NF4 base, r16 all linear)",
+        out.push_back(change(TechniqueId::Qlora, 0, "QLoRA (NF4 base, r16 all linear)",
                              "LoRA over a 4-bit base: the frozen weights take about a quarter of bf16; "
                              "dequantizing them slows every matmul.",
                              fullFinetune ? kQloraCost : kQloraCost - kLoraCost, ChangeKind::Method));
     for (std::uint64_t m : smallerDivisors(t.microBatch)) {
         const double perHalving = m * t.seqLen >= kLargeGemmTokens ? kHalvingCostLargeGemm : kHalvingCostSmallGemm;
-        out.push_back(change("micro-batch", m,
+        out.push_back(change(TechniqueId::MicroBatch, m,
                              "micro-batch " + std::to_string(m) + " × " +
                                  std::to_string(t.gradAccum * (t.microBatch / m)) + " accumulation",
                              "Fewer sequences at once, more accumulation steps: the same effective batch with "
@@ -209,22 +190,22 @@ void trainingCandidates(const Scenario& s, std::vector<FitChange>& out)
     }
     if (s.hardware.count > 1 && (s.hardware.sharding == Sharding::None || s.hardware.sharding == Sharding::Ddp ||
                                  s.hardware.sharding == Sharding::Zero1)) {
-        out.push_back(change("zero2", 0, "ZeRO-2 sharding",
+        out.push_back(change(TechniqueId::Zero2, 0, "ZeRO-2 sharding",
                              "Each GPU keeps its share of the gradients and optimizer states; the same "
                              "communication as data parallelism.",
                              kZero2Cost));
-        out.push_back(change("zero3", 0, "ZeRO-3 / FSDP full sharding",
+        out.push_back(change(TechniqueId::Zero3, 0, "ZeRO-3 / FSDP full sharding",
                              "Parameters sharded too and gathered layer by layer: 1.5× the communication of data "
                              "parallelism.",
                              kZero3Cost));
     }
     if (!s.hardware.cpuOffload)
-        out.push_back(change("cpu-offload", 0, "CPU offload of the optimizer",
+        out.push_back(change(TechniqueId::CpuOffload, 0, "CPU offload of the optimizer",
                              "Optimizer states (and the step) on the CPU: gradients and parameters cross PCIe "
                              "every step.",
                              kCpuOffloadCost));
     if (!t.activationOffload)
-        out.push_back(change("activation-offload", 0, "activation offload to CPU",
+        out.push_back(change(TechniqueId::ActivationOffload, 0, "activation offload to CPU",
                              "Saved activations wait in CPU memory until backward: PCIe transfers every step.",
                              kActivationOffloadCost));
 }
@@ -233,23 +214,23 @@ void inferenceCandidates(const Scenario& s, std::vector<FitChange>& out)
 {
     const InferenceConfig& c = s.inference;
     if (c.attention != Attention::Flash)
-        out.push_back(change("flash", 0, "flash attention",
+        out.push_back(change(TechniqueId::Flash, 0, "flash attention",
                              "Computes attention in tiles without storing the score matrix of the prompt.",
                              c.attention == Attention::Eager ? kFlashFromEagerCost : kFlashFromSdpaCost));
     if (c.kvCacheDtype == KvCacheDtype::Fp32 || c.kvCacheDtype == KvCacheDtype::Fp16 || c.kvCacheDtype == KvCacheDtype::Bf16)
-        out.push_back(change("kv-fp8", 0, "fp8 KV cache",
+        out.push_back(change(TechniqueId::KvFp8, 0, "fp8 KV cache",
                              "Keys and values cached in 8 bits: half of bf16, converted inside the attention kernel.",
                              kKvFp8Cost, ChangeKind::Method));
     if (c.weightQuant == WeightQuant::None) {
-        out.push_back(change("int8-weights", 0, "int8 weights (LLM.int8)",
-                             "Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.",
-                             kInt8WeightsCost, ChangeKind::Method));
-        out.push_back(change("nf4-weights", 0, "NF4 weights",
+        out.push_back(change(TechniqueId::Int8Weights, 0, "int8 weights (LLM.int8)",
+                             "Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.", kInt8WeightsCost,
+                             ChangeKind::Method));
+        out.push_back(change(TechniqueId::Nf4Weights, 0, "NF4 weights",
                              "Weights in 4 bits: about a quarter of bf16; dequantized in every matmul.",
                              kNf4WeightsCost, ChangeKind::Method));
     }
     for (std::uint64_t b : smallerDivisors(c.batch))
-        out.push_back(change("batch", b, "batch " + std::to_string(b),
+        out.push_back(change(TechniqueId::Batch, b, "batch " + std::to_string(b),
                              "Fewer sequences at once: a smaller KV cache and activations, fewer sequences per second.",
                              kInferenceBatchHalvingCost * halvings(c.batch, b)));
 }
@@ -267,7 +248,7 @@ std::optional<FitChange> shorterSequence(const Scenario& s)
     const bool train = s.mode == Mode::Train;
     if (value >= (train ? s.train.seqLen : s.inference.promptTokens))
         return std::nullopt;
-    return change(train ? "sequence" : "prompt", value,
+    return change(train ? TechniqueId::Sequence : TechniqueId::Prompt, value,
                   (train ? "sequence length " : "prompt length ") + std::to_string(value),
                   "Shorter sequences change what the model learns (or reads): a last resort.", 0.0, ChangeKind::Task);
 }
@@ -306,58 +287,7 @@ std::vector<FitChange> candidateChanges(const Scenario& base)
 Scenario applyChange(const Scenario& base, const FitChange& c)
 {
     Scenario s = base;
-    TrainConfig& t = s.train;
-    const std::string& id = c.id;
-    if (id == "flash")
-        (s.mode == Mode::Train ? t.attention : s.inference.attention) = Attention::Flash;
-    else if (id == "checkpointing")
-        t.checkpointing = Checkpointing::Full;
-    else if (id == "checkpoint-every") {
-        t.checkpointing = Checkpointing::EveryK;
-        t.checkpointEvery = c.value;
-    } else if (id == "chunked-ce")
-        t.chunkedCrossEntropy = true;
-    else if (id == "bf16-mixed")
-        t.precision = Precision::Bf16Mixed;
-    else if (id == "fp16-mixed")
-        t.precision = Precision::Fp16Mixed;
-    else if (id == "bf16")
-        t.precision = Precision::Bf16;
-    else if (id == "adamw-8bit")
-        t.optimizer = Optimizer::AdamW8bit;
-    else if (id == "paged-adamw-8bit")
-        t.optimizer = Optimizer::PagedAdamW8bit;
-    else if (id == "lora" || id == "qlora") {
-        const bool q = id == "qlora";
-        // The settings of the ladder's lora/qlora steps (ladder.cpp).
-        t.peft.method = q ? PeftMethod::Qlora : PeftMethod::Lora;
-        t.peft.rank = 16;
-        t.peft.alpha = 32;
-        t.peft.targets = {"all-linear"};
-        t.weightQuant = q ? WeightQuant::Nf4DoubleQuant : WeightQuant::None;
-    } else if (id == "micro-batch" && c.value > 0) {
-        t.gradAccum *= t.microBatch / c.value;
-        t.microBatch = c.value;
-    } else if (id == "zero2")
-        s.hardware.sharding = Sharding::Zero2;
-    else if (id == "zero3")
-        s.hardware.sharding = Sharding::Zero3;
-    else if (id == "cpu-offload")
-        s.hardware.cpuOffload = true;
-    else if (id == "activation-offload")
-        t.activationOffload = true;
-    else if (id == "sequence")
-        t.seqLen = c.value;
-    else if (id == "kv-fp8")
-        s.inference.kvCacheDtype = KvCacheDtype::Fp8;
-    else if (id == "int8-weights")
-        s.inference.weightQuant = WeightQuant::Int8;
-    else if (id == "nf4-weights")
-        s.inference.weightQuant = WeightQuant::Nf4;
-    else if (id == "batch")
-        s.inference.batch = c.value;
-    else if (id == "prompt")
-        s.inference.promptTokens = c.value;
+    useTechnique(s, c.technique, c.value);
     return s;
 }
 
@@ -387,9 +317,9 @@ Result<MakeItFitResult> makeItFit(const Scenario& base, const MakeItFitOptions& 
         return result;
 
     const std::vector<FitChange> candidates = candidateChanges(base);
-    std::vector<std::string> groups;
+    std::vector<TechniqueGroup> groups;
     for (const FitChange& c : candidates)
-        groups.push_back(groupOf(c.id));
+        groups.push_back(techniqueGroup(c.technique));
 
     // Every combination of up to maxChanges candidates from distinct groups,
     // as sorted index lists; each planned once.
@@ -430,8 +360,9 @@ Result<MakeItFitResult> makeItFit(const Scenario& base, const MakeItFitOptions& 
         for (std::size_t i = start; i < candidates.size(); ++i) {
             // One change per option; pure bf16 is a full fine-tune setting, not one for adapters.
             const bool clash = std::any_of(members.begin(), members.end(), [&](std::size_t m) {
-                return groups[m] == groups[i] || (groups[m] == "peft" && candidates[i].id == "bf16") ||
-                       (groups[i] == "peft" && candidates[m].id == "bf16");
+                return groups[m] == groups[i] ||
+                       (groups[m] == TechniqueGroup::Peft && candidates[i].technique == TechniqueId::Bf16) ||
+                       (groups[i] == TechniqueGroup::Peft && candidates[m].technique == TechniqueId::Bf16);
             });
             if (clash)
                 continue;

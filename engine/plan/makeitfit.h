@@ -7,6 +7,7 @@
 // proposes and ranks.
 #include "core/result.h"
 #include "plan/plan.h"
+#include "plan/techniques.h"
 
 #include <string>
 #include <vector>
@@ -22,7 +23,7 @@ enum class ChangeKind : std::uint8_t {
 
 // One atomic change to a scenario.
 struct FitChange {
-    std::string id;            // stable id: "checkpointing", "checkpoint-every", "flash", "micro-batch"...
+    TechniqueId technique;     // what it applies (plan/techniques.h); techniqueName() for files and the CLI
     std::uint64_t value = 0;   // its parameter where it has one (every k, new micro-batch, new sequence length)
     std::string label;         // "gradient checkpointing (every layer)"
     std::string reason;        // plain English: why it saves memory and what it costs

@@ -81,11 +81,11 @@ public:
     // The largest planned peak this backend runs as a whole (0: no limit);
     // a bigger scenario is validated on fewer layers and extrapolated.
     virtual Bytes capacityBytes() const { return 0; }
-    // Whether a scenario over capacityBytes() is run on fewer layers and
-    // extrapolated on its own (a device), or refused (the CPU backend: two
-    // layers of a large model would still take it many minutes; --max-layers
-    // asks for the extrapolation explicitly).
-    virtual bool extrapolatesLargeModels() const { return true; }
+    // A scenario over capacityBytes() is run on fewer layers and extrapolated
+    // (runtime/extrapolation.h): with as many layers as fit (0, a device,
+    // where more layers cost little time), or with at most this many (the
+    // CPU backend: 2, so that a model over its limit is validated in minutes).
+    virtual std::uint64_t extrapolationLayers() const { return 0; }
 };
 
 std::unique_ptr<Backend> makeCpuBackend();

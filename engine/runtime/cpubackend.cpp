@@ -59,7 +59,7 @@ public:
     std::string device() const override { return "CPU (" + std::to_string(cpu::threadCount()) + " threads)"; }
     std::string unsupported(const Scenario& s) const override { return cpuUnsupported(s); }
     Bytes capacityBytes() const override { return kCpuBackendByteLimit; }
-    bool extrapolatesLargeModels() const override { return false; }
+    std::uint64_t extrapolationLayers() const override { return 2; }
 
     Measurement run(const Scenario& s, const RunOptions& o) override
     {

@@ -66,7 +66,8 @@ public:
     virtual void synchronize() {}
 
     // --- the model --------------------------------------------------------
-    // cos, sin (T, HD/2) fp32: RoPE angles t·θ^(−2i/HD) (cpu/rope.h).
+    // cos, sin (T, HD/2) fp32: RoPE angles t·θ^(−2i/HD) (cpu/rope.h); HD is
+    // the rotary dimension (the head's, or the rotated part of it).
     virtual void ropeTable(const Tensor& cos, const Tensor& sin, std::size_t T, std::size_t HD, double theta) = 0;
     // out (B·T, C) = wte[tokens] (+ wpe[t]); wpe absent for RoPE models.
     virtual void embeddingForward(const Tensor& out, const Tensor& tokens, const Tensor& wte, At wpe, std::size_t B,
@@ -90,20 +91,29 @@ public:
     // dinp += dout · weight, dweight += doutᵀ · inp, dbias += column sums of dout.
     virtual void matmulBackward(At dinp, At dweight, At dbias, At dout, At inp, At weight, std::size_t rows,
                                 std::size_t C, std::size_t OC) = 0;
-    // x (B, T, NH, HD) rotated in place by the table.
+    // x (B, T, NH, HD) rotated in place by the table over the first
+    // rotaryDim elements of each head (rotaryDim = HD: all of it; GPT-NeoX's
+    // partial rotary less, cpu/rope.h); the table is (T, rotaryDim/2).
     virtual void ropeForward(const Tensor& x, const Tensor& cos, const Tensor& sin, std::size_t B, std::size_t T,
-                             std::size_t NH, std::size_t HD) = 0;
+                             std::size_t NH, std::size_t HD, std::size_t rotaryDim) = 0;
     virtual void ropeBackward(const Tensor& dinp, const Tensor& dout, const Tensor& cos, const Tensor& sin,
-                              std::size_t B, std::size_t T, std::size_t NH, std::size_t HD) = 0;
-    // Eager causal attention: probs (B, NH, T, T) kept for backward.
+                              std::size_t B, std::size_t T, std::size_t NH, std::size_t HD, std::size_t rotaryDim) = 0;
+    // Eager causal attention: probs (B, NH, T, T) kept for backward. With
+    // attention dropout (shape.dropout > 0) also the 1-byte mask (U8) and the
+    // dropped probabilities P·M/(1−p) (activation dtype) the value matmul
+    // reads, both (B, NH, T, T) and kept, as torch's eager attention keeps them.
     virtual void attentionForward(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k,
-                                  const Tensor& v, const cpu::AttentionShape& shape, double scale) = 0;
+                                  const Tensor& v, const cpu::AttentionShape& shape, double scale, At mask = {},
+                                  At dropped = {}) = 0;
     // dprobs (B, NH, T, T) in the activation dtype is room for dP and dS, a
     // temporary of the layer's backward as in torch's eager attention.
     virtual void attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                                    const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
-                                   const Tensor& dprobs, const cpu::AttentionShape& shape, double scale) = 0;
+                                   const Tensor& dprobs, const cpu::AttentionShape& shape, double scale,
+                                   At mask = {}, At dropped = {}) = 0;
     // Fused O(T)-memory attention: lse (B, NH, T) fp32 kept for backward.
+    // Attention dropout draws its mask from shape.dropoutStream in both
+    // directions and keeps none (cpu/flashattention.h).
     virtual void flashAttentionForward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k,
                                        const Tensor& v, const cpu::AttentionShape& shape, double scale) = 0;
     // delta (B, NH, T) fp32 is room for rowsum(dout · out), a temporary of
@@ -116,6 +126,12 @@ public:
     virtual void swigluForward(const Tensor& out, const Tensor& gate, const Tensor& up, std::size_t n) = 0;
     virtual void swigluBackward(const Tensor& dgate, const Tensor& dup, const Tensor& dout, const Tensor& gate,
                                 const Tensor& up, std::size_t n) = 0;
+    // Dropout (cpu/dropout.h): mask (U8, n) = the draws of `stream`; when x is
+    // present, x = x·mask/(1−p) in place.
+    virtual void dropoutForward(At x, const Tensor& mask, std::size_t n, float p, std::uint64_t stream) = 0;
+    // dst = src·mask/(1−p) (written, not added); dst may be src.
+    virtual void dropoutBackward(const Tensor& dst, const Tensor& src, const Tensor& mask, std::size_t n,
+                                 float p) = 0;
     // GELU, the tanh approximation when `tanh` (transformers "gelu_new").
     virtual void geluForward(const Tensor& out, const Tensor& inp, std::size_t n, bool tanh) = 0;
     virtual void geluBackward(const Tensor& dinp, const Tensor& dout, const Tensor& inp, std::size_t n,

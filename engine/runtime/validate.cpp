@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/validate.h"
 
+#include "runtime/stepflops.h"
+
 #include "io/scenariofile.h"
 #include "plan/planner.h"
 #include "plan/sweep.h"
@@ -91,12 +93,6 @@ Result<ValidationResult> runValidation(const Scenario& scenario, Backend& backen
         r.measured = backend.run(scenario, options);
         return r;
     }
-    if (tooLarge && !limited && !backend.extrapolatesLargeModels())
-        return makeError(ErrorCode::UnsupportedCombination,
-                         "the scenario needs " + formatGiB(static_cast<double>(r.plan.peakBytes)) + " at its peak: the " +
-                             backend.name() + " backend runs small models only (limit " +
-                             formatGiB(static_cast<double>(capacity)) +
-                             "); --max-layers N runs N layers and extrapolates");
     // Fewer layers, twice, then per layer (runtime/extrapolation.h).
     auto peakWith = [&](std::uint64_t layers) -> Bytes {
         Scenario s = scenario;
@@ -105,6 +101,8 @@ Result<ValidationResult> runValidation(const Scenario& scenario, Backend& backen
         return p ? p->peakBytes : ~Bytes{0};
     };
     std::uint64_t large = limited ? std::min(options.maxLayers, L - 1) : L - 1;
+    if (!limited && backend.extrapolationLayers() > 0)
+        large = std::min(large, backend.extrapolationLayers());
     while (large >= 2 && capacity > 0 && peakWith(large) > capacity)
         --large;
     const std::string needs = "the scenario needs " + formatGiB(static_cast<double>(r.plan.peakBytes)) +
@@ -247,6 +245,10 @@ nlohmann::json validationJson(const ValidationResult& r)
     }
     j["step_seconds"] = m.stepSeconds;
     j["tokens_per_second"] = m.tokensPerSecond;
+    // Achieved model FLOP/s (runtime/stepflops.h: PaLM Appendix B's count).
+    const double flops = modelFlopsPerStep(r.scenario);
+    j["model_flops_per_step"] = flops;
+    j["model_tflops_per_second"] = m.stepSeconds > 0 ? flops / m.stepSeconds / 1e12 : 0.0;
     j["losses"] = m.losses;
     j["extrapolated"] = r.extrapolation.used;
     if (r.extrapolation.used) {
@@ -338,7 +340,10 @@ std::string validationTable(const ValidationResult& r)
         out << ", measured at " << eventLabel(plan.events[m.peakEvent]) << " (" << gib(m.peakBytes) << ")";
     out << "\n";
     if (m.stepSeconds > 0) {
-        std::snprintf(line, sizeof line, "step time %.4f s, %.0f tokens/s\n", m.stepSeconds, m.tokensPerSecond);
+        // Achieved model FLOP/s (runtime/stepflops.h: PaLM Appendix B's count,
+        // no recompute); %.3g keeps a CPU's small figure readable.
+        std::snprintf(line, sizeof line, "step time %.4f s, %.0f tokens/s, %.3g TFLOP/s achieved (model FLOPs)\n",
+                      m.stepSeconds, m.tokensPerSecond, modelFlopsPerStep(r.scenario) / m.stepSeconds / 1e12);
         out << line;
     }
     const auto differences = planMeasurementDifferences(plan, m);

@@ -731,6 +731,38 @@ private slots:
         QVERIFY(parseJson(other.out).at("rows")[0].at("planned_bytes") != rows[0].at("planned_bytes"));
     }
 
+    // A run on the CPU (the hf-python script's --smoke-test without a GPU) has
+    // no CUDA counters: compare accepts it, shows the plan's counters alone
+    // (those plan --scenario gives for the embedded scenario) and says why.
+    void compareCpuRun()
+    {
+        const QString file = QStringLiteral(HEADROOM_TEST_DATA "/measurement/cpu-smoke-test.json");
+        const CliResult text = runCli({QStringLiteral("compare"), file});
+        QVERIFY2(text.exitCode == 0, text.describe().constData());
+        QVERIFY2(text.out.startsWith("run on the CPU, torch 2.11.0+cu130"), text.out.constData());
+        QVERIFY2(text.out.contains("notes: smoke test: random weights"), text.out.constData());
+        QVERIFY2(text.out.contains("nothing measured: the run was on the CPU"), text.out.constData());
+        QVERIFY2(!text.out.contains("error"), text.out.constData());
+
+        const CliResult r = runCli({QStringLiteral("compare"), file, QStringLiteral("--json")});
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const json j = parseJson(r.out);
+        QCOMPARE(j.at("measured_device").get<std::string>(), std::string("cpu"));
+        QVERIFY(j.at("rows").empty());
+        QVERIFY(j.at("note").get<std::string>().find("no CUDA memory counters") != std::string::npos);
+        std::ifstream in(HEADROOM_TEST_DATA "/measurement/cpu-smoke-test.json");
+        const QString scenarioFile = path("cpu-embedded-scenario.json");
+        {
+            std::ofstream out(scenarioFile.toStdString());
+            out << json::parse(in).at("scenario").dump();
+        }
+        const json plan = planJson({QStringLiteral("--scenario"), scenarioFile});
+        const json& planned = j.at("planned");
+        QCOMPARE(planned.at("max_memory_allocated_bytes").get<std::uint64_t>(), countAt(plan, "peak_allocated_bytes"));
+        QCOMPARE(planned.at("max_memory_reserved_bytes").get<std::uint64_t>(), countAt(plan, "peak_reserved_bytes"));
+        QCOMPARE(planned.at("device_used_bytes").get<std::uint64_t>(), countAt(plan, "device_used_bytes"));
+    }
+
     // A malformed measurement: exit 2, one line naming the file and the field.
     void compareMalformed()
     {

@@ -4,6 +4,7 @@
 // what it claims to be, and is the same text every time.
 #include "io/exporters.h"
 #include "io/scenariofile.h"
+#include "model/catalog.h"
 #include "plan/defaultscenario.h"
 #include "plan/gpucatalog.h"
 #include "plan/planner.h"
@@ -334,10 +335,66 @@ private slots:
         QVERIFY(contains(py, "\"schema\": \"headroom.measurement/1\""));
         QVERIFY(contains(py, "torch.cuda.max_memory_reserved("));
         QVERIFY(contains(py, "\"device_used_source\""));
-        QVERIFY(contains(py, "callbacks=[HeadroomMeasurementCallback(\"headroom_measurement.json\", HEADROOM_SCENARIO)]"));
+        QVERIFY(contains(py, "callbacks=[HeadroomMeasurementCallback(cli.measurement, HEADROOM_SCENARIO, \"; \".join(headroom_notes))]"));
+        QVERIFY(contains(py, "parser.add_argument(\"--measurement\", default=\"headroom_measurement.json\""));
+        // Without a GPU the file says so and carries no counters (io/measurement.h).
+        QVERIFY(contains(py, "measurement = {\"schema\": \"headroom.measurement/1\", \"device\": \"cpu\"}\n"));
+        QVERIFY(contains(py, "            \"device\": \"cuda\",\n"));
+        // The peak printed at the end is the callback's: it resets PyTorch's
+        // counters after each phase, so torch.cuda.max_memory_allocated()
+        // read after training holds only what came after the last reset.
+        QVERIFY(contains(py, "peak = json.load(measured).get(\"max_memory_allocated_bytes\")"));
         // The embedded scenario is the exported one: it reads back to the same plan.
         const std::string marker = "HEADROOM_SCENARIO = json.loads(";
         QVERIFY(contains(py, marker));
+    }
+
+    // --smoke-test: random weights from a config.json and random tokens, on
+    // the CPU when there is no GPU (tests/libraries runs it under the pinned
+    // stack); what it changes from the scenario goes into the measurement's notes.
+    void hfPythonSmokeTest()
+    {
+        Scenario s = scenarioFor(Teaching);  // flash attention
+        std::string py = exportAs(s, makePlan(s).value(), ExportFormat::HfPython).text;
+        for (const char* line : {
+                 "parser.add_argument(\"--smoke-test\", metavar=\"CONFIG\",\n",
+                 "parser.add_argument(\"--steps\", type=int, default=2,",
+                 "cli = parser.parse_known_args()[0]",
+                 "    AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(cli.smoke_test)).save_pretrained(model_id)\n",
+                 "\"use_cpu\": not torch.cuda.is_available()}",
+                 "    **smoke_test_args,\n",
+                 "if cli.smoke_test and not torch.cuda.is_available():  # flash-attn runs on CUDA only\n",
+                 "    attn_implementation = \"sdpa\"\n",
+                 "    tokens = torch.randint(0, model.config.vocab_size, (rows, 2048))\n",
+                 "    train_dataset = [{\"input_ids\": t, \"labels\": t} for t in tokens]\n",
+             })
+            QVERIFY2(contains(py, line), line);
+        // The random weights exist before TrainingArguments: with ZeRO-3 those
+        // make from_config partition what it builds (HfDeepSpeedConfig).
+        QVERIFY(py.find("model_id = tempfile.mkdtemp(") < py.find("training_args = TrainingArguments("));
+
+        // Attention other than flash runs on the CPU as it is: no switch.
+        s.train.attention = Attention::Sdpa;
+        py = exportAs(s, makePlan(s).value(), ExportFormat::HfPython).text;
+        QVERIFY(contains(py, "    attn_implementation=\"sdpa\",\n"));
+        QVERIFY(!contains(py, "flash_attention_2"));
+
+        // A classifier: the random model has the planned labels, and each
+        // random sequence one class.
+        auto bert = presetModel("bert-base-uncased");
+        QVERIFY2(bert.ok(), "bert-base-uncased is a catalog preset");
+        Scenario c = s;
+        c.model = bert.value();
+        c.model.head = ModelHead::SequenceClassification;
+        c.model.numLabels = 3;
+        py = exportAs(c, makePlan(c).value(), ExportFormat::HfPython).text;
+        QVERIFY(contains(py, "AutoModelForSequenceClassification.from_config(AutoConfig.from_pretrained(cli.smoke_test, num_labels=3))"));
+        QVERIFY(contains(py, "\"labels\": torch.randint(0, model.config.num_labels, ())}"));
+
+        // Inference scripts run as they are: no smoke test to offer.
+        s.mode = Mode::Inference;
+        py = exportAs(s, makePlan(s).value(), ExportFormat::HfPython).text;
+        QVERIFY(!contains(py, "--smoke-test"));
     }
 
     void hfPythonTeaching()
@@ -361,7 +418,8 @@ private slots:
                  "    bnb_4bit_use_double_quant=True,\n",
                  "    bnb_4bit_compute_dtype=torch.bfloat16,\n",
                  "    quantization_config=bnb_config,\n",
-                 "    attn_implementation=\"flash_attention_2\",\n",
+                 "attn_implementation = \"flash_attention_2\"\n",
+                 "    attn_implementation=attn_implementation,\n",
                  "lora_config = LoraConfig(\n",
                  "    r=16,\n",
                  "    lora_alpha=32,\n",
@@ -447,7 +505,7 @@ private slots:
         QVERIFY(!contains(py, "LoraConfig"));
         QVERIFY(!contains(py, "BitsAndBytesConfig"));
         // With ZeRO-3 the arguments exist before the weights load.
-        QVERIFY(py.find("training_args = TrainingArguments(") < py.find(".from_pretrained("));
+        QVERIFY(py.find("training_args = TrainingArguments(") < py.find(".from_pretrained(\\n    model_id,"));
 
         const Scenario f = scenarioFor(Fsdp);
         py = exportAs(f, makePlan(f).value(), ExportFormat::HfPython).text;

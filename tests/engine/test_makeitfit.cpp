@@ -180,7 +180,8 @@ private slots:
             auto plan = makePlan(applyChange(base, c));
             if (!plan)
                 continue;  // e.g. a combination the planner does not support
-            QVERIFY2(plan->deviceUsedBytes != before || c.id == "chunked-ce", c.id.c_str());
+            QVERIFY2(plan->deviceUsedBytes != before || c.technique == TechniqueId::ChunkedCe,
+                     techniqueName(c.technique));
         }
     }
 

@@ -77,6 +77,39 @@ private slots:
         QCOMPARE(makePlan(*back->scenario).value().peakBytes, makePlan(scenario).value().peakBytes);
     }
 
+    // A CPU run (the hf-python script's --smoke-test without a GPU): no CUDA
+    // counters, none compared, and the same text after a round trip.
+    void cpuRun()
+    {
+        const nlohmann::json j = {{"schema", "headroom.measurement/1"},
+                                  {"device", "cpu"},
+                                  {"versions", {{"torch", "2.11.0+cu130"}, {"transformers", "5.17.0"}}},
+                                  {"steps", 2},
+                                  {"notes", "smoke test"}};
+        auto m = measurementFromText(j.dump());
+        QVERIFY2(m.ok(), m.ok() ? "" : m.error().detail.c_str());
+        QVERIFY(measuredOnCpu(m.value()));
+        QCOMPARE(m->maxAllocatedBytes, Bytes(0));
+        QCOMPARE(*m->steps, std::uint64_t(2));
+        Plan plan;
+        plan.peakAllocatedBytes = 1100;
+        QVERIFY(compareWithPlan(plan, m.value()).empty());
+        const std::string text = measurementToText(m.value());
+        QVERIFY(nlohmann::json::parse(text).at("device") == "cpu");
+        QVERIFY(!nlohmann::json::parse(text).contains("max_memory_allocated_bytes"));
+        auto back = measurementFromText(text);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().detail.c_str());
+        QCOMPARE(measurementToText(back.value()), text);
+
+        // "device": "cuda" is what a file without the field means.
+        nlohmann::json cuda = minimal();
+        cuda["device"] = "cuda";
+        auto c = measurementFromText(cuda.dump());
+        QVERIFY2(c.ok(), c.ok() ? "" : c.error().detail.c_str());
+        QVERIFY(!measuredOnCpu(c.value()));
+        QCOMPARE(measurementToText(c.value()), measurementToText(measurementFromText(minimal().dump()).value()));
+    }
+
     void malformed_data()
     {
         QTest::addColumn<QString>("text");
@@ -136,6 +169,22 @@ private slots:
         QTest::newRow("steps float") << with("steps", 2.5) << QStringLiteral("steps: must be");
         QTest::newRow("notes number") << with("notes", 1) << QStringLiteral("notes: must be a string");
         QTest::newRow("notes long") << with("notes", std::string(5000, 'x')) << QStringLiteral("notes: must be a string of at most 4096");
+        QTest::newRow("device unknown") << with("device", "gpu") << QStringLiteral("device: must be \"cuda\" or \"cpu\"");
+        QTest::newRow("device number") << with("device", 0) << QStringLiteral("device: must be a string");
+        QTest::newRow("cuda without counters")
+            << QStringLiteral(R"({"schema": "headroom.measurement/1", "device": "cuda"})")
+            << QStringLiteral("max_memory_allocated_bytes: required field is missing");
+        // A CPU run with counters: zeros or not, they would read as a GPU's.
+        const std::pair<const char*, nlohmann::json> cudaOnly[] = {{"max_memory_allocated_bytes", 0},
+                                                                  {"max_memory_reserved_bytes", 1000},
+                                                                  {"device_used_bytes", 5},
+                                                                  {"phases", nlohmann::json::object()},
+                                                                  {"gpu", {{"name", "x"}}}};
+        for (const auto& [key, value] : cudaOnly) {
+            const nlohmann::json j = {{"schema", "headroom.measurement/1"}, {"device", "cpu"}, {key, value}};
+            QTest::newRow((std::string("cpu with ") + key).c_str())
+                << QString::fromStdString(j.dump()) << QString::fromStdString(std::string(key) + ": a run on the CPU");
+        }
         QTest::newRow("scenario array") << with("scenario", nlohmann::json::array()) << QStringLiteral("scenario: must be a JSON object");
         QTest::newRow("scenario bad") << with("scenario", {{"schema", "headroom.scenario/1"}, {"mode", "sleep"}})
                                       << QStringLiteral("scenario: ");

@@ -127,8 +127,13 @@ void measurementInput(std::string_view bytes)
             fail("a measurement error is not one line: " + m.error().detail);
         return;
     }
-    if (m->maxReservedBytes < m->maxAllocatedBytes || m->maxAllocatedBytes == 0)
+    if (measuredOnCpu(m.value())) {
+        // A CPU run carries no CUDA counters (io/measurement.h), so none is read and none compared.
+        if (m->maxAllocatedBytes != 0 || m->maxReservedBytes != 0 || m->deviceUsedBytes || !m->phases.empty())
+            fail("a CPU measurement was accepted with CUDA counters");
+    } else if (m->maxReservedBytes < m->maxAllocatedBytes || m->maxAllocatedBytes == 0) {
         fail("a measurement with reserved below allocated, or nothing allocated, was accepted");
+    }
     const std::string saved = measurementToText(m.value());
     const Result<Measurement> reread = measurementFromText(saved);
     if (!reread)

@@ -210,11 +210,11 @@ void activations(gpu_test::Suite& suite, gpu_test::DType dt)
         h.both([&](rt::Ops& o, int s) { o.ropeTable(side(cosT, s), side(sinT, s), T, HD, 10000.0); });
         h.expect("rope table cos", cosT, 1e-6);
         Twin& q = h.make(act, N * NH * HD);
-        h.both([&](rt::Ops& o, int s) { o.ropeForward(side(q, s), side(cosT, s), side(sinT, s), B, T, NH, HD); });
+        h.both([&](rt::Ops& o, int s) { o.ropeForward(side(q, s), side(cosT, s), side(sinT, s), B, T, NH, HD, HD); });
         h.expect("rope forward in place" + tag, q, tol);
         Twin& dq = h.make(act, N * NH * HD, false);
         Twin& dy = h.make(act, N * NH * HD);
-        h.both([&](rt::Ops& o, int s) { o.ropeBackward(side(dq, s), side(dy, s), side(cosT, s), side(sinT, s), B, T, NH, HD); });
+        h.both([&](rt::Ops& o, int s) { o.ropeBackward(side(dq, s), side(dy, s), side(cosT, s), side(sinT, s), B, T, NH, HD, HD); });
         h.expect("rope backward" + tag, dq, tol);
     }
     {   // attention, eager and fused, GQA
@@ -260,6 +260,68 @@ void activations(gpu_test::Suite& suite, gpu_test::DType dt)
         h.expect("fused attention dq" + tag, fq, 2 * tol);
         h.expect("fused attention dk" + tag, fk, 2 * tol);
         h.expect("fused attention dv" + tag, fv, 2 * tol);
+    }
+    {   // attention with dropout: eager keeps mask and dropped probabilities, fused draws the mask again
+        headroom::cpu::AttentionShape shape{B, T, NH, NKV, HD};
+        shape.dropout = 0.25f;
+        shape.dropoutStream = 0x5eed;
+        const double scale = 0.25;
+        const std::size_t scores = B * NH * T * T;
+        Twin& q = h.make(act, N * NH * HD);
+        Twin& k = h.make(act, N * NKV * HD);
+        Twin& v = h.make(act, N * NKV * HD);
+        Twin& dout = h.make(act, N * NH * HD);
+        Twin& out = h.make(act, N * NH * HD, false);
+        Twin& probs = h.make(act, scores, false);
+        Twin& mask = h.make(rt::DType::U8, scores, false);
+        Twin& dropped = h.make(act, scores, false);
+        h.both([&](rt::Ops& o, int s) {
+            o.attentionForward(side(out, s), side(probs, s), side(q, s), side(k, s), side(v, s), shape, scale,
+                               side(mask, s), side(dropped, s));
+        });
+        h.expect("eager attention dropout out" + tag, out, tol);
+        h.expect("eager attention dropout dropped probabilities" + tag, dropped, tol);
+        Twin& dq = h.make(act, N * NH * HD, false);
+        Twin& dk = h.make(act, N * NKV * HD, false);
+        Twin& dv = h.make(act, N * NKV * HD, false);
+        Twin& dprobs = h.make(act, scores, false);
+        h.both([&](rt::Ops& o, int s) {
+            o.attentionBackward(side(dq, s), side(dk, s), side(dv, s), side(dout, s), side(probs, s), side(q, s),
+                                side(k, s), side(v, s), side(dprobs, s), shape, scale, side(mask, s),
+                                side(dropped, s));
+        });
+        h.expect("eager attention dropout dq" + tag, dq, 2 * tol);
+        h.expect("eager attention dropout dk" + tag, dk, 2 * tol);
+        h.expect("eager attention dropout dv" + tag, dv, 2 * tol);
+        Twin& out2 = h.make(act, N * NH * HD, false);
+        Twin& lse = h.make(f32, B * NH * T, false);
+        h.both([&](rt::Ops& o, int s) {
+            o.flashAttentionForward(side(out2, s), side(lse, s), side(q, s), side(k, s), side(v, s), shape, scale);
+        });
+        h.expect("fused attention dropout out" + tag, out2, tol);
+        Twin& fq = h.make(act, N * NH * HD, false);
+        Twin& fk = h.make(act, N * NKV * HD, false);
+        Twin& fv = h.make(act, N * NKV * HD, false);
+        Twin& delta = h.make(f32, B * NH * T, false);
+        h.both([&](rt::Ops& o, int s) {
+            o.flashAttentionBackward(side(fq, s), side(fk, s), side(fv, s), side(dout, s), side(out2, s), side(lse, s),
+                                     side(q, s), side(k, s), side(v, s), side(delta, s), shape, scale);
+        });
+        h.expect("fused attention dropout dq" + tag, fq, 2 * tol);
+        h.expect("fused attention dropout dk" + tag, fk, 2 * tol);
+        h.expect("fused attention dropout dv" + tag, fv, 2 * tol);
+    }
+    {   // hidden dropout: the mask (seen through the values it leaves) and the backward through it
+        Twin& x = h.make(act, N * C);
+        Twin& mask = h.make(rt::DType::U8, N * C, false);
+        h.both([&](rt::Ops& o, int s) { o.dropoutForward(side(x, s), side(mask, s), N * C, 0.1f, 0xd20b); });
+        h.expect("dropout forward" + tag, x, tol);
+        Twin& dy = h.make(act, N * C);
+        Twin& dx = h.make(act, N * C, false);
+        h.both([&](rt::Ops& o, int s) { o.dropoutBackward(side(dx, s), side(dy, s), side(mask, s), N * C, 0.1f); });
+        h.expect("dropout backward" + tag, dx, tol);
+        h.both([&](rt::Ops& o, int s) { o.dropoutBackward(side(dy, s), side(dy, s), side(mask, s), N * C, 0.1f); });
+        h.expect("dropout backward in place" + tag, dy, tol);
     }
     {   // activations
         Twin& g = h.make(act, N * I, true, -3.0f, 3.0f);

@@ -131,6 +131,28 @@ int main()
         s.train.attention = Attention::Sdpa;
         s.train.checkpointing = Checkpointing::Full;
     });
+    // Dropout: the masks are the same draws on both sides (runtime/cpu/dropoutrng.h).
+    add("gpt2 fp32 eager dropout", [](Scenario& s) {
+        s.model = testing::tinyGpt2(2, 64, 4, 128, 101, 32);
+        s.model.dropout = 0.1;
+    });
+    add("gpt2 bf16 mixed fused dropout checkpointed", [](Scenario& s) {
+        s.model = testing::tinyGpt2(2, 64, 4, 128, 101, 32);
+        s.model.dropout = 0.1;
+        s.train.precision = Precision::Bf16Mixed;
+        s.train.attention = Attention::Flash;
+        s.train.checkpointing = Checkpointing::Full;
+    });
+    add("neox fp32 eager dropout", [](Scenario& s) {
+        s.model = testing::tinyNeoX(2, 64, 4, 128, 101);
+        s.model.dropout = 0.1;
+    });
+    add("neox bf16 mixed fused checkpointed", [](Scenario& s) {
+        s.model = testing::tinyNeoX(2, 64, 4, 128, 101);
+        s.train.precision = Precision::Bf16Mixed;
+        s.train.attention = Attention::Flash;
+        s.train.checkpointing = Checkpointing::Full;
+    });
 
     for (const auto& [name, s] : cases) {
         if (auto gap = rt::programUnsupported(s) + cuda::cudaOpsUnsupported(s); !gap.empty()) {

@@ -28,6 +28,10 @@ inline std::string describe(const Scenario& s)
     out << " " << attentionName(s.train.attention);
     if (s.train.chunkedCrossEntropy)
         out << " chunked-ce " << s.train.lossChunks;
+    if (m.dropout > 0)
+        out << " dropout " << m.dropout;
+    if (m.rotaryFraction < 1)
+        out << " rotary " << m.rotaryFraction;
     return out.str();
 }
 
@@ -49,6 +53,13 @@ inline Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
         s.model = tinyGpt2(pick(1, 4), heads * headDim, heads, pick(4, 40), pick(16, 80), 20 + pick(0, 8));
         s.model.tieEmbeddings = pick(0, 3) != 0;
         s.model.hiddenAct = pick(0, 1) ? "gelu_new" : "gelu";
+    } else if (pick(0, 3) == 0) {
+        // And some GPT-NeoX models (parallel residual, partial rotary over an even part of the head).
+        const std::uint64_t neoxHeadDim = 4 * pick(1, 2);
+        s.model = tinyNeoX(pick(1, 4), heads * neoxHeadDim, heads, pick(4, 40), pick(16, 80));
+        s.model.tieEmbeddings = pick(0, 3) == 0;
+        s.model.rotaryFraction = pick(0, 1) ? 0.5 : 1.0;
+        s.model.qkvBias = s.model.attnOutBias = pick(0, 3) != 0;
     }
     s.train.microBatch = pick(1, 3);
     s.train.seqLen = pick(2, 20);
@@ -77,6 +88,10 @@ inline Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
         const std::vector<std::string> targets[] = {{}, {"all-linear"}, {"o_proj", "down_proj"}, {"k_proj", "gate_proj", "up_proj"}};
         s.train.peft.targets = targets[pick(0, 3)];
     }
+    // A third of the scenarios train with dropout (attention dropout in Llama
+    // models; embedding, attention and residual dropout in GPT-2 ones).
+    if (pick(0, 2) == 0)
+        s.model.dropout = 0.1;
     // LOMO updates inside backward: no accumulation, no fp16 loss scaling (rejected: see below).
     if (s.train.optimizer == Optimizer::Lomo) {
         s.train.gradAccum = 1;

@@ -50,6 +50,27 @@ inline ModelSpec tinyGpt2(std::uint64_t layers = 2, std::uint64_t hidden = 16, s
     return m;
 }
 
+// GPT-NeoX layout (modeling_gpt_neox.py, Pythia): LayerNorm with bias,
+// fused query_key_value, partial rotary (rotary_pct 0.25 in Pythia; 0.5 here
+// so a tiny head still rotates a few pairs), parallel residual, exact GELU,
+// untied embed_out; dropout off.
+inline ModelSpec tinyNeoX(std::uint64_t layers = 2, std::uint64_t hidden = 32, std::uint64_t heads = 4,
+                          std::uint64_t intermediate = 48, std::uint64_t vocab = 64)
+{
+    ModelSpec m = tinyLlama(layers, hidden, heads, heads, intermediate, vocab);
+    m.id = "tiny-neox";
+    m.modelType = "gpt_neox";
+    m.hfClass = "GPTNeoXForCausalLM";
+    m.family = Family::GptNeoX;
+    m.norm = NormKind::LayerNorm;
+    m.hiddenAct = "gelu";
+    m.gatedMlp = false;
+    m.qkvBias = m.attnOutBias = m.mlpBias = true;
+    m.parallelResidual = true;
+    m.rotaryFraction = 0.5;
+    return m;
+}
+
 inline Scenario tinyScenario(std::uint64_t layers = 2)
 {
     Scenario s;

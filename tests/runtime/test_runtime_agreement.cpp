@@ -41,12 +41,12 @@ private slots:
         s.train.activationOffload = true;
         rejected(s, "activation offload");
         s = testing::tinyScenario();
-        s.model.family = Family::GptNeoX;
-        rejected(s, "model family gpt_neox");
+        s.model.family = Family::Phi3;
+        rejected(s, "model family phi3");
         s = testing::tinyScenario();
-        s.model = testing::tinyGpt2();
-        s.model.dropout = 0.1;
-        rejected(s, "dropout (set it to 0)");
+        s.model = testing::tinyNeoX();
+        s.model.parallelResidual = false;
+        rejected(s, "GPT-NeoX without the parallel residual (use_parallel_residual false)");
         s = testing::tinyScenario();
         s.train.optimizer = Optimizer::Galore;
         rejected(s, "optimizer galore");
@@ -61,13 +61,12 @@ private slots:
         // A scenario the engine does not run keeps a headroom plan (the shared
         // rows with headroom's allocator settings) that says so.
         Scenario s = testing::tinyScenario();
-        s.model.family = Family::GptNeoX;
-        s.model.norm = NormKind::LayerNorm;
+        s.model.family = Family::Phi3;
         auto plan = rt::headroomPlan(s);
         QVERIFY(plan.ok());
         bool noted = false;
         for (const std::string& n : plan->notes)
-            noted = noted || n.find("does not run this scenario yet (model family gpt_neox)") != std::string::npos;
+            noted = noted || n.find("does not run this scenario yet (model family phi3)") != std::string::npos;
         QVERIFY(noted);
         // A scenario it runs is planned from the engine's rows.
         auto own = rt::headroomPlan(testing::tinyScenario());
@@ -82,8 +81,9 @@ private slots:
     {
         std::mt19937_64 rng(20261122);
         auto backend = rt::makeCpuBackend();
-        constexpr std::size_t kScenarios = 120;
-        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0, lomoRuns = 0, gpt2Runs = 0, chunkedRuns = 0;
+        constexpr std::size_t kScenarios = 160;
+        std::size_t checkpointedRuns = 0, accumulatingRuns = 0, loraRuns = 0, qloraRuns = 0, lomoRuns = 0, gpt2Runs = 0, chunkedRuns = 0,
+                    dropoutRuns = 0, neoxRuns = 0;
         for (std::size_t i = 0; i < kScenarios; ++i) {
             const Scenario s = randomScenario(rng, i);
             rt::RunOptions options;
@@ -110,8 +110,12 @@ private slots:
             qloraRuns += s.train.peft.method == PeftMethod::Qlora ? 1 : 0;
             lomoRuns += s.train.optimizer == Optimizer::Lomo ? 1 : 0;
             gpt2Runs += s.model.family == Family::Gpt2 ? 1 : 0;
+            neoxRuns += s.model.family == Family::GptNeoX ? 1 : 0;
             chunkedRuns += s.train.chunkedCrossEntropy ? 1 : 0;
+            dropoutRuns += s.model.dropout > 0 ? 1 : 0;
         }
+        QVERIFY(dropoutRuns > 20);
+        QVERIFY(neoxRuns > 10);
         QVERIFY(loraRuns > 10);
         QVERIFY(lomoRuns > 8);
         QVERIFY(gpt2Runs > 15);

@@ -5,6 +5,7 @@
 // falls on the bundled corpus, the step time).
 #include "runtime/cpu/parallel.h"
 #include "runtime/cpu/trainer.h"
+#include "runtime/stepflops.h"
 #include "runtime/validate.h"
 #include "plan/sweep.h"
 #include "runtime/runtime_testmodels.h"
@@ -215,6 +216,25 @@ private slots:
             s.train.attention = attention;
             checkFiniteDifferences(s, 3 * 27);
         }
+        // Dropout (embedding, attention, residual): the masks are a fixed
+        // function of (seed, step, micro-batch, layer, site), so the loss is a
+        // smooth function of the weights and its gradient is exact.
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            Scenario s = testing::tinyScenario(2);
+            s.model = testing::tinyGpt2(2);
+            s.model.dropout = 0.2;
+            s.train.attention = attention;
+            checkFiniteDifferences(s, 3 * 26);
+        }
+        // GPT-NeoX: parallel residual, partial rotary, fused query_key_value,
+        // untied embed_out; with dropout on every site.
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            Scenario s = testing::tinyScenario(2);
+            s.model = testing::tinyNeoX(2);
+            s.model.dropout = attention == Attention::Eager ? 0.0 : 0.2;
+            s.train.attention = attention;
+            checkFiniteDifferences(s, 3 * 27);
+        }
     }
 
     void adapterGradientsMatchFiniteDifferences()
@@ -234,14 +254,43 @@ private slots:
         }
     }
 
+    void modelFlopsFollowPalm()
+    {
+        // PaLM Appendix B: 6 N + 12 L H Q T per token, N the weights that
+        // multiply activations. GPT-2 (tied head): per layer c_attn (3C x C),
+        // c_proj (C x C), c_fc (I x C), mlp c_proj (C x I); the head V x C.
+        Scenario s = testing::tinyScenario(3);
+        s.model = testing::tinyGpt2(3, 16, 4, 32, 64, 32);
+        s.train.microBatch = 2;
+        s.train.seqLen = 8;
+        s.train.gradAccum = 3;
+        const double C = 16, I = 32, V = 64, L = 3, H = 4, Q = 4, T = 8;
+        const double N = L * (3 * C * C + C * C + I * C + C * I) + V * C;
+        QCOMPARE(rt::modelFlopsPerStep(s), (6 * N + 12 * L * H * Q * T) * (3 * 2 * T));
+        // An untied head is a weight of its own; the count is the same.
+        s.model.tieEmbeddings = false;
+        QCOMPARE(rt::modelFlopsPerStep(s), (6 * N + 12 * L * H * Q * T) * (3 * 2 * T));
+        // Llama: q, k, v, o and the gated MLP's three.
+        s.model = testing::tinyLlama(2, 16, 4, 2, 24, 64);
+        const double KD = 2 * 4, LL = 2, IL = 24;
+        const double NL = LL * (C * C + 2 * KD * C + C * C + 3 * IL * C) + V * C;
+        QCOMPARE(rt::modelFlopsPerStep(s), (6 * NL + 12 * LL * H * Q * T) * (3 * 2 * T));
+    }
+
     void checkpointingGivesIdenticalGradients()
     {
         for (Precision precision : {Precision::Fp32, Precision::Bf16Mixed}) {
             for (Attention attention : {Attention::Eager, Attention::Flash}) {
-              for (Family family : {Family::Llama, Family::Gpt2}) {
+              for (Family family : {Family::Llama, Family::Gpt2, Family::GptNeoX}) {
                 Scenario s = testing::tinyScenario(3);
-                if (family == Family::Gpt2)
+                if (family == Family::Gpt2) {
+                    // With dropout: the recompute draws the forward's masks.
                     s.model = testing::tinyGpt2(3);
+                    s.model.dropout = 0.1;
+                } else if (family == Family::GptNeoX) {
+                    s.model = testing::tinyNeoX(3);
+                    s.model.dropout = 0.1;
+                }
                 s.train.precision = precision;
                 s.train.attention = attention;
                 const auto tokens = corpusTokens(2 * 9, s.model.vocab);

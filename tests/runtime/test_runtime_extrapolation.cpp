@@ -141,23 +141,52 @@ private slots:
         QCOMPARE(rt::validationJson(r.value()).at("extrapolated").get<bool>(), false);
     }
 
-    void theCpuBackendRefusesALargeModelUnlessAsked()
+    void theCpuBackendExtrapolatesFromTwoLayers()
     {
+        // Over the CPU backend's limit by its layer count alone (200 narrow
+        // layers at 1024 tokens, eager attention): validated on 1 and 2 layers
+        // and extrapolated, within seconds, and the result says so. Exact, as
+        // for a device: the peak and categories equal the 400-layer plan.
+        Scenario s = testing::tinyScenario(200);
+        s.model = testing::tinyLlama(200, 32, 4, 4, 64, 64);
+        s.train.seqLen = 1024;
+        s.train.microBatch = 2;
+        s.train.attention = Attention::Eager;
+        auto full = rt::headroomPlan(s);
+        QVERIFY(full.ok());
+        QVERIFY(full->peakBytes > rt::kCpuBackendByteLimit);
+        auto backend = rt::makeCpuBackend();
+        rt::RunOptions options;
+        options.steps = 1;
+        auto r = rt::runValidation(s, *backend, options);
+        QVERIFY2(r.ok(), r.ok() ? "" : r.error().detail.c_str());
+        QVERIFY(r->extrapolation.used);
+        QCOMPARE(r->extrapolation.smallLayers, std::uint64_t(1));
+        QCOMPARE(r->extrapolation.largeLayers, std::uint64_t(2));
+        QVERIFY(r->extrapolation.reason.find("more than the cpu backend holds") != std::string::npos);
+        QCOMPARE(r->measured.peakBytes, full->peakBytes);
+        for (std::size_t c = 0; c < kCategoryCount; ++c)
+            QCOMPARE(r->measured.peakCategories[c], full->breakdown[c]);
+        QCOMPARE(rt::validationJson(r.value()).at("extrapolated").get<bool>(), true);
+    }
+
+    void theCpuBackendRefusesAModelWhoseTwoLayersDoNotFit()
+    {
+        // A wide model at long sequences: two layers alone are over the limit.
         Scenario s = sixLayers();
-        auto plan = rt::headroomPlan(s);
-        QVERIFY(plan.ok());
-        // A scenario over the CPU backend's limit: a wide model, long sequences.
         s.model = testing::tinyLlama(4, 1024, 8, 8, 4096, 32000);
         s.train.seqLen = 4096;
         s.train.microBatch = 4;
-        auto big = rt::headroomPlan(s);
-        QVERIFY(big.ok());
-        QVERIFY(big->peakBytes > rt::kCpuBackendByteLimit);
+        Scenario two = s;
+        two.model.layers = 2;
+        auto twoPlan = rt::headroomPlan(two);
+        QVERIFY(twoPlan.ok());
+        QVERIFY(twoPlan->peakBytes > rt::kCpuBackendByteLimit);
         auto backend = rt::makeCpuBackend();
         auto r = rt::runValidation(s, *backend, {});
         QVERIFY(!r.ok());
         QVERIFY2(r.error().detail.find("small models only") != std::string::npos, r.error().detail.c_str());
-        QVERIFY(r.error().detail.find("--max-layers") != std::string::npos);
+        QVERIFY(r.error().detail.find("two layers of it need") != std::string::npos);
     }
 
     void everyKCheckpointingIsNotExtrapolated()

@@ -157,26 +157,35 @@ public:
         call([&] { m_inner.matmulBackward(dinp, dw, db, dout, inp, w, rows, C, OC); });
     }
     void ropeForward(const Tensor& x, const Tensor& c, const Tensor& s, std::size_t B, std::size_t T, std::size_t NH,
-                     std::size_t HD) override
+                     std::size_t HD, std::size_t rotaryDim) override
     {
-        call([&] { m_inner.ropeForward(x, c, s, B, T, NH, HD); });
+        call([&] { m_inner.ropeForward(x, c, s, B, T, NH, HD, rotaryDim); });
     }
     void ropeBackward(const Tensor& dinp, const Tensor& dout, const Tensor& c, const Tensor& s, std::size_t B,
-                      std::size_t T, std::size_t NH, std::size_t HD) override
+                      std::size_t T, std::size_t NH, std::size_t HD, std::size_t rotaryDim) override
     {
-        call([&] { m_inner.ropeBackward(dinp, dout, c, s, B, T, NH, HD); });
+        call([&] { m_inner.ropeBackward(dinp, dout, c, s, B, T, NH, HD, rotaryDim); });
     }
     void attentionForward(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
-                          const cpu::AttentionShape& shape, double scale) override
+                          const cpu::AttentionShape& shape, double scale, At mask, At dropped) override
     {
-        call([&] { m_inner.attentionForward(out, probs, q, k, v, shape, scale); });
+        call([&] { m_inner.attentionForward(out, probs, q, k, v, shape, scale, mask, dropped); });
     }
     void attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                            const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& dprobs,
-                           const cpu::AttentionShape& shape, double scale) override
+                           const cpu::AttentionShape& shape, double scale, At mask, At dropped) override
     {
         QCOMPARE_GE(dprobs.numel, shape.B * shape.NH * shape.T * shape.T);
-        call([&] { m_inner.attentionBackward(dq, dk, dv, dout, probs, q, k, v, dprobs, shape, scale); });
+        call([&] { m_inner.attentionBackward(dq, dk, dv, dout, probs, q, k, v, dprobs, shape, scale, mask, dropped); });
+    }
+    void dropoutForward(At x, const Tensor& mask, std::size_t n, float p, std::uint64_t stream) override
+    {
+        QCOMPARE(mask.dtype, DType::U8);
+        call([&] { m_inner.dropoutForward(x, mask, n, p, stream); });
+    }
+    void dropoutBackward(const Tensor& dst, const Tensor& src, const Tensor& mask, std::size_t n, float p) override
+    {
+        call([&] { m_inner.dropoutBackward(dst, src, mask, n, p); });
     }
     void flashAttentionForward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                                const cpu::AttentionShape& shape, double scale) override
@@ -398,6 +407,27 @@ private slots:
             s.train.checkpointing = Checkpointing::Full;
             s.train.optimizer = Optimizer::Sgd;
             add("gpt2 bf16 mixed fused checkpointed sgd", s);
+        }
+        {
+            Scenario s = tinyScenario();
+            s.model = tinyGpt2();
+            s.model.dropout = 0.1;
+            add("gpt2 fp32 eager dropout", s);
+            s.train.attention = Attention::Flash;
+            s.train.precision = Precision::Bf16Mixed;
+            s.train.checkpointing = Checkpointing::Full;
+            add("gpt2 bf16 mixed fused dropout checkpointed", s);
+        }
+        {
+            Scenario s = tinyScenario();
+            s.model = testing::tinyNeoX();
+            s.model.dropout = 0.1;
+            add("neox fp32 eager dropout", s);
+            s.train.attention = Attention::Sdpa;
+            s.train.precision = Precision::Bf16Mixed;
+            s.train.checkpointing = Checkpointing::EveryK;
+            s.train.checkpointEvery = 2;
+            add("neox bf16 mixed fused dropout every-2", s);
         }
     }
 

@@ -19,6 +19,7 @@
 #include "runtime/cpu/activations.h"
 #include "runtime/cpu/attention.h"
 #include "runtime/cpu/crossentropy.h"
+#include "runtime/cpu/dropout.h"
 #include "runtime/cpu/embedding.h"
 #include "runtime/cpu/flashattention.h"
 #include "runtime/cpu/layernorm.h"
@@ -391,17 +392,21 @@ struct AttentionOp {
     std::size_t keyTile = kDefaultKeyTile;
     std::size_t qSize() const { return shape.B * shape.T * shape.NH * shape.HD; }
     std::size_t kvSize() const { return shape.B * shape.T * shape.NKV * shape.HD; }
+    std::size_t scores() const { return shape.B * shape.NH * shape.T * shape.T; }
     Tensors<double> inputs(Random& r) const { return {r.normal(qSize()), r.normal(kvSize()), r.normal(kvSize())}; }
     template <typename Real>
     std::vector<Real> forward(const Tensors<Real>& in) const
     {
-        std::vector<Real> out(qSize());
-        runForward(out, in);
+        std::vector<Real> out(qSize()), dropped;
+        std::vector<std::uint8_t> mask;
+        runForward(out, in, mask, dropped);
         return out;
     }
-    // out, plus what the form saves: probabilities (B,NH,T,T) or logsumexp (B,NH,T)
+    // out, plus what the form saves: probabilities (B,NH,T,T) or logsumexp
+    // (B,NH,T); with dropout, eager attention's mask and dropped probabilities.
     template <typename Real>
-    std::vector<Real> runForward(std::vector<Real>& out, const Tensors<Real>& in) const
+    std::vector<Real> runForward(std::vector<Real>& out, const Tensors<Real>& in, std::vector<std::uint8_t>& mask,
+                                 std::vector<Real>& dropped) const
     {
         const double scale = defaultAttentionScale(shape.HD);
         if (memoryEfficient) {
@@ -410,26 +415,41 @@ struct AttentionOp {
                                   keyTile);
             return lse;
         }
-        std::vector<Real> att(shape.B * shape.NH * shape.T * shape.T);
-        attentionForward(out.data(), att.data(), in[0].data(), in[1].data(), in[2].data(), shape, scale);
+        std::vector<Real> att(scores());
+        if (shape.dropout > 0) {
+            mask.assign(scores(), 0);
+            dropped.assign(scores(), Real(0));
+        }
+        attentionForward(out.data(), att.data(), in[0].data(), in[1].data(), in[2].data(), shape, scale,
+                         mask.empty() ? nullptr : mask.data(), dropped.empty() ? nullptr : dropped.data());
         return att;
     }
     template <typename Real>
     Tensors<Real> backward(const Tensors<Real>& in, const std::vector<Real>& dout) const
     {
         const double scale = defaultAttentionScale(shape.HD);
-        std::vector<Real> out(qSize());
-        const std::vector<Real> saved = runForward(out, in);
+        std::vector<Real> out(qSize()), dropped;
+        std::vector<std::uint8_t> mask;
+        const std::vector<Real> saved = runForward(out, in, mask, dropped);
         Tensors<Real> d = {std::vector<Real>(qSize()), std::vector<Real>(kvSize()), std::vector<Real>(kvSize())};
         if (memoryEfficient)
             flashAttentionBackward(d[0].data(), d[1].data(), d[2].data(), dout.data(), out.data(), saved.data(),
                                    in[0].data(), in[1].data(), in[2].data(), shape, scale, keyTile);
         else
             attentionBackward(d[0].data(), d[1].data(), d[2].data(), dout.data(), saved.data(), in[0].data(),
-                              in[1].data(), in[2].data(), shape, scale);
+                              in[1].data(), in[2].data(), shape, scale, mask.empty() ? nullptr : mask.data(),
+                              dropped.empty() ? nullptr : dropped.data());
         return d;
     }
 };
+
+// An attention shape with dropout p drawn from a fixed stream.
+AttentionShape withDropout(AttentionShape shape, float p, std::uint64_t stream)
+{
+    shape.dropout = p;
+    shape.dropoutStream = stream;
+    return shape;
+}
 
 struct CrossEntropyOp {
     std::size_t N, V;
@@ -626,6 +646,66 @@ private slots:
         checkGradients(AttentionOp{{2, 5, 4, 2, 4}, true, 2}, "attention memory-efficient, GQA, tile 2");
         checkGradients(AttentionOp{{1, 6, 3, 3, 4}, true, 4}, "attention memory-efficient, MHA, tile 4");
         checkGradients(AttentionOp{{1, 6, 2, 1, 4}, false}, "attention eager, MQA");
+        // With attention dropout the mask is a fixed function of the stream, so
+        // the output is differentiable in q, k, v like any other.
+        checkGradients(AttentionOp{withDropout({2, 5, 4, 2, 4}, 0.3f, 77), false}, "attention eager, dropout 0.3");
+        checkGradients(AttentionOp{withDropout({2, 5, 4, 2, 4}, 0.3f, 77), true, 2},
+                       "attention memory-efficient, dropout 0.3, tile 2");
+    }
+
+    void dropoutDrawsAndScales()
+    {
+        // The fraction dropped is p within 5 standard deviations of a binomial
+        // count (sqrt(n p (1 - p))); kept elements are scaled by 1/(1 - p) and the
+        // backward passes the gradient through the same mask.
+        for (float p : {0.1f, 0.5f}) {
+            const std::size_t n = 200000;
+            std::vector<float> x(n, 2.0f), dx(n, 0.0f), dy(n, 3.0f);
+            std::vector<std::uint8_t> mask(n, 7);
+            dropoutForward(x.data(), mask.data(), n, p, dropoutStream(1, 2, 3, 4, 5));
+            std::size_t dropped = 0;
+            for (std::size_t i = 0; i < n; ++i) {
+                QVERIFY(mask[i] == 0 || mask[i] == 1);
+                dropped += mask[i] == 0 ? 1 : 0;
+                QCOMPARE(x[i], mask[i] ? 2.0f * (1.0f / (1.0f - p)) : 0.0f);
+            }
+            const double expected = double(n) * p, sd = std::sqrt(double(n) * p * (1.0 - p));
+            QVERIFY2(std::fabs(double(dropped) - expected) < 5 * sd, std::to_string(dropped).c_str());
+            dropoutBackward(dx.data(), dy.data(), mask.data(), n, p);
+            for (std::size_t i = 0; i < n; ++i)
+                QCOMPARE(dx[i], mask[i] ? 3.0f * (1.0f / (1.0f - p)) : 0.0f);
+            // The mask alone (a checkpointed recompute) is the same draw.
+            std::vector<std::uint8_t> again(n, 7);
+            dropoutForward(nullptr, again.data(), n, p, dropoutStream(1, 2, 3, 4, 5));
+            QVERIFY(again == mask);
+            // Another site draws another mask: about p(1 - p) · 2 of the elements differ.
+            dropoutForward(nullptr, again.data(), n, p, dropoutStream(1, 2, 3, 4, 6));
+            std::size_t differ = 0;
+            for (std::size_t i = 0; i < n; ++i)
+                differ += again[i] != mask[i] ? 1 : 0;
+            const double expectDiffer = 2.0 * double(n) * p * (1.0 - p);
+            QVERIFY2(std::fabs(double(differ) - expectDiffer) < 5 * std::sqrt(expectDiffer), std::to_string(differ).c_str());
+        }
+        QCOMPARE(dropoutThreshold(0.0f), 0u);
+        QCOMPARE(dropoutThreshold(0.5f), 0x80000000u);
+        // Attention dropout is applied: the first query sees only the first key
+        // (P = 1), so its output is v_0 / (1 - p) where the draw keeps it, else 0.
+        Random random(seedFor("attention dropout values"));
+        const float p = 0.5f;
+        const AttentionShape shape = withDropout({1, 6, 8, 2, 4}, p, 99);
+        for (bool memoryEfficient : {false, true}) {
+            const AttentionOp op{shape, memoryEfficient, 2};
+            const Tensors<double> in = op.inputs(random);
+            const std::vector<double> out = op.forward(in);
+            std::size_t kept = 0;
+            for (std::size_t h = 0; h < 8; ++h) {
+                const bool keep = dropoutKeep(99, h * 6 * 6, dropoutThreshold(p));
+                kept += keep ? 1 : 0;
+                for (std::size_t i = 0; i < 4; ++i)
+                    QCOMPARE(out[h * 4 + i], keep ? in[2][(h / 4) * 4 + i] * double(dropoutScale(p)) : 0.0);
+            }
+            QVERIFY(kept > 0 && kept < 8); // this stream drops some heads' first row and keeps others
+        }
     }
 
     void attentionFormsAgree()
@@ -635,8 +715,13 @@ private slots:
         // largest value for elements that cancel to near zero).
         const std::vector<std::pair<AttentionShape, std::size_t>> cases = {
             {{2, 33, 4, 2, 16}, 8}, {{1, 17, 3, 1, 8}, 5}, {{2, 12, 2, 2, 8}, 64}, {{1, 40, 8, 2, 4}, 1}};
-        for (const auto& [shape, tile] : cases) {
-            const std::string name = "attention forms T " + std::to_string(shape.T) + " tile " + std::to_string(tile);
+        std::vector<std::pair<AttentionShape, std::size_t>> all = cases;
+        // With dropout both forms draw the same mask from the stream (dropoutrng.h).
+        for (const auto& [shape, tile] : cases)
+            all.emplace_back(withDropout(shape, 0.2f, 1234 + shape.T), tile);
+        for (const auto& [shape, tile] : all) {
+            const std::string name = "attention forms T " + std::to_string(shape.T) + " tile " + std::to_string(tile) +
+                                     (shape.dropout > 0 ? " dropout" : "");
             const std::uint32_t seed = seedFor(name);
             qInfo("%s: seed %u", name.c_str(), seed);
             Random random(seed);

@@ -118,6 +118,17 @@ private slots:
         QCOMPARE(panel.model()->rows()[0].planned, makePlan(edited).value().peakAllocatedBytes);
     }
 
+    void aCpuRunHasNothingToCompare()
+    {
+        MeasurementPanel panel;
+        const QString cpu = QStringLiteral(HEADROOM_TEST_DATA "/measurement/cpu-smoke-test.json");
+        QVERIFY(measuredOnCpu(readBack(cpu)));
+        QCOMPARE(panel.importFile(cpu), QString());
+        QCOMPARE(panel.model()->rowCount(), 0);
+        QVERIFY(!panel.table()->isVisibleTo(&panel));
+        QVERIFY2(panel.sourceText().contains(QStringLiteral("CPU")), qPrintable(panel.sourceText()));
+    }
+
     void aBadFileSaysWhyAndKeepsWhatWasShown()
     {
         QTemporaryDir dir;

@@ -129,7 +129,7 @@ void LadderChart::refresh()
         m_saving->addData(key, MemoryUnits::toUnit(saved));
         const double used = static_cast<double>(plan.deviceUsedBytes);
         top = std::max(top, MemoryUnits::toUnit(used + saved));
-        ticker->addTick(key, wrapped(DisplayNames::ladderStep(step.id, step.label), metrics, slot));
+        ticker->addTick(key, wrapped(DisplayNames::ladderStep(step.technique, step.label), metrics, slot));
 
         auto* label = new QCPItemText(this);
         label->setClipToAxisRect(false);
@@ -186,7 +186,8 @@ void LadderChart::mouseMoveEvent(QMouseEvent* event)
     }
     const LadderStep& step = m_steps[static_cast<std::size_t>(index)];
     const Plan& plan = step.plan;
-    QString text = QStringLiteral("<b>%1</b><br>").arg(DisplayNames::ladderStep(step.id, step.label).toHtmlEscaped());
+    QString text =
+        QStringLiteral("<b>%1</b><br>").arg(DisplayNames::ladderStep(step.technique, step.label).toHtmlEscaped());
     text += tr("Device used %1 (%2)")
                 .arg(MemoryUnits::format(static_cast<double>(plan.deviceUsedBytes)),
                      plan.fits ? tr("fits") : tr("out of memory"));

@@ -195,8 +195,10 @@ QString recommendationsSection(const Scenario& scenario, const Plan& plan)
                          escaped(ReportWriter::tr("Fits"))},
                         true);
             for (const LadderStep& step : ladder.value())
-                rows << row({escaped(DisplayNames::ladderStep(step.id, step.label)), bytesText(static_cast<double>(step.plan.deviceUsedBytes)),
-                             step.savingBytes != 0 ? MemoryUnits::formatSigned(-static_cast<double>(step.savingBytes)) : QString(),
+                rows << row({escaped(DisplayNames::ladderStep(step.technique, step.label)),
+                             bytesText(static_cast<double>(step.plan.deviceUsedBytes)),
+                             step.savingBytes != 0 ? MemoryUnits::formatSigned(-static_cast<double>(step.savingBytes))
+                                                   : QString(),
                              step.plan.fits ? escaped(ReportWriter::tr("yes")) : escaped(ReportWriter::tr("no"))});
             html += QStringLiteral("<table class=\"grid\">%1</table>").arg(rows.join(QString()));
         } else {

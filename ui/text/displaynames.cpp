@@ -221,34 +221,28 @@ QString DisplayNames::layerSet(LayerSet set)
     return QString();
 }
 
-QString DisplayNames::ladderStep(const std::string& id, const std::string& engineLabel)
+QString DisplayNames::ladderStep(TechniqueId id, const std::string& engineLabel)
 {
-    struct Step {
-        const char* id;
-        QString label;
-    };
-    const Step steps[] = {
-        {"naive-fp16", tr("Full fine-tune, fp16 mixed, AdamW, eager attention")},
-        {"fp32", tr("Precision fp32")},
-        {"fp16-mixed", tr("Precision fp16 mixed")},
-        {"bf16-mixed", tr("Precision bf16 mixed")},
-        {"bf16", tr("Pure bf16")},
-        {"checkpointing", tr("+ gradient checkpointing")},
-        {"flash", tr("+ FlashAttention")},
-        {"sdpa", tr("+ SDPA attention")},
-        {"chunked-ce", tr("+ chunked cross-entropy")},
-        {"adamw-8bit", tr("Optimizer 8-bit AdamW")},
-        {"paged-adamw-8bit", tr("Optimizer paged 8-bit AdamW")},
-        {"lion", tr("Optimizer Lion")},
-        {"adafactor", tr("Optimizer Adafactor")},
-        {"lomo", tr("Optimizer LOMO")},
-        {"lora", tr("+ LoRA")},
-        {"qlora", tr("+ QLoRA (NF4 base)")},
-        {"micro-batch-1", tr("Micro-batch 1")},
-    };
-    for (const Step& step : steps)
-        if (id == step.id)
-            return step.label;
+    switch (id) {
+    case TechniqueId::NaiveFp16: return tr("Full fine-tune, fp16 mixed, AdamW, eager attention");
+    case TechniqueId::Fp32: return tr("Precision fp32");
+    case TechniqueId::Fp16Mixed: return tr("Precision fp16 mixed");
+    case TechniqueId::Bf16Mixed: return tr("Precision bf16 mixed");
+    case TechniqueId::Bf16: return tr("Pure bf16");
+    case TechniqueId::Checkpointing: return tr("+ gradient checkpointing");
+    case TechniqueId::Flash: return tr("+ FlashAttention");
+    case TechniqueId::Sdpa: return tr("+ SDPA attention");
+    case TechniqueId::ChunkedCe: return tr("+ chunked cross-entropy");
+    case TechniqueId::AdamW8bit: return tr("Optimizer 8-bit AdamW");
+    case TechniqueId::PagedAdamW8bit: return tr("Optimizer paged 8-bit AdamW");
+    case TechniqueId::Lion: return tr("Optimizer Lion");
+    case TechniqueId::Adafactor: return tr("Optimizer Adafactor");
+    case TechniqueId::Lomo: return tr("Optimizer LOMO");
+    case TechniqueId::Lora: return tr("+ LoRA");
+    case TechniqueId::Qlora: return tr("+ QLoRA (NF4 base)");
+    case TechniqueId::MicroBatch1: return tr("Micro-batch 1");
+    default: break;
+    }
     return QString::fromStdString(engineLabel);
 }
 

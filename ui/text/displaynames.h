@@ -5,6 +5,7 @@
 // are what a user reads.
 #include "plan/plan.h"
 #include "plan/scenario.h"
+#include "plan/techniques.h"
 
 #include <QCoreApplication>
 #include <QString>
@@ -38,7 +39,7 @@ public:
     static QString layerSet(headroom::LayerSet set);
 
     // A technique-ladder step by id (ladder.h); the engine's label when unknown.
-    static QString ladderStep(const std::string& id, const std::string& engineLabel);
+    static QString ladderStep(headroom::TechniqueId id, const std::string& engineLabel);
 
     // "8.03 B", "124 M": parameter counts.
     static QString parameterCount(double parameters);

@@ -116,12 +116,16 @@ void MeasurementPanel::compare()
         return;
     }
     m_model->setRows(compareWithPlan(plan.value(), m));
-    m_table->show();
+    const bool onCpu = measuredOnCpu(m);
+    m_table->setVisible(!onCpu);
     showProblem(QString());
 
     QStringList measured;
-    measured << (m.gpuName.empty() ? tr("measured on an unnamed GPU")
-                                   : tr("measured on %1").arg(QString::fromStdString(m.gpuName)));
+    if (onCpu)
+        measured << tr("run on the CPU");
+    else
+        measured << (m.gpuName.empty() ? tr("measured on an unnamed GPU")
+                                       : tr("measured on %1").arg(QString::fromStdString(m.gpuName)));
     for (const auto& [name, value] : {std::pair<const char*, const std::string*>{"torch", &m.torchVersion},
                                       {"transformers", &m.transformersVersion},
                                       {"CUDA", &m.cudaVersion},
@@ -134,6 +138,9 @@ void MeasurementPanel::compare()
     text += QLatin1Char(' ') + (own ? tr("Planned for the scenario the run was made from (in the file), on %1.")
                                     : tr("The file names no scenario: planned for the current one, on %1."))
                                      .arg(QString::fromStdString(scenario.hardware.gpu));
+    if (onCpu)
+        text += QLatin1Char(' ') + tr("A run on the CPU (the exported script's smoke test) has no CUDA memory "
+                                      "counters, so there is nothing to put beside the plan: run it on the GPU.");
     if (m.deviceUsedBytes)
         text += QLatin1Char(' ') + tr("Device used is the whole device as %1 read it, other processes included; the "
                                       "plan counts this process only.")

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
 // The Validate tab: runs the planned step for real in a child process
-// (ValidationRunner) and shows planned against measured: a bar pair per
-// category with the relative error, a table of the counters, and the
-// measured memory per event drawn over the planned timeline. Every failure
-// of the child is a message in the view, never a dialog and never a crash.
+// (ValidationRunner), with its controls, progress and status, and shows what
+// it measured beside the plan (ValidationCharts: bars per category, the
+// counters, the timeline). Every failure of the child is a message in the
+// view, never a dialog and never a crash. Below, a user's own measurement
+// file beside the plan (MeasurementPanel).
 #include "plan/scenario.h"
 #include "validate/validationreport.h"
 #include "validate/validationrunner.h"
@@ -14,10 +15,8 @@
 #include <optional>
 
 class MeasurementPanel;
+class ValidationCharts;
 class QComboBox;
-class QCPBars;
-class QCPGraph;
-class QCPItemText;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -61,9 +60,9 @@ public:
     QString errorLabel(headroom::Category category) const;
     std::optional<double> measuredTimelineBytes(int event) const;
     std::optional<double> plannedTimelineBytes(int event) const;
-    QTableWidget* table() const { return m_table; }
-    QCustomPlot* barsChart() const { return m_bars; }
-    QCustomPlot* timelineChart() const { return m_timeline; }
+    QTableWidget* table() const;
+    QCustomPlot* barsChart() const;
+    QCustomPlot* timelineChart() const;
     QSpinBox* timeoutBox() const { return m_timeout; }
     QComboBox* backendBox() const { return m_backend; }
     QPushButton* runButton() const { return m_runButton; }
@@ -85,9 +84,6 @@ private:
     void onDevicesProbed(const QStringList& devices, const QString& problem);
     void updateStaleNote();
     void clearResult();
-    void drawBars();
-    void drawTable();
-    void drawTimeline();
     void drawSummary();
 
     ValidationRunner* m_runner;
@@ -102,19 +98,7 @@ private:
     QProgressBar* m_progress;
     QLabel* m_status;
     QLabel* m_summary;
-    QCustomPlot* m_bars;
-    QTableWidget* m_table;
-    QCustomPlot* m_timeline;
-    QCPItemText* m_barsMessage;
-    QCPItemText* m_timelineMessage;
-    QCPItemText* m_oomLabel;  // where an out-of-memory stopped the run
-    QCPBars* m_plannedKey;   // legend-only swatches: hatched planned, solid measured
-    QCPBars* m_measuredKey;
-    QCPGraph* m_plannedLine;
-    QCPGraph* m_measuredLine;
-    std::array<QCPBars*, headroom::kCategoryCount> m_plannedBars{};
-    std::array<QCPBars*, headroom::kCategoryCount> m_measuredBars{};
-    std::array<QCPItemText*, headroom::kCategoryCount> m_errorLabels{};
+    ValidationCharts* m_charts;
 
     headroom::Scenario m_scenario;
     std::optional<headroom::Scenario> m_ranScenario;  // what the shown result measured

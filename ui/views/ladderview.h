@@ -13,7 +13,8 @@
 class LadderChart;
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class LadderModel;
+class QTableView;
 
 class LadderView : public QWidget {
     Q_OBJECT
@@ -25,7 +26,7 @@ public:
     // steps), or the reason there is none.
     void setLadder(const headroom::Result<std::vector<headroom::LadderStep>>& ladder);
     void refresh();
-    const std::vector<headroom::LadderStep>& steps() const { return m_steps; }
+    const std::vector<headroom::LadderStep>& steps() const;
     LadderChart* chart() const { return m_chart; }
     void selectStep(int index);
 
@@ -36,13 +37,13 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    void fillTable();
+    void showIntro();
     void retranslate();
 
     LadderChart* m_chart;
     QLabel* m_intro;
-    QTableWidget* m_table;
+    LadderModel* m_model;
+    QTableView* m_table;
     QPushButton* m_apply;
-    std::vector<headroom::LadderStep> m_steps;
     QString m_error;
 };

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "views/makeitfitview.h"
 
-#include "style/palette.h"
+#include "models/suggestionmodel.h"
+
 #include "text/errortext.h"
 #include "text/memoryunits.h"
 
@@ -9,25 +10,17 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLocale>
 #include <QPushButton>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
-#include <cmath>
-
 using namespace headroom;
-
-namespace {
-
-enum Column { ChangeColumn, UsedColumn, MarginColumn, CostColumn, ApplyColumn, ColumnCount };
-
-} // namespace
 
 MakeItFitView::MakeItFitView(QWidget* parent)
     : QWidget(parent)
     , m_summary(new QLabel(this))
-    , m_table(new QTableWidget(this))
+    , m_model(new SuggestionModel(this))
+    , m_table(new QTableView(this))
     , m_undo(new QPushButton(this))
     , m_note(new QLabel(this))
 {
@@ -38,7 +31,7 @@ MakeItFitView::MakeItFitView(QWidget* parent)
     m_summary->setFont(bigger);
     m_note->setWordWrap(true);
     m_note->setForegroundRole(QPalette::PlaceholderText);
-    m_table->setColumnCount(ColumnCount);
+    m_table->setModel(m_model);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -47,7 +40,7 @@ MakeItFitView::MakeItFitView(QWidget* parent)
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() * 2);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(ChangeColumn, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(SuggestionModel::Change, QHeaderView::Stretch);
     m_undo->setEnabled(false);
 
     auto* layout = new QVBoxLayout(this);
@@ -105,14 +98,13 @@ void MakeItFitView::changeEvent(QEvent* event)
 
 void MakeItFitView::fill()
 {
-    m_table->setHorizontalHeaderLabels(
-        {tr("Change"), tr("Device used"), tr("Margin"), tr("Step time (est.)"), QString()});
     m_undo->setText(tr("Undo apply"));
     m_undo->setToolTip(tr("Return the panel to the configuration before the last applied change"));
     m_note->setText(tr("Step-time costs are estimates from published measurements (hover a change for its "
                        "reason); memory comes from the planner. Changes marked \"method\" train differently, "
                        "\"task\" changes what is trained."));
-    m_table->setRowCount(0);
+    const bool suggestions = m_result && !m_result->alreadyFits && !m_result->suggestions.empty();
+    m_model->setSuggestions(suggestions ? m_result->suggestions : std::vector<FitSuggestion>{});
     if (!m_result) {
         m_summary->setText(m_error.isEmpty() ? tr("No scenario yet.") : m_error);
         return;
@@ -131,98 +123,11 @@ void MakeItFitView::fill()
     }
     m_summary->setText(tr("Out of memory by %1. The cheapest changes that make it fit, by estimated step time:")
                            .arg(MemoryUnits::format(static_cast<double>(-r.baseMarginBytes))));
-    const QLocale locale;
-    m_table->setRowCount(static_cast<int>(r.suggestions.size()));
-    for (std::size_t i = 0; i < r.suggestions.size(); ++i) {
-        const FitSuggestion& s = r.suggestions[i];
-        const auto row = static_cast<int>(i);
-        QStringList labels, reasons;
-        for (const FitChange& c : s.changes) {
-            labels << changeLabel(c);
-            reasons << QStringLiteral("<b>%1</b>: %2").arg(changeLabel(c).toHtmlEscaped(), changeReason(c).toHtmlEscaped());
-        }
-        QString text = labels.join(QStringLiteral(" + "));
-        if (s.kind == ChangeKind::Method)
-            text += QStringLiteral("  [") + tr("method") + QLatin1Char(']');
-        else if (s.kind == ChangeKind::Task)
-            text += QStringLiteral("  [") + tr("task") + QLatin1Char(']');
-        auto* change = new QTableWidgetItem(text);
-        change->setToolTip(reasons.join(QStringLiteral("<br>")));
-        m_table->setItem(row, ChangeColumn, change);
-        auto* used = new QTableWidgetItem(MemoryUnits::format(static_cast<double>(s.deviceUsedBytes)));
-        used->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_table->setItem(row, UsedColumn, used);
-        auto* margin = new QTableWidgetItem(MemoryUnits::formatSigned(static_cast<double>(s.marginBytes)));
-        margin->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        margin->setForeground(Palette::fits());
-        m_table->setItem(row, MarginColumn, margin);
-        const double percent = s.speedCost * 100;
-        QString cost = std::abs(percent) < 0.5 ? tr("about the same")
-                       : percent > 0            ? tr("%1 % slower").arg(locale.toString(percent, 'f', 0))
-                                                : tr("%1 % faster").arg(locale.toString(-percent, 'f', 0));
-        auto* costItem = new QTableWidgetItem(cost);
-        costItem->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_table->setItem(row, CostColumn, costItem);
+    for (int row = 0; row < m_model->rowCount(); ++row) {
         auto* apply = new QPushButton(tr("Apply"));
         apply->setToolTip(tr("Load this configuration into the panel"));
         connect(apply, &QPushButton::clicked, this, [this, row] { applySuggestion(row); });
-        m_table->setCellWidget(row, ApplyColumn, apply);
+        m_table->setIndexWidget(m_model->index(row, SuggestionModel::Apply), apply);
     }
     m_table->scrollToTop();
-}
-
-QString MakeItFitView::changeLabel(const FitChange& c)
-{
-    const QLocale locale;
-    const QString value = locale.toString(static_cast<qulonglong>(c.value));
-    const std::string& id = c.id;
-    if (id == "flash") return tr("flash attention");
-    if (id == "checkpointing") return tr("gradient checkpointing (every layer)");
-    if (id == "checkpoint-every") return tr("gradient checkpointing (one layer in %1)").arg(value);
-    if (id == "chunked-ce") return tr("chunked cross-entropy");
-    if (id == "bf16-mixed") return tr("bf16 mixed precision instead of fp32");
-    if (id == "fp16-mixed") return tr("fp16 mixed precision instead of fp32");
-    if (id == "bf16") return tr("pure bf16 weights and optimizer");
-    if (id == "adamw-8bit") return tr("8-bit AdamW");
-    if (id == "paged-adamw-8bit") return tr("paged 8-bit AdamW");
-    if (id == "lora") return tr("LoRA (r16, all linear layers)");
-    if (id == "qlora") return tr("QLoRA (NF4 base, r16, all linear layers)");
-    if (id == "micro-batch") return tr("micro-batch %1 with more accumulation").arg(value);
-    if (id == "zero2") return tr("ZeRO-2 sharding");
-    if (id == "zero3") return tr("ZeRO-3 / FSDP full sharding");
-    if (id == "cpu-offload") return tr("CPU offload of the optimizer");
-    if (id == "activation-offload") return tr("activation offload to CPU");
-    if (id == "sequence") return tr("sequence length %1").arg(value);
-    if (id == "kv-fp8") return tr("fp8 KV cache");
-    if (id == "int8-weights") return tr("int8 weights (LLM.int8)");
-    if (id == "nf4-weights") return tr("NF4 weights");
-    if (id == "batch") return tr("batch %1").arg(value);
-    if (id == "prompt") return tr("prompt length %1").arg(value);
-    return QString::fromStdString(c.label);
-}
-
-QString MakeItFitView::changeReason(const FitChange& c)
-{
-    const std::string& id = c.id;
-    if (id == "flash") return tr("Computes attention in tiles without storing the score matrix; faster as well (Dao et al. 2022).");
-    if (id == "checkpointing") return tr("Keeps only each layer's input and recomputes the rest in backward: about one extra forward pass, +33% step time.");
-    if (id == "checkpoint-every") return tr("Recomputes some layers in backward: part of the saving of full checkpointing for part of its cost.");
-    if (id == "chunked-ce") return tr("Upcasts and differentiates the logits chunk by chunk instead of all at once; the loss is a small part of the step.");
-    if (id == "bf16-mixed" || id == "fp16-mixed") return tr("Activations in 16 bits (half of fp32) and tensor-core matmuls: much faster.");
-    if (id == "bf16") return tr("No fp32 master weights: parameters, gradients and optimizer states in bf16. Small updates can round away.");
-    if (id == "adamw-8bit") return tr("Optimizer moments stored in 8 bits with block-wise scales instead of 32 bits.");
-    if (id == "paged-adamw-8bit") return tr("8-bit moments in unified memory that pages to the CPU under pressure instead of failing.");
-    if (id == "lora") return tr("Trains small adapters over frozen weights: no gradients or optimizer states for the base weights.");
-    if (id == "qlora") return tr("LoRA over a 4-bit base: the frozen weights take about a quarter of bf16; dequantizing them slows every matmul.");
-    if (id == "micro-batch") return tr("Fewer sequences at once, more accumulation steps: the same effective batch with smaller activations; smaller matmuls use the GPU less well.");
-    if (id == "zero2") return tr("Each GPU keeps its share of the gradients and optimizer states; the same communication as data parallelism.");
-    if (id == "zero3") return tr("Parameters sharded too and gathered layer by layer: 1.5× the communication of data parallelism.");
-    if (id == "cpu-offload") return tr("Optimizer states (and the step) on the CPU: gradients and parameters cross PCIe every step.");
-    if (id == "activation-offload") return tr("Saved activations wait in CPU memory until backward: PCIe transfers every step.");
-    if (id == "sequence" || id == "prompt") return tr("Shorter sequences change what the model learns (or reads): a last resort.");
-    if (id == "kv-fp8") return tr("Keys and values cached in 8 bits: half of bf16, converted inside the attention kernel.");
-    if (id == "int8-weights") return tr("Weights in 8 bits with outliers in 16: half of bf16; slower matmuls.");
-    if (id == "nf4-weights") return tr("Weights in 4 bits: about a quarter of bf16; dequantized in every matmul.");
-    if (id == "batch") return tr("Fewer sequences at once: a smaller KV cache and activations, fewer sequences per second.");
-    return QString::fromStdString(c.reason);
 }

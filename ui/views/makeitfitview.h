@@ -12,7 +12,8 @@
 
 class QLabel;
 class QPushButton;
-class QTableWidget;
+class QTableView;
+class SuggestionModel;
 
 class MakeItFitView : public QWidget {
     Q_OBJECT
@@ -28,10 +29,6 @@ public:
     void applySuggestion(int index);
     QString summary() const;
 
-    // Translated name and explanation of an engine change (by its id).
-    static QString changeLabel(const headroom::FitChange& change);
-    static QString changeReason(const headroom::FitChange& change);
-
 signals:
     void applyScenario(const headroom::Scenario& scenario);
 
@@ -42,7 +39,8 @@ private:
     void fill();
 
     QLabel* m_summary;
-    QTableWidget* m_table;
+    SuggestionModel* m_model;
+    QTableView* m_table;
     QPushButton* m_undo;
     QLabel* m_note;
     headroom::Scenario m_scenario;

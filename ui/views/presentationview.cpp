@@ -105,7 +105,7 @@ void PresentationView::showPosition()
         m_title->setText(tr("Step %1 of %2: %3 — %4, %5")
                              .arg(m_position + 1)
                              .arg(stepCount())
-                             .arg(DisplayNames::ladderStep(step.id, step.label), used, verdict));
+                             .arg(DisplayNames::ladderStep(step.technique, step.label), used, verdict));
     }
     m_view->setPlan(*plan);
 }

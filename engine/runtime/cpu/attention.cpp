@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/cpu/attention.h"
 
+#include "runtime/cpu/dropoutrng.h"
 #include "runtime/cpu/parallel.h"
 
 #include <algorithm>
@@ -24,11 +25,25 @@ void checkAttentionShape(const AttentionShape& shape)
         throw std::invalid_argument("attention: the KV heads must divide the query heads");
 }
 
+namespace {
+
+void checkDropoutBuffers(const AttentionShape& shape, const void* mask, const void* dropped)
+{
+    if (shape.dropout > 0 && (mask == nullptr || dropped == nullptr))
+        throw std::invalid_argument("attention: dropout needs the mask and the dropped probabilities");
+}
+
+} // namespace
+
 template <typename Real>
 void attentionForward(Real* out, Real* att, const Real* q, const Real* k, const Real* v, const AttentionShape& shape,
-                      double scale)
+                      double scale, std::uint8_t* mask, Real* dropped)
 {
     checkAttentionShape(shape);
+    checkDropoutBuffers(shape, mask, dropped);
+    const bool dropout = shape.dropout > 0;
+    const std::uint32_t threshold = dropoutThreshold(shape.dropout);
+    const double keepScale = dropoutScale(shape.dropout);
     const std::size_t B = shape.B, T = shape.T, NH = shape.NH, NKV = shape.NKV, HD = shape.HD;
     const std::size_t group = NH / NKV;
     // One (b, h, t) query row per item.
@@ -55,17 +70,29 @@ void attentionForward(Real* out, Real* att, const Real* q, const Real* k, const 
                 scores[s] = std::exp(scores[s] - maxScore);
                 sum += scores[s];
             }
-            Real* p = att + ((b * NH + h) * T + t) * T;
+            const std::size_t rowStart = ((b * NH + h) * T + t) * T;
+            Real* p = att + rowStart;
             std::fill(acc.begin(), acc.end(), 0.0);
             for (std::size_t s = 0; s <= t; ++s) {
-                const double prob = scores[s] / sum;
+                double prob = scores[s] / sum;
                 p[s] = static_cast<Real>(prob);
+                if (dropout) {
+                    const bool keep = dropoutKeep(shape.dropoutStream, rowStart + s, threshold);
+                    mask[rowStart + s] = keep ? 1 : 0;
+                    prob = keep ? prob * keepScale : 0.0;
+                    dropped[rowStart + s] = static_cast<Real>(prob);
+                }
                 const Real* vs = v + ((b * T + s) * NKV + kvh) * HD;
                 for (std::size_t i = 0; i < HD; ++i)
                     acc[i] += prob * double(vs[i]);
             }
-            for (std::size_t s = t + 1; s < T; ++s)
+            for (std::size_t s = t + 1; s < T; ++s) {
                 p[s] = Real(0);
+                if (dropout) {
+                    mask[rowStart + s] = 0;
+                    dropped[rowStart + s] = Real(0);
+                }
+            }
             Real* o = out + ((b * T + t) * NH + h) * HD;
             for (std::size_t i = 0; i < HD; ++i)
                 o[i] = static_cast<Real>(acc[i]);
@@ -75,9 +102,13 @@ void attentionForward(Real* out, Real* att, const Real* q, const Real* k, const 
 
 template <typename Real>
 void attentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, const Real* att, const Real* q, const Real* k,
-                       const Real* v, const AttentionShape& shape, double scale)
+                       const Real* v, const AttentionShape& shape, double scale, const std::uint8_t* mask,
+                       const Real* dropped)
 {
     checkAttentionShape(shape);
+    checkDropoutBuffers(shape, mask, dropped);
+    const bool dropout = shape.dropout > 0;
+    const double keepScale = dropoutScale(shape.dropout);
     const std::size_t B = shape.B, T = shape.T, NH = shape.NH, NKV = shape.NKV, HD = shape.HD;
     const std::size_t group = NH / NKV;
     // One (b, KV head) per item: it owns dk and dv of that head (summed in
@@ -95,7 +126,10 @@ void attentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, const Rea
             std::fill(dvAcc.begin(), dvAcc.end(), 0.0);
             for (std::size_t h = kvh * group; h < (kvh + 1) * group; ++h) {
                 for (std::size_t t = 0; t < T; ++t) {
-                    const Real* p = att + ((b * NH + h) * T + t) * T;
+                    const std::size_t rowStart = ((b * NH + h) * T + t) * T;
+                    const Real* p = att + rowStart;
+                    // The value matmul read the dropped probabilities.
+                    const Real* pv = dropout ? dropped + rowStart : p;
                     const Real* dy = dout + ((b * T + t) * NH + h) * HD;
                     const Real* qt = q + ((b * T + t) * NH + h) * HD;
                     double pDotDp = 0.0;
@@ -104,8 +138,10 @@ void attentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, const Rea
                         double d = 0.0;
                         for (std::size_t i = 0; i < HD; ++i) {
                             d += double(dy[i]) * double(vs[i]);
-                            dvAcc[s * HD + i] += double(p[s]) * double(dy[i]);
+                            dvAcc[s * HD + i] += double(pv[s]) * double(dy[i]);
                         }
+                        if (dropout)
+                            d = mask[rowStart + s] ? d * keepScale : 0.0;
                         dp[s] = d;
                         pDotDp += double(p[s]) * d;
                     }
@@ -136,12 +172,14 @@ void attentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, const Rea
 }
 
 template void attentionForward<float>(float*, float*, const float*, const float*, const float*,
-                                      const AttentionShape&, double);
+                                      const AttentionShape&, double, std::uint8_t*, float*);
 template void attentionForward<double>(double*, double*, const double*, const double*, const double*,
-                                       const AttentionShape&, double);
+                                       const AttentionShape&, double, std::uint8_t*, double*);
 template void attentionBackward<float>(float*, float*, float*, const float*, const float*, const float*,
-                                       const float*, const float*, const AttentionShape&, double);
+                                       const float*, const float*, const AttentionShape&, double,
+                                       const std::uint8_t*, const float*);
 template void attentionBackward<double>(double*, double*, double*, const double*, const double*, const double*,
-                                        const double*, const double*, const AttentionShape&, double);
+                                        const double*, const double*, const AttentionShape&, double,
+                                        const std::uint8_t*, const double*);
 
 } // namespace headroom::cpu

@@ -8,6 +8,7 @@
 #include "runtime/cpu/activations.h"
 #include "runtime/cpu/adamw8bit.h"
 #include "runtime/cpu/crossentropy.h"
+#include "runtime/cpu/dropout.h"
 #include "runtime/cpu/embedding.h"
 #include "runtime/cpu/flashattention.h"
 #include "runtime/cpu/layernorm.h"
@@ -36,6 +37,15 @@ std::optional<F32View> view(At a, F32View::Mode mode, std::size_t count)
 float* data(std::optional<F32View>& v) { return v ? v->data() : nullptr; }
 
 const std::int32_t* ints(At a) { return a.tensor->i32() + a.offset; }
+
+std::uint8_t* maskBytes(At a)
+{
+    if (!a.present())
+        return nullptr;
+    if (a.tensor->dtype != DType::U8)
+        throw std::logic_error("attention dropout: the mask must be a U8 tensor");
+    return a.tensor->u8() + a.offset;
+}
 
 std::span<float> span(F32View& v, std::size_t n) { return {v.data(), n}; }
 
@@ -149,34 +159,39 @@ public:
                             static_cast<const float*>(data(x)), static_cast<const float*>(data(w)), rows, C, OC);
     }
     void ropeForward(const Tensor& x, const Tensor& cos, const Tensor& sin, std::size_t B, std::size_t T,
-                     std::size_t NH, std::size_t HD) override
+                     std::size_t NH, std::size_t HD, std::size_t rotaryDim) override
     {
         F32View v(x, F32View::ReadWrite);
-        cpu::ropeForward(v.data(), v.data(), cos.f32(), sin.f32(), B, T, NH, HD, HD);
+        cpu::ropeForward(v.data(), v.data(), cos.f32(), sin.f32(), B, T, NH, HD, rotaryDim);
     }
     void ropeBackward(const Tensor& dinp, const Tensor& dout, const Tensor& cos, const Tensor& sin, std::size_t B,
-                      std::size_t T, std::size_t NH, std::size_t HD) override
+                      std::size_t T, std::size_t NH, std::size_t HD, std::size_t rotaryDim) override
     {
         F32View dx(dinp, F32View::ReadWrite), dy(dout, F32View::Read);
-        cpu::ropeBackward(dx.data(), dy.data(), cos.f32(), sin.f32(), B, T, NH, HD, HD);
+        cpu::ropeBackward(dx.data(), dy.data(), cos.f32(), sin.f32(), B, T, NH, HD, rotaryDim);
     }
     void attentionForward(const Tensor& out, const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v,
-                          const cpu::AttentionShape& shape, double scale) override
+                          const cpu::AttentionShape& shape, double scale, At mask, At dropped) override
     {
         F32View o(out, F32View::Write), p(probs, F32View::Write), qv(q, F32View::Read), kv(k, F32View::Read),
             vv(v, F32View::Read);
-        cpu::attentionForward(o.data(), p.data(), qv.data(), kv.data(), vv.data(), shape, scale);
+        const std::size_t scores = shape.B * shape.NH * shape.T * shape.T;
+        auto d = view(dropped, F32View::Write, scores);
+        cpu::attentionForward(o.data(), p.data(), qv.data(), kv.data(), vv.data(), shape, scale, maskBytes(mask),
+                              data(d));
     }
     void attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                            const Tensor& probs, const Tensor& q, const Tensor& k, const Tensor& v, const Tensor&,
-                           const cpu::AttentionShape& shape, double scale) override
+                           const cpu::AttentionShape& shape, double scale, At mask, At dropped) override
     {
         // dprobs is the GPU's room for dP; the CPU kernel keeps one row of it in scratch.
         F32View dqv(dq, F32View::ReadWrite), dkv(dk, F32View::ReadWrite), dvv(dv, F32View::ReadWrite),
             dy(dout, F32View::Read), p(probs, F32View::Read), qv(q, F32View::Read), kv(k, F32View::Read),
             vv(v, F32View::Read);
+        const std::size_t scores = shape.B * shape.NH * shape.T * shape.T;
+        auto d = view(dropped, F32View::Read, scores);
         cpu::attentionBackward(dqv.data(), dkv.data(), dvv.data(), dy.data(), p.data(), qv.data(), kv.data(),
-                               vv.data(), shape, scale);
+                               vv.data(), shape, scale, maskBytes(mask), static_cast<const float*>(data(d)));
     }
     void flashAttentionForward(const Tensor& out, const Tensor& lse, const Tensor& q, const Tensor& k, const Tensor& v,
                                const cpu::AttentionShape& shape, double scale) override
@@ -206,6 +221,25 @@ public:
         F32View dg(dgate, F32View::ReadWrite), du(dup, F32View::ReadWrite), dy(dout, F32View::Read),
             g(gate, F32View::Read), u(up, F32View::Read);
         cpu::swigluBackward(dg.data(), du.data(), dy.data(), g.data(), u.data(), n);
+    }
+    void dropoutForward(At x, const Tensor& mask, std::size_t n, float p, std::uint64_t stream) override
+    {
+        if (mask.dtype != DType::U8 || mask.numel < n)
+            throw std::logic_error("dropout: the mask must be a U8 tensor of n elements");
+        auto xv = view(x, F32View::ReadWrite, n);
+        cpu::dropoutForward(data(xv), mask.u8(), n, p, stream);
+    }
+    void dropoutBackward(const Tensor& dst, const Tensor& src, const Tensor& mask, std::size_t n, float p) override
+    {
+        if (mask.dtype != DType::U8 || mask.numel < n)
+            throw std::logic_error("dropout: the mask must be a U8 tensor of n elements");
+        if (&dst == &src || dst.buffer.data() == src.buffer.data()) {
+            F32View d(dst, F32View::ReadWrite, 0, n);
+            cpu::dropoutBackward(d.data(), d.data(), mask.u8(), n, p);
+            return;
+        }
+        F32View d(dst, F32View::Write, 0, n), sv(src, F32View::Read, 0, n);
+        cpu::dropoutBackward(d.data(), sv.data(), mask.u8(), n, p);
     }
     void geluForward(const Tensor& out, const Tensor& inp, std::size_t n, bool tanh) override
     {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "runtime/cpu/flashattention.h"
 
+#include "runtime/cpu/dropoutrng.h"
 #include "runtime/cpu/parallel.h"
 
 #include <algorithm>
@@ -29,6 +30,9 @@ void flashAttentionForward(Real* out, Real* lse, const Real* q, const Real* k, c
     checkKeyTile(keyTile);
     const std::size_t B = shape.B, T = shape.T, NH = shape.NH, NKV = shape.NKV, HD = shape.HD;
     const std::size_t group = NH / NKV;
+    const bool dropout = shape.dropout > 0;
+    const std::uint32_t threshold = dropoutThreshold(shape.dropout);
+    const double keepScale = dropoutScale(shape.dropout);
     parallelForRanges(B * NH * T, T * HD * 2, [&](std::size_t begin, std::size_t end) {
         std::vector<double> tileScores(keyTile);
         std::vector<double> acc(HD);
@@ -59,8 +63,11 @@ void flashAttentionForward(Real* out, Real* lse, const Real* q, const Real* k, c
                 for (std::size_t i = 0; i < HD; ++i)
                     acc[i] *= rescale;
                 for (std::size_t s = s0; s < s1; ++s) {
-                    const double e = std::exp(tileScores[s - s0] - newMax);
-                    runningSum += e;
+                    double e = std::exp(tileScores[s - s0] - newMax);
+                    runningSum += e; // the normaliser counts every key, dropped or not
+                    if (dropout)
+                        e = dropoutKeep(shape.dropoutStream, ((b * NH + h) * T + t) * T + s, threshold) ? e * keepScale
+                                                                                                       : 0.0;
                     const Real* vs = v + ((b * T + s) * NKV + kvh) * HD;
                     for (std::size_t i = 0; i < HD; ++i)
                         acc[i] += e * double(vs[i]);
@@ -84,6 +91,9 @@ void flashAttentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, cons
     checkKeyTile(keyTile);
     const std::size_t B = shape.B, T = shape.T, NH = shape.NH, NKV = shape.NKV, HD = shape.HD;
     const std::size_t group = NH / NKV;
+    const bool dropout = shape.dropout > 0;
+    const std::uint32_t threshold = dropoutThreshold(shape.dropout);
+    const double keepScale = dropoutScale(shape.dropout);
     // One (b, KV head) per item, as attentionBackward: it owns dk, dv of that
     // head and dq of its query heads.
     parallelForRanges(B * NKV, group * T * T * HD * 4, [&](std::size_t begin, std::size_t end) {
@@ -127,11 +137,18 @@ void flashAttentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, cons
                                 dp += double(dy[i]) * double(vs[i]);
                             }
                             const double p = std::exp(score * scale - rowLse);
+                            double pv = p; // the weight the forward gave v_s
+                            if (dropout) {
+                                const bool keep = dropoutKeep(shape.dropoutStream, ((b * NH + h) * T + t) * T + s,
+                                                              threshold);
+                                pv = keep ? p * keepScale : 0.0;
+                                dp = keep ? dp * keepScale : 0.0;
+                            }
                             const double ds = p * (dp - D) * scale;
                             double* dks = dkTile.data() + (s - s0) * HD;
                             double* dvs = dvTile.data() + (s - s0) * HD;
                             for (std::size_t i = 0; i < HD; ++i) {
-                                dvs[i] += p * double(dy[i]);
+                                dvs[i] += pv * double(dy[i]);
                                 dqt[i] += ds * double(ks[i]);
                                 dks[i] += ds * double(qt[i]);
                             }

@@ -15,6 +15,14 @@
 // queries inside): the probabilities are recomputed from the logsumexp,
 // P[t,s] = exp(scale·q_t·k_s − L_t), and the softmax backward uses
 // D_t = dout_t·out_t = sum_s P[t,s]·dP[t,s] instead of a stored row of P.
+//
+// Attention dropout (shape.dropout > 0) keeps no mask: each kernel draws
+// M[t,s] from the shape's stream (dropoutrng.h), as flash-attn regenerates
+// its Philox mask in the backward (FlashAttention §3.1, Algorithm 2 line 13
+// and Algorithm 4: "regenerate the dropout mask"). The forward accumulates
+// P ⊙ M/(1 − p) · v and keeps the undropped log-sum-exp; the backward uses
+// dv += P ⊙ M/(1 − p) · dout, dP = M/(1 − p) · dout·v, and D_t = dout_t·out_t
+// still equals sum_s P·dP.
 #pragma once
 
 #include "runtime/cpu/attention.h"

@@ -21,8 +21,6 @@ bool tanhGelu(const std::string& act) { return act != "gelu"; }
 void Trainer::Impl::gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c)
 {
     auto& P = layers[l];
-    const cpu::AttentionShape shape{d.B, d.T, d.NH, d.NKV, d.HD};
-    const double scale = cpu::defaultAttentionScale(d.HD);
     const bool tanh = tanhGelu(scenario.model.hiddenAct);
     ops.layernormForward(s.h1, s.rstd1, x, P[Norm1].value, P[Norm1B].value, d.N, d.C, kLayerNormEps);
     // q, k, v: rows [0, QD), [QD, QD + KD), [QD + KD, QD + 2 KD) of c_attn and its bias.
@@ -31,18 +29,22 @@ void Trainer::Impl::gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, c
         ops.matmulForward(*dst, s.h1, At(weight(l, Wq, c), row0 * d.C), At(P[Bq].value, row0), d.N, d.C, width);
         row0 += width;
     }
-    if (eager)
-        ops.attentionForward(s.attn, s.probs, s.q, s.k, s.v, shape, scale);
-    else
-        ops.flashAttentionForward(s.attn, s.lse, s.q, s.k, s.v, shape, scale);
+    attentionForward(l, s);
     ops.matmulForward(s.x2, s.attn, weight(l, Wo, c), P[Bo].value, d.N, d.QD, d.C);
+    if (hiddenDropout) // resid_dropout on c_proj's output, before the residual add
+        ops.dropoutForward(At(s.x2), s.residMask, d.N * d.C, dropout, dropoutStream(l, kSiteAttnOut));
     ops.addInPlace(s.x2, x, d.N * d.C);
     ops.layernormForward(s.h2, s.rstd2, s.x2, P[Norm2].value, P[Norm2B].value, d.N, d.C, kLayerNormEps);
     ops.matmulForward(s.up, s.h2, weight(l, Wu, c), P[Bu].value, d.N, d.C, d.I);
     ops.geluForward(s.act, s.up, d.N * d.I, tanh);
     if (out) {
         ops.matmulForward(*out, s.act, weight(l, Wd, c), P[Bd].value, d.N, d.I, d.C);
+        if (hiddenDropout) // GPT2MLP.dropout on c_proj's output
+            ops.dropoutForward(At(*out), s.mlpMask, d.N * d.C, dropout, dropoutStream(l, kSiteMlpOut));
         ops.addInPlace(*out, s.x2, d.N * d.C);
+    } else if (hiddenDropout) {
+        // Recompute: the output is not needed, its dropout mask is.
+        ops.dropoutForward(At{}, s.mlpMask, d.N * d.C, dropout, dropoutStream(l, kSiteMlpOut));
     }
 }
 
@@ -53,12 +55,24 @@ void Trainer::Impl::gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, 
     auto temp = [&](std::size_t n) { return makeTensor(alloc, row::kLayerBwd, Category::Temporaries, prec.act, n); };
     Tensor dAct = temp(d.N * d.I), dFc = temp(d.N * d.I), dH2 = temp(d.N * d.C), dAttn = temp(d.N * d.QD),
            dQ = temp(d.N * d.QD), dK = temp(d.N * d.KD), dV = temp(d.N * d.KD), dH1 = temp(d.N * d.C);
-    ops.matmulBackward(dAct, P[Wd].grad, P[Bd].grad, residualGrad, s.act, weight(l, Wd, c), d.N, d.I, d.C);
+    // With dropout, the gradient reaching a sublayer's output projection is
+    // the residual gradient through its mask; the residual path keeps the
+    // unmasked one, so it needs a buffer of its own (used for both sublayers).
+    Tensor dDropped = hiddenDropout ? temp(d.N * d.C) : Tensor{};
+    auto throughDropout = [&](const Tensor& mask) -> const Tensor& {
+        if (!hiddenDropout)
+            return residualGrad;
+        ops.dropoutBackward(dDropped, residualGrad, mask, d.N * d.C, dropout);
+        return dDropped;
+    };
+    ops.matmulBackward(dAct, P[Wd].grad, P[Bd].grad, throughDropout(s.mlpMask), s.act, weight(l, Wd, c), d.N, d.I,
+                       d.C);
     ops.geluBackward(dFc, dAct, s.up, d.N * d.I, tanh);
     ops.matmulBackward(dH2, P[Wu].grad, P[Bu].grad, dFc, s.h2, weight(l, Wu, c), d.N, d.C, d.I);
     ops.layernormBackward(residualGrad, P[Norm2].grad, P[Norm2B].grad, dH2, s.x2, P[Norm2].value, s.rstd2, d.N, d.C);
-    ops.matmulBackward(dAttn, P[Wo].grad, P[Bo].grad, residualGrad, s.attn, weight(l, Wo, c), d.N, d.QD, d.C);
-    attentionBackward(dQ, dK, dV, dAttn, s);
+    ops.matmulBackward(dAttn, P[Wo].grad, P[Bo].grad, throughDropout(s.residMask), s.attn, weight(l, Wo, c), d.N,
+                       d.QD, d.C);
+    attentionBackward(l, dQ, dK, dV, dAttn, s);
     std::size_t row0 = 0;
     for (auto [src, width] : {std::pair{&dQ, d.QD}, std::pair{&dK, d.KD}, std::pair{&dV, d.KD}}) {
         const At dw = P[Wq].grad.empty() ? At{} : At(P[Wq].grad, row0 * d.C);

@@ -18,24 +18,35 @@ void Trainer::Impl::allocateSaves(std::size_t l)
     auto act = [&](const char* name, std::size_t n) { return makeTensor(alloc, name, Category::Activations, prec.act, n); };
     auto f32 = [&](const char* name, std::size_t n) { return makeTensor(alloc, name, Category::Activations, DType::F32, n); };
     // RMSNorm saves rstd per token; GPT-2's LayerNorm mean and rstd.
-    const std::size_t stats = gpt2 ? 2 * d.N : d.N;
+    const std::size_t stats = layerNorm ? 2 * d.N : d.N;
     s.rstd1 = f32("saved.norm1.rstd", stats);
     s.h1 = act("saved.norm1.out", d.N * d.C);
     s.q = act("saved.attn.q", d.N * d.QD);
     s.k = act("saved.attn.k", d.N * d.KD);
     s.v = act("saved.attn.v", d.N * d.KD);
-    if (eager)
-        s.probs = act("saved.attn.probs", d.B * d.NH * d.T * d.T);
-    else
+    const std::size_t scores = d.B * d.NH * d.T * d.T;
+    if (eager) {
+        s.probs = act("saved.attn.probs", scores);
+        if (dropout > 0) {
+            s.attnMask = makeTensor(alloc, "saved.attn.dropout_mask", Category::Activations, DType::U8, scores);
+            s.attnDropped = act("saved.attn.probs_dropped", scores);
+        }
+    } else {
         s.lse = f32("saved.attn.lse", d.B * d.NH * d.T);
+    }
     s.attn = act("saved.attn.out", d.N * d.QD);
-    s.x2 = act("saved.residual.mid", d.N * d.C);
+    if (!neox) // GPT-NeoX's parallel residual has no mid-layer residual: both norms read x
+        s.x2 = act("saved.residual.mid", d.N * d.C);
     s.rstd2 = f32("saved.norm2.rstd", stats);
     s.h2 = act("saved.norm2.out", d.N * d.C);
-    if (!gpt2)
+    if (!layerNorm)
         s.gate = act("saved.mlp.gate", d.N * d.I);  // GPT-2: no gate; "up" is c_fc's output
     s.up = act("saved.mlp.up", d.N * d.I);
     s.act = act("saved.mlp.act", d.N * d.I);
+    if (hiddenDropout) {
+        s.residMask = makeTensor(alloc, "saved.attn.resid_dropout_mask", Category::Activations, DType::U8, d.N * d.C);
+        s.mlpMask = makeTensor(alloc, "saved.mlp.dropout_mask", Category::Activations, DType::U8, d.N * d.C);
+    }
     for (std::size_t p = 0; p < kLayerParams; ++p)
         if (lora && loraA[l][p].present)
             s.loraOut[p] = act(row::kLoraSaved, d.N * rank);
@@ -45,8 +56,6 @@ void Trainer::Impl::layerForward(std::size_t l, const Tensor& x, LayerSaves& s, 
                                  const LayerCopies& c)
 {
     auto& P = layers[l];
-    const cpu::AttentionShape shape{d.B, d.T, d.NH, d.NKV, d.HD};
-    const double scale = cpu::defaultAttentionScale(d.HD);
     ops.rmsnormForward(s.h1, s.rstd1, x, P[Norm1].value, d.N, d.C, kNormEps);
     auto project = [&](const Tensor& dst, LayerParam w, LayerParam b, std::size_t width) {
         ops.matmulForward(dst, s.h1, weight(l, w, c), P[b].value, d.N, d.C, width);
@@ -55,12 +64,9 @@ void Trainer::Impl::layerForward(std::size_t l, const Tensor& x, LayerSaves& s, 
     project(s.q, Wq, Bq, d.QD);
     project(s.k, Wk, Bk, d.KD);
     project(s.v, Wv, Bv, d.KD);
-    ops.ropeForward(s.q, ropeCos, ropeSin, d.B, d.T, d.NH, d.HD);
-    ops.ropeForward(s.k, ropeCos, ropeSin, d.B, d.T, d.NKV, d.HD);
-    if (eager)
-        ops.attentionForward(s.attn, s.probs, s.q, s.k, s.v, shape, scale);
-    else
-        ops.flashAttentionForward(s.attn, s.lse, s.q, s.k, s.v, shape, scale);
+    ops.ropeForward(s.q, ropeCos, ropeSin, d.B, d.T, d.NH, d.HD, rotaryDim);
+    ops.ropeForward(s.k, ropeCos, ropeSin, d.B, d.T, d.NKV, d.HD, rotaryDim);
+    attentionForward(l, s);
     ops.matmulForward(s.x2, s.attn, weight(l, Wo, c), P[Bo].value, d.N, d.QD, d.C);
     loraForward(l, Wo, s.attn, s.x2, s);
     ops.addInPlace(s.x2, x, d.N * d.C);
@@ -77,22 +83,6 @@ void Trainer::Impl::layerForward(std::size_t l, const Tensor& x, LayerSaves& s, 
     } else {
         // Recompute: the output is not needed, the adapter's saved input is.
         loraForward(l, Wd, s.act, At{}, s);
-    }
-}
-
-void Trainer::Impl::attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
-                                      const LayerSaves& s)
-{
-    const cpu::AttentionShape shape{d.B, d.T, d.NH, d.NKV, d.HD};
-    const double scale = cpu::defaultAttentionScale(d.HD);
-    if (eager) {
-        // Room for dP and dS (B x heads x T x T), as torch's eager backward makes.
-        Tensor dProbs = makeTensor(alloc, row::kLayerBwd, Category::Temporaries, prec.act, d.B * d.NH * d.T * d.T);
-        ops.attentionBackward(dq, dk, dv, dout, s.probs, s.q, s.k, s.v, dProbs, shape, scale);
-    } else {
-        // rowsum(dout * out) per query (FlashAttention-2 backward, Algorithm 2 line 4).
-        Tensor delta = makeTensor(alloc, row::kLayerBwd, Category::Temporaries, DType::F32, d.B * d.NH * d.T);
-        ops.flashAttentionBackward(dq, dk, dv, dout, s.attn, s.lse, s.q, s.k, s.v, delta, shape, scale);
     }
 }
 
@@ -116,9 +106,9 @@ void Trainer::Impl::layerBackward(std::size_t l, const Tensor& x, LayerSaves& s,
     // Attention: x2 = x + o(attn).
     ops.matmulBackward(dAttn, P[Wo].grad, P[Bo].grad, residualGrad, s.attn, weight(l, Wo, c), d.N, d.QD, d.C);
     loraBackward(l, Wo, residualGrad, s.attn, dAttn, s);
-    attentionBackward(dQr, dKr, dV, dAttn, s);
-    ops.ropeBackward(dQ, dQr, ropeCos, ropeSin, d.B, d.T, d.NH, d.HD);
-    ops.ropeBackward(dK, dKr, ropeCos, ropeSin, d.B, d.T, d.NKV, d.HD);
+    attentionBackward(l, dQr, dKr, dV, dAttn, s);
+    ops.ropeBackward(dQ, dQr, ropeCos, ropeSin, d.B, d.T, d.NH, d.HD, rotaryDim);
+    ops.ropeBackward(dK, dKr, ropeCos, ropeSin, d.B, d.T, d.NKV, d.HD, rotaryDim);
     auto back = [&](const Tensor& dy, LayerParam w, LayerParam b, std::size_t width) {
         ops.matmulBackward(dH1, P[w].grad, P[b].grad, dy, s.h1, weight(l, w, c), d.N, d.C, width);
         loraBackward(l, w, dy, s.h1, dH1, s);

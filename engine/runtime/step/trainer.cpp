@@ -9,6 +9,7 @@
 #include "plan/headroomrows.h"
 #include "plan/planner.h"
 #include "plan/sweep.h"
+#include "runtime/cpu/rope.h"
 
 #include <algorithm>
 #include <cmath>
@@ -78,6 +79,13 @@ Trainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, Ops& k, const Train
     }
     lora = t.peft.method != PeftMethod::None;
     gpt2 = m.family == Family::Gpt2;
+    neox = m.family == Family::GptNeoX;
+    layerNorm = gpt2 || neox;
+    // HF's rotary dimension: int(head_size · rotary_pct) (modeling_gpt_neox.py
+    // GPTNeoXAttention.rotary_ndims); Llama rotates whole heads, GPT-2 none.
+    rotaryDim = gpt2 ? 0 : neox ? cpu::rotaryDimension(d.HD, m.rotaryFraction) : d.HD;
+    dropout = static_cast<float>(m.dropout);
+    hiddenDropout = dropout > 0 && m.family != Family::Llama;
     quant = t.weightQuant;
     if (lora) {
         // PEFT: a frozen base in the activation dtype (or NF4), fp32 adapters
@@ -137,6 +145,23 @@ void Trainer::Impl::allocateModel()
             param(P[Bu], "mlp.c_fc.bias", d.I, 1, true);
             param(P[Wd], "mlp.c_proj", d.C, d.I, true);
             param(P[Bd], "mlp.c_proj.bias", d.C, 1, true);
+        } else if (neox) {
+            // modeling_gpt_neox.py GPTNeoXLayer: two LayerNorms with bias, the
+            // fused query_key_value (rows here q, then k, then v: HF interleaves
+            // them per head, a permutation of rows that changes nothing for
+            // randomly initialised training), dense, and the MLP with bias.
+            param(P[Norm1], "input_layernorm", d.C, 1, true);
+            param(P[Norm1B], "input_layernorm.bias", d.C, 1, true);
+            param(P[Wq], "attention.query_key_value", d.QD + 2 * d.KD, d.C, true);
+            param(P[Bq], "attention.query_key_value.bias", d.QD + 2 * d.KD, 1, m.qkvBias);
+            param(P[Wo], "attention.dense", d.C, d.QD, true);
+            param(P[Bo], "attention.dense.bias", d.C, 1, m.attnOutBias);
+            param(P[Norm2], "post_attention_layernorm", d.C, 1, true);
+            param(P[Norm2B], "post_attention_layernorm.bias", d.C, 1, true);
+            param(P[Wu], "mlp.dense_h_to_4h", d.I, d.C, true);
+            param(P[Bu], "mlp.dense_h_to_4h.bias", d.I, 1, true);
+            param(P[Wd], "mlp.dense_4h_to_h", d.C, d.I, true);
+            param(P[Bd], "mlp.dense_4h_to_h.bias", d.C, 1, true);
         } else {
         param(P[Norm1], "input_layernorm", d.C, 1, true);
         param(P[Wq], "q_proj", d.QD, d.C, true);
@@ -179,22 +204,22 @@ void Trainer::Impl::allocateModel()
                         a->value = makeTensor(alloc, row::kAdapters, Category::Weights, DType::F32, a->numel());
             }
     }
-    param(globals[Embed], gpt2 ? "wte" : "embed_tokens", d.V, d.C, true);
+    param(globals[Embed], gpt2 ? "wte" : neox ? "embed_in" : "embed_tokens", d.V, d.C, true);
     globals[Embed].isEmbedding = true;
-    param(globals[FinalNorm], gpt2 ? "ln_f" : "norm", d.C, 1, true);
-    param(globals[FinalNormB], "ln_f.bias", d.C, 1, gpt2);
+    param(globals[FinalNorm], gpt2 ? "ln_f" : neox ? "final_layer_norm" : "norm", d.C, 1, true);
+    param(globals[FinalNormB], gpt2 ? "ln_f.bias" : "final_layer_norm.bias", d.C, 1, layerNorm);
     param(globals[Wpe], "wpe", m.maxPositions, d.C, gpt2); // the whole position table (n_positions x hidden)
-    param(globals[LmHead], "lm_head", d.V, d.C, !m.tieEmbeddings);
+    param(globals[LmHead], neox ? "embed_out" : "lm_head", d.V, d.C, !m.tieEmbeddings);
     for (Param& p : globals) {
         p.frozen = lora;
         if (p.present)
             p.value = makeTensor(alloc, row::kWeightsGlobal, Category::Weights, prec.master, p.numel());
     }
-    // RoPE tables: cos and sin of T x HD/2 angles, fp32, kept for the run.
-    if (!gpt2) {
-        ropeCos = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
-        ropeSin = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * d.HD / 2);
-        ops.ropeTable(ropeCos, ropeSin, d.T, d.HD, kRopeTheta);
+    // RoPE tables: cos and sin of T x rotaryDim/2 angles, fp32, kept for the run.
+    if (rotaryDim > 0) {
+        ropeCos = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * rotaryDim / 2);
+        ropeSin = makeTensor(alloc, row::kRope, Category::Workspace, DType::F32, d.T * rotaryDim / 2);
+        ops.ropeTable(ropeCos, ropeSin, d.T, rotaryDim, kRopeTheta);
     }
     initialiseWeights();
     allocateOptimizerState();
@@ -309,6 +334,11 @@ void Trainer::Impl::embedForward(const std::int32_t* batch)
     ops.uploadRaw(targets, next.data(), d.N * sizeof(std::int32_t));
     embedOut = makeTensor(alloc, row::kEmbedOut, Category::Activations, prec.act, d.N * d.C);
     ops.embeddingForward(embedOut, tokens, globals[Embed].value, globals[Wpe].value, d.B, d.T, d.C, d.V);
+    if (hiddenDropout) {
+        // GPT2Model.drop on the sum of token and position embeddings.
+        embedMask = makeTensor(alloc, row::kEmbedDropoutMask, Category::Activations, DType::U8, d.N * d.C);
+        ops.dropoutForward(At(embedOut), embedMask, d.N * d.C, dropout, dropoutStream(d.L, kSiteEmbedding));
+    }
 }
 
 void Trainer::Impl::makeHeadCopy()
@@ -336,9 +366,9 @@ void Trainer::Impl::headForward()
 void Trainer::Impl::finalNormForward(const Tensor& x)
 {
     // RMSNorm keeps rstd per token; LayerNorm mean and rstd (fp32).
-    finalRstd = makeTensor(alloc, row::kFinalNorm, Category::Activations, DType::F32, gpt2 ? 2 * d.N : d.N);
+    finalRstd = makeTensor(alloc, row::kFinalNorm, Category::Activations, DType::F32, layerNorm ? 2 * d.N : d.N);
     finalOut = makeTensor(alloc, row::kFinalNorm, Category::Activations, prec.act, d.N * d.C);
-    if (gpt2)
+    if (layerNorm)
         ops.layernormForward(finalOut, finalRstd, x, globals[FinalNorm].value, globals[FinalNormB].value, d.N, d.C,
                              kLayerNormEps);
     else
@@ -347,7 +377,7 @@ void Trainer::Impl::finalNormForward(const Tensor& x)
 
 void Trainer::Impl::finalNormBackward(const Tensor& x, const Tensor& gradIn)
 {
-    if (gpt2)
+    if (layerNorm)
         ops.layernormBackward(residualGrad, globals[FinalNorm].grad, globals[FinalNormB].grad, gradIn, x,
                               globals[FinalNorm].value, finalRstd, d.N, d.C);
     else
@@ -397,6 +427,10 @@ void Trainer::Impl::headBackward()
 
 void Trainer::Impl::embedBackward()
 {
+    if (hiddenDropout) {
+        ops.dropoutBackward(residualGrad, residualGrad, embedMask, d.N * d.C, dropout);
+        embedMask.release();
+    }
     ops.embeddingBackward(globals[Embed].grad, globals[Wpe].grad, residualGrad, tokens, d.B, d.T, d.C, d.V);
     residualGrad.release();
     embedOut.release();
@@ -407,6 +441,7 @@ void Trainer::Impl::embedBackward()
 void Trainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro, bool last, double dloss,
                                      const EventCallback& cb, bool forwardOnly)
 {
+    currentMicro = micro;
     begin(Phase::Load, -1, cb, micro);
     if (accum > 1 && micro == 0 && !forwardOnly)
         allocateGrads(Phase::Load, 0);
@@ -420,10 +455,7 @@ void Trainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro
         layerOut[l] = makeTensor(alloc, row::kLayerOut, Category::Activations, prec.act, d.N * d.C);
         LayerCopies copies = makeCopies(l);
         allocateSaves(l);
-        if (gpt2)
-            gpt2Forward(l, x, saves[l], &layerOut[l], copies);
-        else
-            layerForward(l, x, saves[l], &layerOut[l], copies);
+        anyLayerForward(l, x, saves[l], &layerOut[l], copies);
         if (checkpointed(l))
             saves[l] = LayerSaves{};  // a checkpointed layer keeps only its input
         copies = LayerCopies{};
@@ -457,15 +489,9 @@ void Trainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro
         if (checkpointed(l)) {
             // Recompute the forward from the kept input; the output is not needed again.
             allocateSaves(l);
-            if (gpt2)
-                gpt2Forward(l, x, saves[l], nullptr, copies);
-            else
-                layerForward(l, x, saves[l], nullptr, copies);
+            anyLayerForward(l, x, saves[l], nullptr, copies);
         }
-        if (gpt2)
-            gpt2Backward(l, x, saves[l], copies);
-        else
-            layerBackward(l, x, saves[l], copies);
+        anyLayerBackward(l, x, saves[l], copies);
         if (lomo())
             fusedUpdate(l);
         saves[l] = LayerSaves{};
@@ -490,6 +516,27 @@ void Trainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro
     end();
 }
 
+void Trainer::Impl::anyLayerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out,
+                                    const LayerCopies& c)
+{
+    if (gpt2)
+        gpt2Forward(l, x, s, out, c);
+    else if (neox)
+        neoxForward(l, x, s, out, c);
+    else
+        layerForward(l, x, s, out, c);
+}
+
+void Trainer::Impl::anyLayerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c)
+{
+    if (gpt2)
+        gpt2Backward(l, x, s, c);
+    else if (neox)
+        neoxBackward(l, x, s, c);
+    else
+        layerBackward(l, x, s, c);
+}
+
 void Trainer::Impl::capture(Param& p, std::size_t l)
 {
     captured.emplace_back((l == std::size_t(-1) ? "" : "layers." + std::to_string(l) + ".") + p.name,
@@ -503,6 +550,7 @@ void Trainer::Impl::releaseMicroBatch()
     tokens.release();
     targets.release();
     embedOut.release();
+    embedMask.release();
     for (auto& s : saves)
         s = LayerSaves{};
     for (auto& t : layerOut)
@@ -551,6 +599,7 @@ StepResult Trainer::step(const std::vector<std::int32_t>& tokens, const EventCal
     }
     result.loss = lossSum / double(m.accum);
     result.skipped = m.lastStepSkipped;
+    ++m.stepCount; // the next step draws new dropout masks
     return result;
 }
 

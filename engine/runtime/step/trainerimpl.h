@@ -34,6 +34,8 @@ inline constexpr const char* kChunkLogits = "loss.chunk_logits";
 inline constexpr const char* kChunkGrad = "loss.chunk_grad";
 inline constexpr const char* kHeadGradIn = "head.grad_in";
 inline constexpr const char* kResidualGrad = "residual.grad";
+inline constexpr const char* kEmbedDropoutMask = "embed.dropout_mask";
+inline constexpr const char* kAttnProj = "layer.attn_proj";
 } // namespace row
 
 struct Dims {
@@ -51,8 +53,9 @@ struct PrecisionPlan {
 };
 PrecisionPlan precisionPlan(Precision p);
 
-// Llama uses Norm1..Wd; GPT-2 keeps its fused c_attn in Wq/Bq (q, k and v are
-// row blocks of it), c_fc in Wu/Bu, and LayerNorm biases in Norm1B/Norm2B.
+// Llama uses Norm1..Wd; GPT-2 and GPT-NeoX keep their fused c_attn /
+// query_key_value in Wq/Bq (q, k and v are row blocks of it), c_fc /
+// dense_h_to_4h in Wu/Bu, and LayerNorm biases in Norm1B/Norm2B.
 enum LayerParam : std::size_t { Norm1, Wq, Bq, Wk, Bk, Wv, Bv, Wo, Bo, Norm2, Wg, Wu, Wd, Norm1B, Norm2B, Bu, Bd, kLayerParams };
 enum GlobalParam : std::size_t { Embed, FinalNorm, LmHead, FinalNormB, Wpe, kGlobalParams };
 
@@ -75,6 +78,9 @@ struct Param {
 // What one layer keeps for its backward (or rebuilds in it when checkpointed).
 struct LayerSaves {
     Tensor rstd1, h1, q, k, v, probs, lse, attn, x2, rstd2, h2, gate, up, act;
+    // Dropout: eager attention's 1-byte mask and dropped probabilities (B, NH,
+    // T, T); the 1-byte masks of the attention output and the MLP output.
+    Tensor attnMask, attnDropped, residMask, mlpMask;
     std::array<Tensor, kLayerParams> loraOut; // per targeted linear: scale * x A^T (tokens x rank), saved for B's gradient
 };
 
@@ -101,6 +107,23 @@ struct Trainer::Impl {
     std::vector<std::array<Param, kLayerParams>> loraA, loraB;
     bool lora = false;
     bool gpt2 = false;       // GPT-2 family: LayerNorm, learned positions, GELU, fused c_attn
+    bool neox = false;       // GPT-NeoX: LayerNorm, fused query_key_value, partial rotary, parallel residual
+    bool layerNorm = false;  // GPT-2 and GPT-NeoX: LayerNorm with bias (mean and rstd saved)
+    std::size_t rotaryDim = 0; // RoPE over the first rotaryDim elements of each head (0: no RoPE)
+    // Dropout in training (the model's dropout probability): on the attention
+    // probabilities in every family; on the embedding output and on both
+    // sublayers' outputs before their residual adds in GPT-2 (modeling_gpt2.py
+    // drop, attn_dropout, resid_dropout, mlp.dropout); Llama has attention
+    // dropout only (modeling_llama.py eager_attention_forward).
+    float dropout = 0.0f;
+    bool hiddenDropout = false;
+    std::uint64_t stepCount = 0;  // steps taken: part of every dropout stream
+    std::uint64_t currentMicro = 0;
+    Tensor embedMask;
+    // Sites of dropout within a layer (the stream's last part); the embedding's is layer L.
+    enum DropoutSite : std::uint64_t { kSiteAttention, kSiteAttnOut, kSiteMlpOut, kSiteEmbedding };
+    std::uint64_t dropoutStream(std::size_t layer, DropoutSite site) const;
+    cpu::AttentionShape attentionShape(std::size_t layer) const;
     std::size_t rank = 0;
     float loraScale = 1.0f;  // alpha / rank (PEFT LoraLayer.scaling)
     WeightQuant quant = WeightQuant::None;
@@ -138,7 +161,8 @@ struct Trainer::Impl {
     void loraForward(std::size_t l, LayerParam p, const Tensor& x, At y, LayerSaves& s);
     void loraBackward(std::size_t l, LayerParam p, const Tensor& dy, const Tensor& x, const Tensor& dx,
                       const LayerSaves& s);
-    void attentionBackward(const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
+    void attentionForward(std::size_t l, LayerSaves& s);
+    void attentionBackward(std::size_t l, const Tensor& dq, const Tensor& dk, const Tensor& dv, const Tensor& dout,
                            const LayerSaves& s);
     template <typename F>
     void forEachTrainable(F&& f);
@@ -147,6 +171,11 @@ struct Trainer::Impl {
     void layerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
     void gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void neoxForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
+    void neoxBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    // The family's layer: out is null in a checkpointed layer's recompute.
+    void anyLayerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
+    void anyLayerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
     void finalNormForward(const Tensor& x);
     void finalNormBackward(const Tensor& x, const Tensor& gradIn);
     void headForward();
