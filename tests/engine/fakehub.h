@@ -39,6 +39,7 @@
 namespace fakehub {
 
 struct Request {
+    std::string method;                         // GET, or HEAD (huggingface_hub asks for metadata so)
     std::string path;                           // as sent, percent-encoded
     std::map<std::string, std::string> headers; // names lower-cased
     std::string header(const std::string& name) const
@@ -188,6 +189,7 @@ private:
         const std::size_t second = line.find(' ', first + 1);
         if (first == std::string::npos || second == std::string::npos)
             return std::nullopt;
+        request.method = line.substr(0, first);
         request.path = line.substr(first + 1, second - first - 1);
         std::size_t at = lineEnd + 2;
         while (at < text.size()) {
@@ -364,7 +366,7 @@ private:
         for (const auto& [name, value] : r.headers)
             head += name + ": " + value + "\r\n";
         head += "Content-Length: " + std::to_string(r.totalSize()) + "\r\nConnection: close\r\n\r\n";
-        if (!sendAll(client, head.data(), head.size(), "(headers)"))
+        if (!sendAll(client, head.data(), head.size(), "(headers)") || request->method == "HEAD")
             return;
         if (!sendAll(client, r.body.data(), r.body.size(), request->path))
             return;
