@@ -43,13 +43,16 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE ${HEADROOM_HOMEPAGE})
 # Depends: dpkg-shlibdeps reads the libraries the programs link and writes
 # the packages and minimum versions (Qt 6 Core, Gui, Widgets, Svg, QCustomPlot,
-# libstdc++...; Qt PrintSupport comes through QCustomPlot's own Depends). Without it (not a Debian host, or dpkg-dev
+# libcurl4 for the Hub, libstdc++...; Qt PrintSupport comes through QCustomPlot's own Depends). Without it (not a Debian host, or dpkg-dev
 # missing) the list below, the Debian 12 names, is used instead.
 find_program(HEADROOM_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(HEADROOM_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(headroom_depends "libc6, libstdc++6, libgcc-s1")
+  if(HEADROOM_HAVE_CURL)
+    string(APPEND headroom_depends ", libcurl4")
+  endif()
   if(HEADROOM_WITH_GUI)
     string(APPEND headroom_depends ", libqt6core6 (>= 6.4), libqt6gui6 (>= 6.4), libqt6widgets6 (>= 6.4), "
            "libqt6printsupport6 (>= 6.4), libqcustomplot2.1-qt6")

@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(fuzz_hfconfig fuzz_safetensors fuzz_scenario fuzz_measurement)
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_hfconfig fuzz_safetensors fuzz_scenario fuzz_measurement fuzz_hub)
 
 cxx=${HEADROOM_FUZZ_CXX:-}
 if [ -z "$cxx" ]; then

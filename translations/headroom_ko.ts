@@ -864,6 +864,42 @@
         <source>inference, NF4 weights</source>
         <translation>추론, NF4 가중치</translation>
     </message>
+    <message>
+        <source>This build of Headroom cannot reach the Hugging Face Hub.</source>
+        <translation>이 Headroom 빌드는 Hugging Face Hub에 접속할 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>The Hugging Face Hub refused access to this model.</source>
+        <translation>Hugging Face Hub가 이 모델에 대한 접근을 거부했습니다.</translation>
+    </message>
+    <message>
+        <source>The Hugging Face Hub does not have this model, revision or file.</source>
+        <translation>Hugging Face Hub에 이 모델, 리비전 또는 파일이 없습니다.</translation>
+    </message>
+    <message>
+        <source>Offline mode is on and the model is not in the Hugging Face cache.</source>
+        <translation>오프라인 모드가 켜져 있고 모델이 Hugging Face 캐시에 없습니다.</translation>
+    </message>
+    <message>
+        <source>The Hugging Face Hub could not be reached or gave an unexpected answer.</source>
+        <translation>Hugging Face Hub에 연결할 수 없거나 예상하지 못한 응답을 받았습니다.</translation>
+    </message>
+    <message>
+        <source>The Hugging Face Hub did not answer in time.</source>
+        <translation>Hugging Face Hub가 제한 시간 안에 응답하지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>The Hugging Face Hub sent too many redirects.</source>
+        <translation>Hugging Face Hub가 리디렉션을 너무 많이 보냈습니다.</translation>
+    </message>
+    <message>
+        <source>An answer from the Hugging Face Hub is larger than the limit.</source>
+        <translation>Hugging Face Hub의 응답이 크기 제한을 넘었습니다.</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>취소했습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>
@@ -1079,6 +1115,202 @@
     <message>
         <source>The plan fits against %1, what CUDA can allocate (nvidia-smi shows %2)</source>
         <translation>계획은 CUDA가 할당할 수 있는 %1에 맞춥니다 (nvidia-smi 표시 %2)</translation>
+    </message>
+</context>
+<context>
+    <name>HubDialog</name>
+    <message>
+        <source>Open from Hugging Face Hub</source>
+        <translation>Hugging Face Hub에서 열기</translation>
+    </message>
+    <message>
+        <source>Reads config.json and the safetensors headers of a model on the Hugging Face Hub; the weights are not downloaded. Gated models need your access token: set HF_TOKEN or run huggingface-cli login. HF_ENDPOINT, HF_HOME and HF_HUB_OFFLINE apply.</source>
+        <translation>Hugging Face Hub에 있는 모델의 config.json과 safetensors 헤더를 읽습니다. 가중치는 내려받지 않습니다. 접근이 제한된(gated) 모델에는 액세스 토큰이 필요합니다: HF_TOKEN을 설정하거나 huggingface-cli login을 실행하세요. HF_ENDPOINT, HF_HOME, HF_HUB_OFFLINE 설정을 따릅니다.</translation>
+    </message>
+    <message>
+        <source>&amp;Model:</source>
+        <translation>모델(&amp;M):</translation>
+    </message>
+    <message>
+        <source>&amp;Revision:</source>
+        <translation>리비전(&amp;R):</translation>
+    </message>
+    <message>
+        <source>A branch, tag or commit hash; empty means main</source>
+        <translation>브랜치, 태그 또는 커밋 해시. 비워 두면 main입니다</translation>
+    </message>
+    <message>
+        <source>&amp;Fetch</source>
+        <translation>가져오기(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>연결하는 중…</translation>
+    </message>
+    <message>
+        <source>Reading %1 (%2 of %3)…</source>
+        <extracomment>%1 a file name, %2 and %3 counts of files</extracomment>
+        <translation>%1 읽는 중(%3개 중 %2번째)…</translation>
+    </message>
+    <message>
+        <source>Cancelling…</source>
+        <translation>취소하는 중…</translation>
+    </message>
+    <message>
+        <source>%1 at commit %2, from the Hugging Face cache</source>
+        <extracomment>%1 a model id, %2 a commit hash (shortened)</extracomment>
+        <translation>커밋 %2의 %1, Hugging Face 캐시에서 읽음</translation>
+    </message>
+    <message>
+        <source>%1 at commit %2: %3 files read from the Hub</source>
+        <extracomment>%1 a model id, %2 a commit hash (shortened), %3 a count of files</extracomment>
+        <translation>커밋 %2의 %1: Hub에서 파일 %3개를 읽음</translation>
+    </message>
+</context>
+<context>
+    <name>HubText</name>
+    <message>
+        <source>%1 is gated: accept its licence at %2, then give Headroom your access token with HF_TOKEN or huggingface-cli login.</source>
+        <extracomment>%1 a model id (ORG/NAME), %2 the web page of the model on the Hub</extracomment>
+        <translation>%1은(는) 접근이 제한된(gated) 모델입니다: %2에서 라이선스에 동의한 뒤, HF_TOKEN이나 huggingface-cli login으로 Headroom에 액세스 토큰을 알려 주세요.</translation>
+    </message>
+    <message>
+        <source>%1 is gated and the token from %2 has no access to it: accept its licence at %3 with that account.</source>
+        <extracomment>%1 a model id, %2 where the token came from (HF_TOKEN or a file), %3 the model&apos;s web page</extracomment>
+        <translation>%1은(는) 접근이 제한된(gated) 모델이고, %2의 토큰으로는 접근할 수 없습니다: 그 계정으로 %3에서 라이선스에 동의하세요.</translation>
+    </message>
+    <message>
+        <source>The Hub refused the token from %1 (invalid credentials): set HF_TOKEN to a valid token or run huggingface-cli login again.</source>
+        <extracomment>%1 where the token came from (HF_TOKEN or a file)</extracomment>
+        <translation>Hub가 %1의 토큰을 거부했습니다(잘못된 자격 증명): HF_TOKEN에 유효한 토큰을 설정하거나 huggingface-cli login을 다시 실행하세요.</translation>
+    </message>
+    <message>
+        <source>The token from %1 gives no access to %2: if it is gated or private, accept its licence or ask for access at %3 with that account.</source>
+        <extracomment>%1 where the token came from, %2 a model id, %3 the model&apos;s web page</extracomment>
+        <translation>%1의 토큰으로는 %2에 접근할 수 없습니다: 접근이 제한되었거나 비공개인 모델이라면, 그 계정으로 %3에서 라이선스에 동의하거나 접근을 요청하세요.</translation>
+    </message>
+    <message>
+        <source>%1 needs an access token, or does not exist: if it is gated or private, accept its licence at %2, then give Headroom your access token with HF_TOKEN or huggingface-cli login.</source>
+        <extracomment>%1 a model id, %2 the model&apos;s web page</extracomment>
+        <translation>%1에 접근하려면 액세스 토큰이 필요하거나, 모델이 없습니다: 접근이 제한되었거나 비공개인 모델이라면 %2에서 라이선스에 동의한 뒤, HF_TOKEN이나 huggingface-cli login으로 Headroom에 액세스 토큰을 알려 주세요.</translation>
+    </message>
+    <message>
+        <source>%1 has no revision “%2”.</source>
+        <extracomment>%1 a model id, %2 a branch, tag or commit</extracomment>
+        <translation>%1에 리비전 “%2”이(가) 없습니다.</translation>
+    </message>
+    <message>
+        <source>There is no model %1 at %2.</source>
+        <extracomment>%1 a model id, %2 the Hub&apos;s address</extracomment>
+        <translation>%2에 모델 %1이(가) 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 has no %2 at revision “%3”.</source>
+        <extracomment>%1 a model id, %2 a file name, %3 a branch, tag or commit</extracomment>
+        <translation>%1의 리비전 “%3”에 %2이(가) 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1 asks to slow down (HTTP 429) for %2 of %3: try again in a minute.</source>
+        <extracomment>%1 the Hub&apos;s address, %2 a file name, %3 a model id</extracomment>
+        <translation>%1이(가) %3의 %2 요청에 속도를 줄여 달라고 응답했습니다(HTTP 429): 1분 뒤에 다시 시도하세요.</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2 for %3 of %4: the Hub may be down; try again later.</source>
+        <extracomment>%1 the Hub&apos;s address, %2 an HTTP status, %3 a file name, %4 a model id</extracomment>
+        <translation>%1이(가) %4의 %3 요청에 HTTP %2로 응답했습니다: Hub에 장애가 있을 수 있으니 나중에 다시 시도하세요.</translation>
+    </message>
+    <message>
+        <source>%1 answered HTTP %2 for %3 of %4, which the Hugging Face Hub does not answer.</source>
+        <extracomment>%1 the Hub&apos;s address, %2 an HTTP status, %3 a file name, %4 a model id</extracomment>
+        <translation>%1이(가) %4의 %3 요청에 HTTP %2로 응답했습니다. Hugging Face Hub는 이런 응답을 보내지 않습니다.</translation>
+    </message>
+    <message>
+        <source>HF_HUB_OFFLINE is set and %1 at revision “%2” is not in the Hugging Face cache %3.</source>
+        <extracomment>%1 a model id, %2 a branch, tag or commit, %3 a folder</extracomment>
+        <translation>HF_HUB_OFFLINE이 설정되어 있는데 %1의 리비전 “%2”이(가) Hugging Face 캐시 %3에 없습니다.</translation>
+    </message>
+    <message>
+        <source>HF_HUB_OFFLINE is set and the safetensors header of %1 of %2 is not in the Hugging Face cache %3.</source>
+        <extracomment>%1 a file name, %2 a model id, %3 a folder</extracomment>
+        <translation>HF_HUB_OFFLINE이 설정되어 있는데 %2의 %1 safetensors 헤더가 Hugging Face 캐시 %3에 없습니다.</translation>
+    </message>
+    <message>
+        <source>HF_HUB_OFFLINE is set and %1 of %2 is not in the Hugging Face cache %3.</source>
+        <extracomment>%1 a file name, %2 a model id, %3 a folder</extracomment>
+        <translation>HF_HUB_OFFLINE이 설정되어 있는데 %2의 %1이(가) Hugging Face 캐시 %3에 없습니다.</translation>
+    </message>
+    <message>
+        <source>%1: the answer for %2 from %3 has no commit hash (X-Repo-Commit): is HF_ENDPOINT a Hugging Face Hub?</source>
+        <extracomment>%1 a model id, %2 a file name, %3 the server&apos;s address</extracomment>
+        <translation>%1: %3이(가) 보낸 %2 응답에 커밋 해시(X-Repo-Commit)가 없습니다: HF_ENDPOINT가 Hugging Face Hub를 가리키는지 확인하세요.</translation>
+    </message>
+    <message>
+        <source>%1: the answer for %2 from %3 has no usable ETag: is HF_ENDPOINT a Hugging Face Hub?</source>
+        <extracomment>%1 a model id, %2 a file name, %3 the server&apos;s address</extracomment>
+        <translation>%1: %3이(가) 보낸 %2 응답에 쓸 수 있는 ETag가 없습니다: HF_ENDPOINT가 Hugging Face Hub를 가리키는지 확인하세요.</translation>
+    </message>
+    <message>
+        <source>This build of Headroom has no Hugging Face Hub access (it was built without libcurl): set HF_HUB_OFFLINE=1 to use the files already in the Hugging Face cache, or import a config.json or a model folder.</source>
+        <translation>이 Headroom 빌드는 libcurl 없이 빌드되어 Hugging Face Hub에 접속할 수 없습니다: 이미 Hugging Face 캐시에 있는 파일을 쓰려면 HF_HUB_OFFLINE=1을 설정하거나, config.json 또는 모델 폴더를 가져오세요.</translation>
+    </message>
+    <message>
+        <source>%1: the safetensors header of %2 is %3 bytes, over the limit of %4.</source>
+        <extracomment>%1 a model id, %2 a file name, %3 and %4 byte counts</extracomment>
+        <translation>%1: %2의 safetensors 헤더가 %3바이트로, 제한인 %4바이트를 넘습니다.</translation>
+    </message>
+    <message>
+        <source>Cancelled.</source>
+        <translation>취소했습니다.</translation>
+    </message>
+    <message>
+        <source>%1: the answer is larger than the limit of %2 bytes.</source>
+        <extracomment>%1 a web address, %2 a byte count</extracomment>
+        <translation>%1: 응답이 제한인 %2바이트보다 큽니다.</translation>
+    </message>
+    <message>
+        <source>%1: no answer within %2 s (HF_HUB_DOWNLOAD_TIMEOUT sets the limit).</source>
+        <extracomment>%1 a web address, %2 seconds</extracomment>
+        <translation>%1: %2초 안에 응답이 없습니다(제한은 HF_HUB_DOWNLOAD_TIMEOUT으로 정합니다).</translation>
+    </message>
+    <message>
+        <source>%1: more than %2 redirects (a redirect loop).</source>
+        <extracomment>%1 a web address, %2 a count</extracomment>
+        <translation>%1: 리디렉션이 %2번을 넘었습니다(리디렉션 순환).</translation>
+    </message>
+    <message>
+        <source>%1: cannot connect (%2); check the network, HF_ENDPOINT and any proxy settings.</source>
+        <extracomment>%1 a web address, %2 libcurl&apos;s reason, in English</extracomment>
+        <translation>%1: 연결할 수 없습니다(%2). 네트워크, HF_ENDPOINT, 프록시 설정을 확인하세요.</translation>
+    </message>
+    <message>
+        <source>“%1” is not a Hugging Face model id: write ORG/NAME (letters, digits, “-”, “_” and “.”), optionally followed by @ and a branch, tag or commit.</source>
+        <extracomment>%1 what the user typed</extracomment>
+        <translation>“%1”은(는) Hugging Face 모델 ID가 아닙니다: ORG/NAME 형식(영문자, 숫자, “-”, “_”, “.”)으로 쓰고, 필요하면 뒤에 @와 브랜치, 태그 또는 커밋을 붙이세요.</translation>
+    </message>
+    <message>
+        <source>%1 has no safetensors weights: the parameter count comes from config.json alone.</source>
+        <extracomment>%1 a model id</extracomment>
+        <translation>%1에는 safetensors 가중치가 없습니다: 파라미터 수는 config.json만으로 계산합니다.</translation>
+    </message>
+    <message>
+        <source>HF_HUB_OFFLINE is set and the safetensors headers of %1 are not in the cache: the parameter count comes from config.json alone.</source>
+        <extracomment>%1 a model id</extracomment>
+        <translation>HF_HUB_OFFLINE이 설정되어 있고 %1의 safetensors 헤더가 캐시에 없습니다: 파라미터 수는 config.json만으로 계산합니다.</translation>
+    </message>
+    <message>
+        <source>The Hub could not be reached (%1); the cached files of commit %2 are used.</source>
+        <extracomment>%1 why (in English), %2 a commit hash</extracomment>
+        <translation>Hub에 연결할 수 없어(%1) 커밋 %2의 캐시된 파일을 사용합니다.</translation>
+    </message>
+    <message>
+        <source>The Hugging Face cache could not be written (the plan is not affected): %1</source>
+        <extracomment>%1 the file and the reason, in English</extracomment>
+        <translation>Hugging Face 캐시에 쓰지 못했습니다(계획에는 영향이 없습니다): %1</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <extracomment>%1 is a one-sentence summary, %2 names what is wrong</extracomment>
+        <translation>%1 %2</translation>
     </message>
 </context>
 <context>
@@ -1391,6 +1623,14 @@
         <source>The book&apos;s measured GPU memory beside Headroom&apos;s plan of each experiment</source>
         <translation>책이 측정한 GPU 메모리와 각 실험에 대한 Headroom의 계획을 나란히 보여 줍니다</translation>
     </message>
+    <message>
+        <source>Open from Hugging Face &amp;Hub…</source>
+        <translation>Hugging Face Hub에서 열기(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Plan a model from the Hugging Face Hub: config.json and the safetensors headers, not the weights</source>
+        <translation>Hugging Face Hub의 모델로 계획합니다: 가중치가 아니라 config.json과 safetensors 헤더만 읽습니다</translation>
+    </message>
 </context>
 <context>
     <name>MakeItFitView</name>
@@ -1650,6 +1890,10 @@
     <message>
         <source>Import model folder</source>
         <translation>모델 폴더 가져오기</translation>
+    </message>
+    <message>
+        <source>%1 (from the Hugging Face Hub)</source>
+        <translation>%1 (Hugging Face Hub에서)</translation>
     </message>
 </context>
 <context>

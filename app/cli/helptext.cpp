@@ -187,7 +187,11 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             "scenario; the options below override it",
             "", nullptr);
         group = "Model (one of --model, --config, --model-dir, --size)";
-        add("model", "ID", "a preset by Hugging Face id (see headroom-cli models)", "model", getModel);
+        add("model", "ID",
+            "a preset by Hugging Face id (see headroom-cli models); any other ORG/NAME[@REVISION] is read from the "
+            "Hugging Face Hub: config.json and the safetensors headers, never the weights (HF_ENDPOINT, HF_TOKEN, "
+            "HF_HOME, HF_HUB_OFFLINE; man headroom-cli)",
+            "model", getModel);
         add("config", "FILE", "a Hugging Face config.json", "model", nullptr, "-");
         add("model-dir", "DIR", "a local model folder: its config.json and safetensors headers", "model", nullptr, "-");
         add("size", "SIZE", "a generic Llama-like model of that size, e.g. 350M, 13B (approximate)", "model", nullptr,

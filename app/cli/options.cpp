@@ -2,9 +2,9 @@
 #include "options.h"
 
 #include "helptext.h"
+#include "hubmodel.h"
 
 #include "io/scenariofile.h"
-#include "model/catalog.h"
 #include "model/genericmodel.h"
 #include "model/hfconfig.h"
 #include "model/modelhead.h"
@@ -164,7 +164,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     if (modelSources > 1)
         return makeError(ErrorCode::InvalidArgument, "give one of --model, --config, --model-dir, --size");
     if (o.has("model")) {
-        auto m = presetModel(o.value("model"));
+        auto m = catalogOrHubModel(o.value("model"));
         if (!m)
             return m.error();
         s.model = m.value();

@@ -17,6 +17,15 @@ const char* errorCodeName(ErrorCode code)
     case ErrorCode::MalformedSafetensors: return "malformed-safetensors";
     case ErrorCode::UnsupportedCombination: return "unsupported-combination";
     case ErrorCode::Overflow: return "overflow";
+    case ErrorCode::HubUnavailable: return "hub-unavailable";
+    case ErrorCode::HubAccessDenied: return "hub-access-denied";
+    case ErrorCode::HubNotFound: return "hub-not-found";
+    case ErrorCode::HubOffline: return "hub-offline";
+    case ErrorCode::NetworkError: return "network-error";
+    case ErrorCode::NetworkTimeout: return "network-timeout";
+    case ErrorCode::TooManyRedirects: return "too-many-redirects";
+    case ErrorCode::ResponseTooLarge: return "response-too-large";
+    case ErrorCode::Cancelled: return "cancelled";
     }
     return "unknown";
 }

@@ -21,6 +21,17 @@ enum class ErrorCode {
     MalformedSafetensors,
     UnsupportedCombination, // e.g. QLoRA without NF4 weights, LoRA on BERT without targets
     Overflow,          // a size that does not fit in 64 bits even in checked arithmetic
+    // The Hugging Face Hub (engine/hub): each failure its own code, so the
+    // front ends can say what to do about it.
+    HubUnavailable,    // this build has no HTTP client (built without libcurl)
+    HubAccessDenied,   // 401/403: a gated or private repository, or a refused token
+    HubNotFound,       // 404: no such repository, revision or file
+    HubOffline,        // HF_HUB_OFFLINE is set and the file is not in the cache
+    NetworkError,      // no connection, TLS failure, or an HTTP answer the Hub should not give (5xx...)
+    NetworkTimeout,    // no connection or no data within the timeout
+    TooManyRedirects,  // more redirects than the limit (a redirect loop)
+    ResponseTooLarge,  // an answer larger than the limit for what was asked (JSON, a safetensors header)
+    Cancelled,         // the user cancelled
 };
 
 // A stable, untranslated identifier of the code ("invalid-argument"...), used in

@@ -7,7 +7,6 @@
 
 #include "core/checkedmath.h"
 #include "model/hfconfig.h"
-#include "model/safetensors.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -55,16 +54,27 @@ Result<ModelFolderInfo> importModelFolder(const std::string& directory)
         Result<SafetensorsHeader> header = readSafetensorsHeader(shard.string());
         if (!header)
             return header.error();
-        for (const SafetensorsTensor& t : header->tensors) {
-            info.storedParameters = satAdd(info.storedParameters, t.elements);
-            std::uint64_t& byDtype = info.elementsByDtype[t.dtype];
-            byDtype = satAdd(byDtype, t.elements);
-        }
-        ++info.shardCount;
+        addStoredShard(info, header.value());
     }
-    if (info.storedParameters == kSaturated)
-        return makeError(ErrorCode::Overflow, "the shards in " + directory + " hold more than 2^64 elements");
+    if (auto error = finishStoredCounts(info, "the shards in " + directory))
+        return *error;
+    return info;
+}
 
+void addStoredShard(ModelFolderInfo& info, const SafetensorsHeader& header)
+{
+    for (const SafetensorsTensor& t : header.tensors) {
+        info.storedParameters = satAdd(info.storedParameters, t.elements);
+        std::uint64_t& byDtype = info.elementsByDtype[t.dtype];
+        byDtype = satAdd(byDtype, t.elements);
+    }
+    ++info.shardCount;
+}
+
+std::optional<Error> finishStoredCounts(ModelFolderInfo& info, const std::string& where)
+{
+    if (info.storedParameters == kSaturated)
+        return makeError(ErrorCode::Overflow, where + " hold more than 2^64 elements");
     info.spec.checkpointParameters = info.storedParameters;
     // The dominant dtype: the one holding most elements (a BF16 model keeps
     // a few F32 tensors; a quantized one U8 packs beside F16 scales).
@@ -75,7 +85,7 @@ Result<ModelFolderInfo> importModelFolder(const std::string& directory)
             info.spec.checkpointDtype = dtype;
         }
     }
-    return info;
+    return std::nullopt;
 }
 
 } // namespace headroom

@@ -145,16 +145,16 @@ std::uint64_t littleEndian64(const unsigned char* bytes)
     return v;
 }
 
-// Checks N against the limits and the file size; returns N.
-Result<std::uint64_t> headerLength(const unsigned char* prefix, std::uint64_t fileSize)
+// Checks N against the limits and the file size (when known); returns N.
+Result<std::uint64_t> headerLength(const unsigned char* prefix, std::optional<std::uint64_t> fileSize)
 {
     const std::uint64_t n = littleEndian64(prefix);
     if (n > kMaxHeaderBytes)
         return malformed("the header length " + std::to_string(n) + " exceeds the limit of "
                          + std::to_string(kMaxHeaderBytes) + " bytes");
-    if (n + 8 > fileSize)
-        return malformed("the header length " + std::to_string(n) + " runs past the end of the file ("
-                         + std::to_string(fileSize) + " bytes)");
+    if (fileSize && n + 8 > *fileSize)
+        return malformed("the header length " + std::to_string(n) + " runs past the end of the file (" +
+                         std::to_string(*fileSize) + " bytes)");
     return n;
 }
 
@@ -172,6 +172,34 @@ Result<SafetensorsHeader> parseSafetensorsHeader(const std::string& fileBytes)
             return n.error();
         return parseHeaderJson(fileBytes.substr(8, *n), fileBytes.size() - 8 - *n);
     } catch (const std::exception& e) { // bad_alloc and the like: never thrown onwards
+        return malformed(std::string("the header could not be read: ") + e.what());
+    }
+}
+
+Result<std::uint64_t> safetensorsHeaderEnd(std::string_view prefix, std::optional<std::uint64_t> fileSize)
+{
+    if (prefix.size() < 8 || (fileSize && *fileSize < 8))
+        return malformed("the file has " + std::to_string(fileSize ? *fileSize : prefix.size()) +
+                         " bytes, fewer than the 8-byte header length");
+    const Result<std::uint64_t> n = headerLength(reinterpret_cast<const unsigned char*>(prefix.data()), fileSize);
+    if (!n)
+        return n.error();
+    return *n + 8;
+}
+
+Result<SafetensorsHeader> parseSafetensorsPrefix(std::string_view prefix, std::optional<std::uint64_t> fileSize)
+{
+    try {
+        const Result<std::uint64_t> end = safetensorsHeaderEnd(prefix, fileSize);
+        if (!end)
+            return end.error();
+        if (prefix.size() < *end)
+            return malformed("the header length " + std::to_string(*end - 8) + " runs past the " +
+                             std::to_string(prefix.size()) + " bytes read");
+        // Unknown size: no data offset can be shown to run past the data.
+        const std::uint64_t dataSize = fileSize ? *fileSize - *end : kSaturated;
+        return parseHeaderJson(std::string(prefix.substr(8, *end - 8)), dataSize);
+    } catch (const std::exception& e) {
         return malformed(std::string("the header could not be read: ") + e.what());
     }
 }

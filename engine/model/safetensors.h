@@ -7,7 +7,9 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace headroom {
@@ -32,5 +34,16 @@ Result<SafetensorsHeader> readSafetensorsHeader(const std::string& path);
 
 // The same from bytes in memory (for tests and fuzzing).
 Result<SafetensorsHeader> parseSafetensorsHeader(const std::string& fileBytes);
+
+// For a file read from its start only (a ranged download, engine/hub):
+// how many bytes hold the header, 8 + N, from the first 8 (`prefix` has at
+// least 8 bytes). Errors as above; N is checked against `fileSize` when the
+// whole file's size is known.
+Result<std::uint64_t> safetensorsHeaderEnd(std::string_view prefix, std::optional<std::uint64_t> fileSize);
+// The header from the file's first bytes (at least 8 + N of them; more are
+// ignored). With `fileSize` the data offsets are checked against the data
+// the file holds, as readSafetensorsHeader does; without it (a cached copy
+// of a header checked when it was fetched) they are not.
+Result<SafetensorsHeader> parseSafetensorsPrefix(std::string_view prefix, std::optional<std::uint64_t> fileSize);
 
 } // namespace headroom

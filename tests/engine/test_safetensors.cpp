@@ -156,6 +156,32 @@ private slots:
         QVERIFY(fromFile.error().detail.find("bad.safetensors") != std::string::npos);
     }
 
+    // The first bytes of a file, as a ranged download (engine/hub) has them:
+    // the header end from the first 8, then the same tensors as the whole
+    // file gives; the data offsets checked only against a known file size.
+    void prefixOfAFile()
+    {
+        const QByteArray header = R"({"a": {"dtype": "BF16", "shape": [2, 3], "data_offsets": [0, 12]}})";
+        const std::string file = safetensorsBytes(header, 12).toStdString();
+        const std::string prefix = file.substr(0, 8 + std::size_t(header.size()));
+        const Result<std::uint64_t> end = safetensorsHeaderEnd(file.substr(0, 8), file.size());
+        QVERIFY(end.ok());
+        QCOMPARE(end.value(), std::uint64_t(prefix.size()));
+        const Result<SafetensorsHeader> known = parseSafetensorsPrefix(prefix, file.size());
+        QVERIFY2(known.ok(), known.ok() ? "" : known.error().detail.c_str());
+        QCOMPARE(known->tensors.size(), parseSafetensorsHeader(file)->tensors.size());
+        QCOMPARE(known->tensors[0].elements, 6u);
+        QVERIFY(parseSafetensorsPrefix(prefix, std::nullopt).ok());
+        // A file 11 bytes short of its data: refused when its size is known.
+        const Result<SafetensorsHeader> truncated = parseSafetensorsPrefix(prefix, prefix.size() + 1);
+        QVERIFY(!truncated.ok());
+        QCOMPARE(truncated.error().code, ErrorCode::MalformedSafetensors);
+        // Fewer bytes than the header: said so, never read past them.
+        QCOMPARE(parseSafetensorsPrefix(prefix.substr(0, 20), file.size()).error().code,
+                 ErrorCode::MalformedSafetensors);
+        QCOMPARE(safetensorsHeaderEnd("1234567", std::nullopt).error().code, ErrorCode::MalformedSafetensors);
+    }
+
     void missingFile()
     {
         const Result<SafetensorsHeader> h = readSafetensorsHeader("/nonexistent/model.safetensors");

@@ -13,5 +13,6 @@ void hfconfigInput(std::string_view bytes);     // config.json text
 void safetensorsInput(std::string_view bytes);  // a whole .safetensors file
 void scenarioInput(std::string_view bytes);     // scenario file text
 void measurementInput(std::string_view bytes);  // headroom.measurement/1 text
+void hubInput(std::string_view bytes);          // the Hub's answers, scripted (fuzzhub.cpp)
 
 } // namespace headroom::fuzz

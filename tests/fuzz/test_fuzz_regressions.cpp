@@ -28,6 +28,7 @@ constexpr Target kTargets[] = {
     {"safetensors", headroom::fuzz::safetensorsInput},
     {"scenario", headroom::fuzz::scenarioInput},
     {"measurement", headroom::fuzz::measurementInput},
+    {"hub", headroom::fuzz::hubInput},
 };
 
 QString source(const QString& relative) { return QStringLiteral(HEADROOM_SOURCE_DIR "/") + relative; }

@@ -203,6 +203,8 @@ QString ModelPicker::customLabel(const ModelSpec& spec) const
         return tr("%1 (from config.json)").arg(id);
     if (spec.origin == "model-folder")
         return tr("%1 (from a model folder)").arg(id);
+    if (spec.origin == "hub")
+        return tr("%1 (from the Hugging Face Hub)").arg(id);
     if (spec.approximate)
         return tr("%1 (scaled from a size, approximate)").arg(id);
     return tr("%1 (custom)").arg(id);

@@ -7,6 +7,7 @@
 #include "charts/timelineview.h"
 #include "document/plandocument.h"
 #include "export/exportactions.h"
+#include "inputs/hubdialog.h"
 #include "inputs/scenariopanel.h"
 #include "io/scenariofile.h"
 #include "plan/defaultscenario.h"
@@ -143,6 +144,7 @@ void MainWindow::createMenus()
             openDialog();
     });
     m_openAction->setShortcut(QKeySequence::Open);
+    m_hubAction = m_fileMenu->addAction(QString(), this, &MainWindow::openFromHub);
     m_recentMenu = m_fileMenu->addMenu(QString());
     m_recent->attach(m_recentMenu);
     m_fileMenu->addSeparator();
@@ -225,6 +227,9 @@ void MainWindow::retranslate()
     m_newAction->setText(tr("&New (teaching scenario)"));
     m_newAction->setStatusTip(tr("Llama 3.1 8B, QLoRA, on one RTX 4090: the study notes' exercise"));
     m_openAction->setText(tr("&Open…"));
+    m_hubAction->setText(tr("Open from Hugging Face &Hub…"));
+    m_hubAction->setStatusTip(
+        tr("Plan a model from the Hugging Face Hub: config.json and the safetensors headers, not the weights"));
     m_recentMenu->setTitle(tr("Open &Recent"));
     m_saveAction->setText(tr("&Save"));
     m_saveAsAction->setText(tr("Save &As…"));
@@ -440,6 +445,18 @@ void MainWindow::openDialog()
                                      tr("Headroom scenarios (*.headroom.json *.json);;All files (*)"));
     if (!path.isEmpty())
         openFileInteractive(path);
+}
+
+void MainWindow::openFromHub()
+{
+    HubDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted || !dialog.model())
+        return;
+    // The model into the scenario, the rest of the setup kept: one undo step.
+    Scenario s = m_document->scenario();
+    s.model = dialog.model()->model.spec;
+    applyEdit(s);
+    statusBar()->showMessage(dialog.summary(), 15000);
 }
 
 bool MainWindow::save()

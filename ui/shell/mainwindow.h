@@ -52,6 +52,9 @@ public:
     headroom::Scenario scenario() const;
     // Plans now instead of on the next turn of the event loop.
     void replanNow();
+    // File > Open from Hugging Face Hub (inputs/hubdialog.h): the fetched
+    // model into the scenario, the rest kept, as one undo step.
+    void openFromHub();
     const std::optional<headroom::Plan>& plan() const;
 
     // File actions without dialogs: an empty string on success, else the
@@ -152,6 +155,7 @@ private:
     QAction* m_redoAction = nullptr;
     QAction* m_newAction = nullptr;
     QAction* m_openAction = nullptr;
+    QAction* m_hubAction = nullptr;
     QAction* m_saveAction = nullptr;
     QAction* m_saveAsAction = nullptr;
     QAction* m_exportAction = nullptr;

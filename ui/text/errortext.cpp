@@ -136,6 +136,15 @@ QString ErrorText::summary(ErrorCode code)
     case ErrorCode::MalformedSafetensors: return tr("A safetensors file has a malformed header.");
     case ErrorCode::UnsupportedCombination: return tr("These settings do not go together.");
     case ErrorCode::Overflow: return tr("The sizes are too large to compute.");
+    case ErrorCode::HubUnavailable: return tr("This build of Headroom cannot reach the Hugging Face Hub.");
+    case ErrorCode::HubAccessDenied: return tr("The Hugging Face Hub refused access to this model.");
+    case ErrorCode::HubNotFound: return tr("The Hugging Face Hub does not have this model, revision or file.");
+    case ErrorCode::HubOffline: return tr("Offline mode is on and the model is not in the Hugging Face cache.");
+    case ErrorCode::NetworkError: return tr("The Hugging Face Hub could not be reached or gave an unexpected answer.");
+    case ErrorCode::NetworkTimeout: return tr("The Hugging Face Hub did not answer in time.");
+    case ErrorCode::TooManyRedirects: return tr("The Hugging Face Hub sent too many redirects.");
+    case ErrorCode::ResponseTooLarge: return tr("An answer from the Hugging Face Hub is larger than the limit.");
+    case ErrorCode::Cancelled: return tr("Cancelled.");
     }
     return tr("Unknown error.");
 }
