@@ -16,6 +16,7 @@
 #include "validate/validateview.h"
 #include "validate/validationrunner.h"
 
+#include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -24,7 +25,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QTableWidget>
+#include <QTableView>
 #include <QtTest>
 
 #include <csignal>
@@ -112,6 +113,9 @@ private slots:
         const QJsonObject expected = fakeResult(teachingScenario().value());
         QCOMPARE(expected.value(QLatin1String("status")).toString(), QStringLiteral("ok"));
         Fixture f;
+        // The counters' model stays well-behaved through the clear and the result.
+        QAbstractItemModelTester tester(f.view.table()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
         f.view.run();
         QVERIFY(f.view.isRunning());
         QVERIFY(!f.view.runButton()->isEnabled());
@@ -144,13 +148,14 @@ private slots:
             QCOMPARE(f.view.errorLabel(category), expectedPercent(p, m));
         }
         // The counters table: the peak first, then one row per category shown.
-        QCOMPARE(f.view.table()->rowCount(), rows);
+        QCOMPARE(f.view.table()->model()->rowCount(), rows);
         const double plannedPeak = expected.value(QLatin1String("planned")).toObject().value(QLatin1String("peak_bytes")).toDouble();
         const double measuredPeak = expected.value(QLatin1String("measured")).toObject().value(QLatin1String("peak_bytes")).toDouble();
-        QCOMPARE(f.view.table()->item(0, 0)->text(), MemoryUnits::format(plannedPeak));
-        QCOMPARE(f.view.table()->item(0, 1)->text(), MemoryUnits::format(measuredPeak));
-        QCOMPARE(f.view.table()->item(0, 2)->text(), MemoryUnits::formatSigned(measuredPeak - plannedPeak));
-        QCOMPARE(f.view.table()->item(0, 3)->text(), expectedPercent(plannedPeak, measuredPeak));
+        QCOMPARE(f.view.table()->model()->index(0, 0).data().toString(), MemoryUnits::format(plannedPeak));
+        QCOMPARE(f.view.table()->model()->index(0, 1).data().toString(), MemoryUnits::format(measuredPeak));
+        QCOMPARE(f.view.table()->model()->index(0, 2).data().toString(),
+                 MemoryUnits::formatSigned(measuredPeak - plannedPeak));
+        QCOMPARE(f.view.table()->model()->index(0, 3).data().toString(), expectedPercent(plannedPeak, measuredPeak));
 
         // The measured timeline over the planned one, event by event.
         const QJsonArray events = expected.value(QLatin1String("events")).toArray();
@@ -234,7 +239,7 @@ private slots:
         QVERIFY(f.view.plannedTimelineBytes(static_cast<int>(report->events.size()) - 1).has_value());
         QVERIFY(report->message.endsWith(report->events[refused].label));
         // A stopped run's peak is not the step's: no error against the plan is claimed.
-        QCOMPARE(f.view.table()->item(0, 3)->text(), QStringLiteral("—"));
+        QCOMPARE(f.view.table()->model()->index(0, 3).data().toString(), QStringLiteral("—"));
         QCOMPARE(f.view.errorLabel(Category::Weights), QString());
         QCOMPARE(f.view.errorLabel(Category::Activations), QStringLiteral("not measured"));
     }

@@ -15,7 +15,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "io/scenariofile.h"
@@ -360,7 +360,7 @@ void ValidateView::updateStaleNote()
                             : m_statusMessage);
 }
 
-QTableWidget* ValidateView::table() const { return m_charts->table(); }
+QTableView* ValidateView::table() const { return m_charts->table(); }
 
 QCustomPlot* ValidateView::barsChart() const { return m_charts->barsChart(); }
 

@@ -22,7 +22,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QTableWidget;
+class QTableView;
 
 class ValidateView : public QWidget {
     Q_OBJECT
@@ -60,7 +60,7 @@ public:
     QString errorLabel(headroom::Category category) const;
     std::optional<double> measuredTimelineBytes(int event) const;
     std::optional<double> plannedTimelineBytes(int event) const;
-    QTableWidget* table() const;
+    QTableView* table() const;
     QCustomPlot* barsChart() const;
     QCustomPlot* timelineChart() const;
     QSpinBox* timeoutBox() const { return m_timeout; }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "validate/validationcharts.h"
 
+#include "validate/validationcountersmodel.h"
+
 #include "style/chartstyle.h"
 #include "style/palette.h"
 #include "text/displaynames.h"
@@ -10,7 +12,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -51,24 +53,6 @@ QString shownEventText(const QString& label)
     return event ? DisplayNames::event(*event) : label;
 }
 
-// (measured − planned) / planned, as the counters' error is defined in
-// docs/validation: relative to the plan, signed so that + means the plan was low.
-std::optional<double> relativeError(double planned, double measured)
-{
-    if (planned <= 0)
-        return std::nullopt;
-    return (measured - planned) / planned;
-}
-
-QString percentText(std::optional<double> error)
-{
-    if (!error)
-        return QStringLiteral("—");
-    const double percent = *error * 100.0;
-    const QString magnitude = QLocale().toString(std::abs(percent), 'f', 1) + QStringLiteral(" %");
-    return (percent < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + magnitude;
-}
-
 QCPBars* makeBars(QCustomPlot* plot, const QColor& color, bool planned)
 {
     auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
@@ -89,20 +73,14 @@ QCPBars* makeBars(QCustomPlot* plot, const QColor& color, bool planned)
     return bars;
 }
 
-QTableWidgetItem* cell(const QString& text, const QString& tooltip = QString())
-{
-    auto* item = new QTableWidgetItem(text);
-    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    if (!tooltip.isEmpty())
-        item->setToolTip(tooltip);
-    return item;
-}
-
 } // namespace
 
 ValidationCharts::ValidationCharts(QWidget* parent)
-    : QWidget(parent), m_bars(new QCustomPlot), m_table(new QTableWidget), m_timeline(new QCustomPlot)
+    : QWidget(parent)
+    , m_bars(new QCustomPlot)
+    , m_counters(new ValidationCountersModel(this))
+    , m_table(new QTableView)
+    , m_timeline(new QCustomPlot)
 {
     // Bars: a planned/measured pair per category.
     ChartStyle::apply(m_bars);
@@ -126,11 +104,12 @@ ValidationCharts::ValidationCharts(QWidget* parent)
     m_bars->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     m_barsMessage = ChartStyle::addCenteredMessage(m_bars, m_bars->axisRect());
 
-    m_table->setColumnCount(4);
+    m_table->setModel(m_counters);
     m_table->verticalHeader()->setVisible(true);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     // As wide as its numbers: the chart beside it takes the rest.
     m_table->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
     m_table->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Expanding);
@@ -213,9 +192,7 @@ void ValidationCharts::clear()
     m_oomLabel->setVisible(false);
     m_timelineMessage->setVisible(true);
     m_timeline->replot();
-    m_table->clear();
-    m_table->setRowCount(0);
-    m_table->setHorizontalHeaderLabels({tr("Planned"), tr("Measured"), tr("Difference"), tr("Error")});
+    m_counters->clear();
 }
 
 void ValidationCharts::drawBars(const ValidationReport& report)
@@ -242,8 +219,8 @@ void ValidationCharts::drawBars(const ValidationReport& report)
         label->position->setCoords(key, std::max(p, m));
         // A run stopped by an out-of-memory has no peak to compare: only what is missing is labelled.
         const bool compare = report.status == ValidationReport::Status::Ok;
-        label->setText(measured ? percentText(relativeError(static_cast<double>(planned.value_or(0)),
-                                                            static_cast<double>(*measured)))
+        label->setText(measured ? ValidationCountersModel::percentText(ValidationCountersModel::relativeError(
+                                      static_cast<double>(planned.value_or(0)), static_cast<double>(*measured)))
                                 : tr("not measured"));
         label->setVisible(!measured || compare);
         ticker->addTick(key, DisplayNames::category(static_cast<Category>(c)).replace(QLatin1Char(' '), QLatin1Char('\n')));
@@ -262,38 +239,7 @@ void ValidationCharts::drawBars(const ValidationReport& report)
     m_bars->replot();
 }
 
-void ValidationCharts::drawTable(const ValidationReport& report)
-{
-    m_table->clear();
-    m_table->setRowCount(0);
-    m_table->setHorizontalHeaderLabels({tr("Planned"), tr("Measured"), tr("Difference"), tr("Error")});
-    // Differences only for a complete step: an out-of-memory stop measured part of one.
-    const bool compare = report.status == ValidationReport::Status::Ok;
-    auto addRow = [this, compare](const QString& name, std::optional<std::uint64_t> planned, std::optional<std::uint64_t> measured) {
-        const int row = m_table->rowCount();
-        m_table->insertRow(row);
-        m_table->setVerticalHeaderItem(row, new QTableWidgetItem(name));
-        const auto p = static_cast<double>(planned.value_or(0));
-        const auto m = static_cast<double>(measured.value_or(0));
-        m_table->setItem(row, 0, planned ? cell(MemoryUnits::format(p), MemoryUnits::formatExact(*planned)) : cell(QStringLiteral("—")));
-        m_table->setItem(row, 1, measured ? cell(MemoryUnits::format(m), MemoryUnits::formatExact(*measured)) : cell(QStringLiteral("—")));
-        m_table->setItem(row, 2, compare && planned && measured ? cell(MemoryUnits::formatSigned(m - p)) : cell(QStringLiteral("—")));
-        m_table->setItem(row, 3, compare && planned && measured ? cell(percentText(relativeError(p, m))) : cell(QStringLiteral("—")));
-    };
-    const bool measuredPeak = report.status == ValidationReport::Status::Ok || report.measured.peakBytes > 0;
-    addRow(tr("Peak"), report.planned.peakBytes, measuredPeak ? std::optional<std::uint64_t>(report.measured.peakBytes) : std::nullopt);
-    for (std::size_t c = 0; c < kCategoryCount; ++c) {
-        const auto planned = report.planned.categories[c];
-        const auto measured = report.measured.categories[c];
-        if (planned.value_or(0) == 0 && measured.value_or(0) == 0)
-            continue;
-        addRow(DisplayNames::category(static_cast<Category>(c)), planned, measured);
-    }
-    QFont bold = m_table->font();
-    bold.setBold(true);
-    for (int column = 0; column < m_table->columnCount(); ++column)
-        m_table->item(0, column)->setFont(bold);
-}
+void ValidationCharts::drawTable(const ValidationReport& report) { m_counters->setReport(report); }
 
 void ValidationCharts::drawTimeline(const ValidationReport& report)
 {

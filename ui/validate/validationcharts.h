@@ -17,7 +17,8 @@ class QCPBars;
 class QCPGraph;
 class QCPItemText;
 class QCustomPlot;
-class QTableWidget;
+class QTableView;
+class ValidationCountersModel;
 
 class ValidationCharts : public QWidget {
     Q_OBJECT
@@ -38,7 +39,8 @@ public:
     QString errorLabel(headroom::Category category) const;  // "+4.2 %" above a pair
     std::optional<double> measuredTimelineBytes(int event) const;
     std::optional<double> plannedTimelineBytes(int event) const;
-    QTableWidget* table() const { return m_table; }
+    QTableView* table() const { return m_table; }
+    ValidationCountersModel* counters() const { return m_counters; }
     QCustomPlot* barsChart() const { return m_bars; }
     QCustomPlot* timelineChart() const { return m_timeline; }
 
@@ -48,7 +50,8 @@ private:
     void drawTimeline(const ValidationReport& report);
 
     QCustomPlot* m_bars;
-    QTableWidget* m_table;
+    ValidationCountersModel* m_counters;
+    QTableView* m_table;
     QCustomPlot* m_timeline;
     QCPItemText* m_barsMessage = nullptr;
     QCPItemText* m_timelineMessage = nullptr;
