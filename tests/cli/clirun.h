@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Runs the built headroom-cli as a user does, for the tests in tests/cli:
+// a separate process, arguments in, exit status and both output streams out.
+#include <nlohmann/json.hpp>
+
+#include <QtCore/QProcess>
+#include <QtCore/QStringList>
+
+#include <functional>
+
+namespace clitest {
+
+using nlohmann::json;
+
+struct CliResult {
+    bool started = false;
+    bool finished = false; // false: still running after the timeout, then killed
+    bool crashed = false;  // QProcess::CrashExit (signal)
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+
+    // For failure messages: what the command did.
+    QByteArray describe() const
+    {
+        return "exit " + QByteArray::number(exitCode) + (crashed ? " (crashed)" : "") +
+               (finished ? "" : " (timed out)") + "\nstdout: " + out.left(600) + "\nstderr: " + err.left(600);
+    }
+};
+
+// Runs the built headroom-cli (HEADROOM_CLI_PATH, tests/CMakeLists.txt) with
+// `args`; 30 s is far above what any command takes (bench, the slowest, runs
+// well under a second). `childSetup` runs in the child before exec (Unix).
+inline CliResult runCli(const QStringList& args, const std::function<void()>& childSetup = {})
+{
+    CliResult r;
+    QProcess process;
+    process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
+    process.setArguments(args);
+#if defined(Q_OS_UNIX)
+    if (childSetup)
+        process.setChildProcessModifier(childSetup);
+#else
+    Q_UNUSED(childSetup);
+#endif
+    process.start();
+    r.started = process.waitForStarted(30000);
+    if (!r.started)
+        return r;
+    r.finished = process.waitForFinished(30000);
+    if (!r.finished) {
+        process.kill();
+        process.waitForFinished(5000);
+    }
+    r.crashed = process.exitStatus() == QProcess::CrashExit;
+    r.exitCode = r.crashed ? -1 : process.exitCode();
+    r.out = process.readAllStandardOutput();
+    r.err = process.readAllStandardError();
+    return r;
+}
+
+// "plan --json" -> {"plan", "--json"}: arguments without spaces, split on spaces.
+inline QStringList words(const char* text)
+{
+    return QString::fromUtf8(text).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+// stdout as JSON; a discarded value when it is not valid JSON.
+inline json parseJson(const QByteArray& text) { return json::parse(text.begin(), text.end(), nullptr, false); }
+
+} // namespace clitest
