@@ -12,10 +12,6 @@ namespace {
 
 constexpr double kLayerNormEps = 1e-5; // GPT2Config.layer_norm_epsilon
 
-// transformers ACT2FN: "gelu_new" and "gelu_pytorch_tanh" are the tanh
-// approximation, "gelu" the exact erf form.
-bool tanhGelu(const std::string& act) { return act != "gelu"; }
-
 } // namespace
 
 void Trainer::Impl::gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c)
@@ -24,11 +20,7 @@ void Trainer::Impl::gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, c
     const bool tanh = tanhGelu(scenario.model.hiddenAct);
     ops.layernormForward(s.h1, s.rstd1, x, P[Norm1].value, P[Norm1B].value, d.N, d.C, kLayerNormEps);
     // q, k, v: rows [0, QD), [QD, QD + KD), [QD + KD, QD + 2 KD) of c_attn and its bias.
-    std::size_t row0 = 0;
-    for (auto [dst, width] : {std::pair{&s.q, d.QD}, std::pair{&s.k, d.KD}, std::pair{&s.v, d.KD}}) {
-        ops.matmulForward(*dst, s.h1, At(weight(l, Wq, c), row0 * d.C), At(P[Bq].value, row0), d.N, d.C, width);
-        row0 += width;
-    }
+    fusedQkvForward(l, s, c);
     attentionForward(l, s);
     ops.matmulForward(s.x2, s.attn, weight(l, Wo, c), P[Bo].value, d.N, d.QD, d.C);
     if (hiddenDropout) // resid_dropout on c_proj's output, before the residual add
@@ -73,6 +65,28 @@ void Trainer::Impl::gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, 
     ops.matmulBackward(dAttn, P[Wo].grad, P[Bo].grad, throughDropout(s.residMask), s.attn, weight(l, Wo, c), d.N,
                        d.QD, d.C);
     attentionBackward(l, dQ, dK, dV, dAttn, s);
+    fusedQkvBackward(l, dQ, dK, dV, dH1, s, c);
+    ops.layernormBackward(residualGrad, P[Norm1].grad, P[Norm1B].grad, dH1, x, P[Norm1].value, s.rstd1, d.N, d.C);
+}
+
+// The fused query/key/value projection of GPT-2's c_attn and GPT-NeoX's
+// query_key_value: q, k and v are row blocks [0, QD), [QD, QD + KD),
+// [QD + KD, QD + 2 KD) of the weight and its bias, so three matmuls over
+// contiguous sub-blocks write them to separate buffers without a fused copy.
+void Trainer::Impl::fusedQkvForward(std::size_t l, LayerSaves& s, const LayerCopies& c)
+{
+    auto& P = layers[l];
+    std::size_t row0 = 0;
+    for (auto [dst, width] : {std::pair{&s.q, d.QD}, std::pair{&s.k, d.KD}, std::pair{&s.v, d.KD}}) {
+        ops.matmulForward(*dst, s.h1, At(weight(l, Wq, c), row0 * d.C), At(P[Bq].value, row0), d.N, d.C, width);
+        row0 += width;
+    }
+}
+
+void Trainer::Impl::fusedQkvBackward(std::size_t l, const Tensor& dQ, const Tensor& dK, const Tensor& dV,
+                                     const Tensor& dH1, LayerSaves& s, const LayerCopies& c)
+{
+    auto& P = layers[l];
     std::size_t row0 = 0;
     for (auto [src, width] : {std::pair{&dQ, d.QD}, std::pair{&dK, d.KD}, std::pair{&dV, d.KD}}) {
         const At dw = P[Wq].grad.empty() ? At{} : At(P[Wq].grad, row0 * d.C);
@@ -80,7 +94,6 @@ void Trainer::Impl::gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, 
         ops.matmulBackward(dH1, dw, db, *src, s.h1, At(weight(l, Wq, c), row0 * d.C), d.N, d.C, width);
         row0 += width;
     }
-    ops.layernormBackward(residualGrad, P[Norm1].grad, P[Norm1B].grad, dH1, x, P[Norm1].value, s.rstd1, d.N, d.C);
 }
 
 } // namespace headroom::rt

@@ -15,10 +15,6 @@ namespace {
 
 constexpr double kLayerNormEps = 1e-5; // GPTNeoXConfig.layer_norm_eps
 
-// transformers ACT2FN: "gelu" is the exact erf form (Pythia), "gelu_new",
-// "gelu_fast" and "gelu_pytorch_tanh" the tanh approximation.
-bool tanhGelu(const std::string& act) { return act != "gelu"; }
-
 } // namespace
 
 void Trainer::Impl::neoxForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c)
@@ -27,11 +23,7 @@ void Trainer::Impl::neoxForward(std::size_t l, const Tensor& x, LayerSaves& s, c
     const bool tanh = tanhGelu(scenario.model.hiddenAct);
     ops.layernormForward(s.h1, s.rstd1, x, P[Norm1].value, P[Norm1B].value, d.N, d.C, kLayerNormEps);
     // q, k, v: rows [0, QD), [QD, QD + KD), [QD + KD, QD + 2 KD) of query_key_value.
-    std::size_t row0 = 0;
-    for (auto [dst, width] : {std::pair{&s.q, d.QD}, std::pair{&s.k, d.KD}, std::pair{&s.v, d.KD}}) {
-        ops.matmulForward(*dst, s.h1, At(weight(l, Wq, c), row0 * d.C), At(P[Bq].value, row0), d.N, d.C, width);
-        row0 += width;
-    }
+    fusedQkvForward(l, s, c);
     ops.ropeForward(s.q, ropeCos, ropeSin, d.B, d.T, d.NH, d.HD, rotaryDim);
     ops.ropeForward(s.k, ropeCos, ropeSin, d.B, d.T, d.NKV, d.HD, rotaryDim);
     attentionForward(l, s);
@@ -87,13 +79,7 @@ void Trainer::Impl::neoxBackward(std::size_t l, const Tensor& x, LayerSaves& s, 
     attentionBackward(l, dQr, dKr, dV, dAttn, s);
     ops.ropeBackward(dQ, dQr, ropeCos, ropeSin, d.B, d.T, d.NH, d.HD, rotaryDim);
     ops.ropeBackward(dK, dKr, ropeCos, ropeSin, d.B, d.T, d.NKV, d.HD, rotaryDim);
-    std::size_t row0 = 0;
-    for (auto [src, width] : {std::pair{&dQ, d.QD}, std::pair{&dK, d.KD}, std::pair{&dV, d.KD}}) {
-        const At dw = P[Wq].grad.empty() ? At{} : At(P[Wq].grad, row0 * d.C);
-        const At db = P[Bq].grad.empty() ? At{} : At(P[Bq].grad, row0);
-        ops.matmulBackward(dH1, dw, db, *src, s.h1, At(weight(l, Wq, c), row0 * d.C), d.N, d.C, width);
-        row0 += width;
-    }
+    fusedQkvBackward(l, dQ, dK, dV, dH1, s, c);
     // Both norms read x: their input gradients add to the residual one, now
     // that every read of the output's gradient is done.
     ops.layernormBackward(residualGrad, P[Norm2].grad, P[Norm2B].grad, dH2, x, P[Norm2].value, s.rstd2, d.N, d.C);

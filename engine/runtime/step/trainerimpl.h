@@ -11,6 +11,10 @@ namespace headroom::rt {
 
 // Row names: plan/rownames.h (namespace headroom::row), shared with the planner.
 
+// transformers ACT2FN: "gelu" is the exact erf form (Pythia); "gelu_new",
+// "gelu_fast" and "gelu_pytorch_tanh" (GPT-2) the tanh approximation.
+inline bool tanhGelu(const std::string& act) { return act != "gelu"; }
+
 struct Dims {
     std::size_t B = 0, T = 0, N = 0, C = 0, NH = 0, NKV = 0, HD = 0, QD = 0, KD = 0, I = 0, V = 0, L = 0;
 };
@@ -146,6 +150,10 @@ struct Trainer::Impl {
     void gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
     void neoxForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void neoxBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    // GPT-2's c_attn and GPT-NeoX's query_key_value (gpt2layer.cpp).
+    void fusedQkvForward(std::size_t l, LayerSaves& s, const LayerCopies& c);
+    void fusedQkvBackward(std::size_t l, const Tensor& dQ, const Tensor& dK, const Tensor& dV, const Tensor& dH1,
+                          LayerSaves& s, const LayerCopies& c);
     // The family's layer: out is null in a checkpointed layer's recompute.
     void anyLayerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void anyLayerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
