@@ -8,6 +8,7 @@
 #include <QtCore/QStringList>
 
 #include <functional>
+#include <optional>
 
 namespace clitest {
 
@@ -32,12 +33,15 @@ struct CliResult {
 // Runs the built headroom-cli (HEADROOM_CLI_PATH, tests/CMakeLists.txt) with
 // `args`; 30 s is far above what any command takes (bench, the slowest, runs
 // well under a second). `childSetup` runs in the child before exec (Unix).
-inline CliResult runCli(const QStringList& args, const std::function<void()>& childSetup = {})
+inline CliResult runCli(const QStringList& args, const std::function<void()>& childSetup = {},
+                        const std::optional<QProcessEnvironment>& environment = std::nullopt, int timeoutMs = 30000)
 {
     CliResult r;
     QProcess process;
     process.setProgram(QStringLiteral(HEADROOM_CLI_PATH));
     process.setArguments(args);
+    if (environment)
+        process.setProcessEnvironment(*environment);
 #if defined(Q_OS_UNIX)
     if (childSetup)
         process.setChildProcessModifier(childSetup);
@@ -45,10 +49,10 @@ inline CliResult runCli(const QStringList& args, const std::function<void()>& ch
     Q_UNUSED(childSetup);
 #endif
     process.start();
-    r.started = process.waitForStarted(30000);
+    r.started = process.waitForStarted(timeoutMs);
     if (!r.started)
         return r;
-    r.finished = process.waitForFinished(30000);
+    r.finished = process.waitForFinished(timeoutMs);
     if (!r.finished) {
         process.kill();
         process.waitForFinished(5000);

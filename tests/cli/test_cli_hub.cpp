@@ -7,6 +7,7 @@
 #include "engine/fakehub.h"
 #include "engine/hubfixtures.h"
 
+#include "cli/clirun.h"
 #include "hub/httptransport.h"
 
 #include <nlohmann/json.hpp>
@@ -23,18 +24,12 @@ namespace {
 
 const QByteArray kToken = "hf_CLIsecret0987654321";
 
-struct Run {
-    bool finished = false;
-    int exitCode = -1;
-    QByteArray out, err;
-    QByteArray describe() const
-    {
-        return "exit " + QByteArray::number(exitCode) + "\nstdout: " + out.left(800) + "\nstderr: " + err.left(800);
-    }
-};
+using Run = clitest::CliResult;
+using clitest::parseJson;
+using clitest::words;
 
-// Runs headroom-cli with `env` added to a clean environment: no HF_* of the
-// machine running the tests leaks in.
+// Runs headroom-cli (cli/clirun.h) with `env` added to a clean environment:
+// no HF_* of the machine running the tests leaks in.
 Run runCli(const QStringList& args, const QMap<QString, QString>& env)
 {
     QProcessEnvironment environment;
@@ -42,26 +37,8 @@ Run runCli(const QStringList& args, const QMap<QString, QString>& env)
     environment.insert(QStringLiteral("HOME"), env.value(QStringLiteral("HF_HOME")));
     for (auto it = env.begin(); it != env.end(); ++it)
         environment.insert(it.key(), it.value());
-    QProcess p;
-    p.setProcessEnvironment(environment);
-    p.start(QStringLiteral(HEADROOM_CLI_PATH), args);
-    Run r;
-    if (!p.waitForStarted())
-        return r;
-    r.finished = p.waitForFinished(60000);
-    if (!r.finished) {
-        p.kill();
-        p.waitForFinished();
-    }
-    r.exitCode = p.exitCode();
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    return r;
+    return clitest::runCli(args, {}, environment, 60000);
 }
-
-QStringList words(const char* text) { return QString::fromUtf8(text).split(QLatin1Char(' '), Qt::SkipEmptyParts); }
-
-json parseJson(const QByteArray& text) { return json::parse(text.begin(), text.end(), nullptr, false); }
 
 } // namespace
 
