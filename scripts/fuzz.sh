@@ -9,6 +9,11 @@
 # tests/fuzz/crashes/<target>/ and the script exits 1: fix the bug, then move
 # the input to tests/fuzz/regressions/<target>/ where test_fuzz_regressions
 # replays it in every normal build (docs/robustness.md).
+# HEADROOM_FUZZ_SEED=N makes a run reproducible: libFuzzer's seed N, and a
+# corpus started empty each run (build-fuzz/corpus-seed<N>/), so a given
+# binary walks the same inputs in the same order and a longer run only goes
+# further. CI (scripts/test.sh) gates on such a run; without it each run
+# explores from a random seed and the corpus it kept from earlier runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -40,14 +45,20 @@ status=0
 for target in "${targets[@]}"; do
   name=${target#fuzz_}
   corpus=$build/corpus/$target
+  seed_option=()
+  if [ -n "${HEADROOM_FUZZ_SEED:-}" ]; then
+    corpus=$build/corpus-seed$HEADROOM_FUZZ_SEED/$target
+    rm -rf "$corpus"
+    seed_option=(-seed="$HEADROOM_FUZZ_SEED")
+  fi
   crashes=tests/fuzz/crashes/$target
   mkdir -p "$corpus" "$crashes"
   seeds=(tests/fuzz/corpus/$target)
   [ -d tests/fuzz/regressions/$name ] && seeds+=(tests/fuzz/regressions/$name)
   # The real config.json files the importer's tests use are seeds too.
   [ "$target" = fuzz_hfconfig ] && seeds+=(tests/data/configs)
-  echo "== $target: ${seconds}s"
-  if ! "$build/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  echo "== $target: ${seconds}s${HEADROOM_FUZZ_SEED:+, seed $HEADROOM_FUZZ_SEED}"
+  if ! "$build/tests/fuzz/$target" ${seed_option[@]+"${seed_option[@]}"} -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 -artifact_prefix="$crashes/" "$corpus" "${seeds[@]}" \
         > "$build/$target.log" 2>&1; then
     status=1

@@ -108,12 +108,12 @@ void visionFromJson(const json& node, const std::string& path, std::optional<Err
     r.allowOnly({"layers", "hidden", "intermediate", "channels", "image_size", "patch_size", "pooling_head"});
     for (const char* key : {"layers", "hidden", "intermediate", "channels", "image_size", "patch_size"})
         r.require(key);
-    r.integer("layers", 1, 100'000, v.layers);
-    r.integer("hidden", 1, 10'000'000, v.hidden);
+    r.integer("layers", 1, kMaxModelLayers, v.layers);
+    r.integer("hidden", 1, kMaxModelDimension, v.hidden);
     r.integer("intermediate", 1, 100'000'000, v.intermediate);
-    r.integer("channels", 1, 1'000, v.channels);
-    r.integer("image_size", 1, 1'000'000, v.imageSize);
-    r.integer("patch_size", 1, 1'000'000, v.patchSize);
+    r.integer("channels", 1, kMaxModelDimension, v.channels);
+    r.integer("image_size", 1, kMaxModelDimension, v.imageSize);
+    r.integer("patch_size", 1, kMaxModelDimension, v.patchSize);
     r.boolean("pooling_head", v.poolingHead);
     if (!error && v.imageSize % v.patchSize != 0)
         error = pathError(ErrorCode::InvalidArgument, childPath(path, "patch_size"),
@@ -186,25 +186,26 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.string("model_type", spec.modelType);
     r.string("hf_class", spec.hfClass);
     r.enumeration("family", parseFamilyName, familyName, spec.family);
-    // Bounds are far above any real model (Llama 3.1 405B: 126 layers, 16384
-    // hidden, 53248 intermediate, 128256 vocab) and far below overflow.
-    r.integer("layers", 1, 100'000, spec.layers);
-    r.integer("hidden", 1, 10'000'000, spec.hidden);
-    r.integer("heads", 1, 1'000'000, spec.heads);
+    // The bounds of every model reader (modelspec.h): a model imported from
+    // a config.json must read back from the scenario it is saved in.
+    // intermediate and vocab allow more, as files saved before did.
+    r.integer("layers", 1, kMaxModelLayers, spec.layers);
+    r.integer("hidden", 1, kMaxModelDimension, spec.hidden);
+    r.integer("heads", 1, kMaxModelDimension, spec.heads);
     spec.kvHeads = spec.heads;
-    r.integer("kv_heads", 1, 1'000'000, spec.kvHeads);
-    r.integer("head_dim", 1, 1'000'000, spec.headDim);
+    r.integer("kv_heads", 1, kMaxModelDimension, spec.kvHeads);
+    r.integer("head_dim", 1, kMaxModelDimension, spec.headDim);
     r.integer("intermediate", 1, 100'000'000, spec.intermediate);
     r.integer("vocab", 1, 100'000'000, spec.vocab);
     r.integer("max_positions", 0, kMaxCount, spec.maxPositions);
-    r.integer("type_vocab", 0, 1'000'000, spec.typeVocab);
+    r.integer("type_vocab", 0, kMaxModelDimension, spec.typeVocab);
     r.enumeration("norm", parseNormKind, normKindName, spec.norm);
     r.string("hidden_act", spec.hiddenAct, false);
     r.boolean("gated_mlp", spec.gatedMlp);
     r.boolean("use_cache", spec.useCache);
     r.boolean("final_logit_softcap", spec.finalLogitSoftcap);
     r.integer("sliding_window", 0, kMaxCount, spec.slidingWindow);
-    r.integer("sliding_period", 0, 100'000, spec.slidingPeriod);
+    r.integer("sliding_period", 0, kMaxModelLayers, spec.slidingPeriod);
     r.boolean("tie_embeddings", spec.tieEmbeddings);
     r.boolean("qkv_bias", spec.qkvBias);
     r.boolean("attn_out_bias", spec.attnOutBias);
@@ -213,9 +214,11 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("parallel_residual", spec.parallelResidual);
     r.number("rotary_fraction", 0.0, true, 1.0, false, spec.rotaryFraction);
     r.boolean("qk_norm", spec.qkNorm);
-    r.integer("experts", 0, 1'000'000, spec.experts);
-    r.integer("experts_per_token", 0, 1'000'000, spec.expertsPerToken);
-    r.number("dropout", 0.0, false, 1.0, true, spec.dropout);
+    r.integer("experts", 0, kMaxModelDimension, spec.experts);
+    r.integer("experts_per_token", 0, kMaxModelDimension, spec.expertsPerToken);
+    // [0, 1] as config.json's dropouts (hfconfig.cpp probability); p = 1
+    // drops everything, as torch.nn.functional.dropout allows.
+    r.number("dropout", 0.0, false, 1.0, false, spec.dropout);
     r.boolean("approximate", spec.approximate);
     r.boolean("encoder", spec.encoder);
     r.string("origin", spec.origin);

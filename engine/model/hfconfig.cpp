@@ -30,10 +30,9 @@ namespace {
 
 using nlohmann::json;
 
-// Far beyond any released model, far below where products of two of them
-// could overflow 64 bits: anything larger is a typo or a hostile file.
-constexpr std::uint64_t kMaxDimension = std::uint64_t{1} << 24;
-constexpr std::uint64_t kMaxLayers = std::uint64_t{1} << 16;
+// modelspec.h: the bounds a scenario's "spec" reads back too.
+constexpr std::uint64_t kMaxDimension = kMaxModelDimension;
+constexpr std::uint64_t kMaxLayers = kMaxModelLayers;
 
 std::string quoted(const std::string& key) { return "\"" + key + "\""; }
 

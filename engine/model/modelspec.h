@@ -10,6 +10,15 @@
 
 namespace headroom {
 
+// The largest sizes a model description may carry. Far beyond any released
+// model (Llama 3.1 405B: 126 layers, 16384 hidden, 53248 intermediate, 128256
+// vocab), far below where the product of two could overflow 64 bits: anything
+// larger is a typo or a hostile file. Every reader of a model (a config.json,
+// a scenario's "spec") accepts at least these, so whatever one reader takes
+// in, a saved scenario reads back.
+inline constexpr std::uint64_t kMaxModelDimension = std::uint64_t{1} << 24;
+inline constexpr std::uint64_t kMaxModelLayers = std::uint64_t{1} << 16;
+
 // One value per Hugging Face modelling file whose parameter layout we
 // reproduce. Names follow transformers' model_type strings where they exist.
 enum class Family {

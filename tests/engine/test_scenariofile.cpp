@@ -467,6 +467,41 @@ private slots:
         QCOMPARE(written.at("model").at("spec").at("origin"), json("config.json"));
     }
 
+    // Whatever a config.json may say, the scenario that saves the model reads
+    // back: the scenario reader's bounds are the importer's (modelspec.h).
+    // fuzz_scenario found a config whose import saved but did not read back.
+    void roundTripConfigAtTheImportLimits_data()
+    {
+        QTest::addColumn<std::string>("changes");  // merged into a Llama config.json
+        const json most = kMaxModelDimension;
+        const json layers = kMaxModelLayers;
+        const auto row = [](const char* name, const json& changes) { QTest::newRow(name) << changes.dump(); };
+        row("hidden and heads", {{"hidden_size", most}, {"num_attention_heads", most}, {"num_key_value_heads", most}});
+        row("head_dim", {{"head_dim", most}});
+        row("layers", {{"num_hidden_layers", layers}});
+        row("dropout 1", {{"attention_dropout", 1.0}});
+        row("vision tower", {{"model_type", "gemma3"},
+                             {"architectures", {"Gemma3ForConditionalGeneration"}},
+                             {"text_config", {{"hidden_size", 64}, {"intermediate_size", 128}, {"num_attention_heads", 4},
+                                              {"num_key_value_heads", 1}, {"num_hidden_layers", 2}, {"head_dim", 16}}},
+                             {"vision_config", {{"hidden_size", most}, {"num_channels", most}, {"image_size", most},
+                                                {"patch_size", most}, {"num_hidden_layers", layers}}}});
+    }
+    void roundTripConfigAtTheImportLimits()
+    {
+        QFETCH(std::string, changes);
+        json config = json::parse(kLlamaConfig);
+        config.merge_patch(json::parse(changes));
+        const auto spec = modelSpecFromHfConfig(config, "at-the-limit");
+        QVERIFY2(spec.ok(), spec.ok() ? "" : spec.error().detail.c_str());
+        Scenario scenario;
+        scenario.model = spec.value();
+        const std::string saved = scenarioToText(scenario);
+        const auto back = scenarioFromText(saved);
+        QVERIFY2(back.ok(), back.ok() ? "" : back.error().detail.c_str());
+        compareSpecs(back->model, spec.value());
+    }
+
     void roundTripSizeModel()
     {
         QTemporaryDir dir;
@@ -619,7 +654,7 @@ private slots:
         row("spec kv_heads not dividing", "/model/spec/kv_heads", "3", E::InvalidArgument, "model.spec.kv_heads");
         row("spec kv_heads above heads", "/model/spec/kv_heads", "8", E::InvalidArgument, "model.spec.kv_heads");
         row("spec head_dim underivable", "/model/spec/heads", "5", E::InvalidArgument, "model.spec.head_dim");
-        row("spec dropout one", "/model/spec/dropout", "1", E::InvalidArgument, "model.spec.dropout");
+        row("spec dropout above one", "/model/spec/dropout", "1.5", E::InvalidArgument, "model.spec.dropout");
         row("spec unknown field", "/model/spec/hidden_size", "64", E::InvalidArgument, "model.spec.hidden_size");
         // The model's head.
         row("head unknown", "/model/head", R"("classifier")", E::InvalidArgument, "model.head");
