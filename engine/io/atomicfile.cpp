@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/atomicfile.h"
 
+#include "io/textfile.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -17,14 +19,6 @@ namespace headroom {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path pathFromUtf8(const std::string& s) { return fs::path(std::u8string(s.begin(), s.end())); }
-
-std::string utf8FromPath(const fs::path& p)
-{
-    const std::u8string u = p.u8string();
-    return std::string(u.begin(), u.end());
-}
 
 std::string uniqueSuffix()
 {

@@ -34,6 +34,8 @@ std::string childPath(const std::string& path, const std::string& key)
     return path.empty() ? shownKey(key) : path + "." + shownKey(key);
 }
 
+Error underPath(const std::string& path, const Error& inner) { return makeError(inner.code, path + ": " + inner.detail); }
+
 Error pathError(ErrorCode code, const std::string& path, const std::string& what)
 {
     return makeError(code, path + ": " + what);

@@ -30,6 +30,24 @@ std::string childPath(const std::string& path, const std::string& key);
 
 Error pathError(ErrorCode code, const std::string& path, const std::string& what);
 
+// Another module's error, re-addressed to the JSON path that led to it.
+Error underPath(const std::string& path, const Error& inner);
+
+// Runs a reader so that it never throws: a json::exception that slips past
+// the checks becomes InvalidArgument, anything else (std::bad_alloc) IoError,
+// each prefixed with `where` ("scenario: ...").
+template <class T, class Body>
+Result<T> guarded(const char* where, Body&& body)
+{
+    try {
+        return body();
+    } catch (const nlohmann::json::exception& e) {
+        return makeError(ErrorCode::InvalidArgument, std::string(where) + ": " + e.what());
+    } catch (const std::exception& e) {
+        return makeError(ErrorCode::IoError, std::string(where) + ": " + e.what());
+    }
+}
+
 // 1000000 rather than 1e+06 in messages about integral bounds.
 std::string formatNumber(double v);
 

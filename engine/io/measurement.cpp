@@ -3,6 +3,7 @@
 
 #include "io/jsonfields.h"
 #include "io/scenariofile.h"
+#include "io/textfile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -146,66 +147,25 @@ Result<Measurement> measurementFromJson(const json& doc)
     return m;
 }
 
-template <class Body>
-Result<Measurement> guarded(Body&& body)
-{
-    try {
-        return body();
-    } catch (const json::exception& e) {
-        return makeError(ErrorCode::InvalidArgument, std::string("measurement: ") + e.what());
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::IoError, std::string("measurement: ") + e.what());
-    }
-}
-
 } // namespace
 
 Result<Measurement> measurementFromText(std::string_view text)
 {
-    return guarded([&]() -> Result<Measurement> {
-        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
-            return makeError(ErrorCode::MalformedJson, "the text is empty");
-        json doc;
-        try {
-            doc = json::parse(text.begin(), text.end());
-        } catch (const json::parse_error& e) {
-            std::string what = e.what();
-            if (const auto tag = what.find("] "); what.rfind("[json.exception", 0) == 0 && tag != std::string::npos)
-                what.erase(0, tag + 2);
-            return makeError(ErrorCode::MalformedJson, what);
-        }
-        return measurementFromJson(doc);
+    return jsonfields::guarded<Measurement>("measurement", [&]() -> Result<Measurement> {
+        auto doc = parseJsonDocument(text);
+        if (!doc)
+            return doc.error();
+        return measurementFromJson(doc.value());
     });
 }
 
 Result<Measurement> readMeasurementFile(const std::string& path)
 {
-    return guarded([&]() -> Result<Measurement> {
-        const fs::path file = fs::path(std::u8string(path.begin(), path.end()));
-        std::error_code ec;
-        const auto status = fs::status(file, ec);
-        if (status.type() == fs::file_type::not_found)
-            return makeError(ErrorCode::FileNotFound, path + ": no such file");
-        if (ec)
-            return makeError(ErrorCode::IoError, path + ": " + ec.message());
-        if (fs::is_directory(status))
-            return makeError(ErrorCode::IoError, path + ": is a directory, not a measurement file");
-        std::ifstream in(file, std::ios::binary);
-        if (!in)
-            return makeError(ErrorCode::IoError, path + ": cannot be opened for reading");
-        // Bounded read: a device or a pipe has no size to check beforehand.
-        std::string text;
-        std::vector<char> buffer(64 * 1024);
-        while (in) {
-            in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-            text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
-            if (text.size() > kMaxFileBytes)
-                return makeError(ErrorCode::IoError, path + ": more than " + std::to_string(kMaxFileBytes) +
-                                                         " bytes, too large for a measurement file");
-        }
-        if (in.bad())
-            return makeError(ErrorCode::IoError, path + ": read failed");
-        auto m = measurementFromText(text);
+    return jsonfields::guarded<Measurement>("measurement", [&]() -> Result<Measurement> {
+        const auto text = readBoundedTextFile(path, kMaxFileBytes, "a measurement file");
+        if (!text)
+            return text.error();
+        auto m = measurementFromText(text.value());
         if (!m)
             return makeError(m.error().code, path + ": " + m.error().detail);
         return m;

@@ -3,26 +3,18 @@
 
 #include "io/atomicfile.h"
 #include "io/jsonfields.h"
+#include "io/modeljson.h"
+#include "io/textfile.h"
 
-#include "model/catalog.h"
-#include "model/genericmodel.h"
-#include "model/hfconfig.h"
-#include "model/modelhead.h"
-#include "model/modelfolder.h"
 #include "plan/gpucatalog.h"
 
 #include <nlohmann/json.hpp>
 
-#include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <initializer_list>
 #include <optional>
-#include <sstream>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -44,364 +36,15 @@ constexpr std::uint64_t kMaxRank = 65'536;
 // device file) from being read into memory whole.
 constexpr std::uintmax_t kMaxFileBytes = 16ull * 1024 * 1024;
 
-// Paths in the API and in scenario files are UTF-8 on every platform.
-fs::path pathFromUtf8(const std::string& s) { return fs::path(std::u8string(s.begin(), s.end())); }
-std::string utf8FromPath(const fs::path& p)
-{
-    const std::u8string u8 = p.u8string();
-    return std::string(u8.begin(), u8.end());
-}
-
 // The strict field reader every format here shares (io/jsonfields.h).
 using Reader = jsonfields::Fields;
 using jsonfields::acceptedNames;
 using jsonfields::childPath;
 using jsonfields::pathError;
 using jsonfields::show;
+using jsonfields::underPath;
+using jsonfields::guarded;
 
-// ---------------------------------------------------------------------------
-// ModelSpec <-> {"spec": {...}}
-
-bool parseFamilyName(const std::string& s, Family& out)
-{
-    for (int i = 0; i < 64; ++i) {
-        const auto family = static_cast<Family>(i);
-        const std::string name = familyName(family);
-        if (name == "?")
-            return false;
-        if (name == s) {
-            out = family;
-            return true;
-        }
-    }
-    return false;
-}
-
-const char* normKindName(NormKind kind) { return kind == NormKind::LayerNorm ? "layernorm" : "rmsnorm"; }
-bool parseNormKind(const std::string& s, NormKind& out)
-{
-    if (s == "rmsnorm")
-        out = NormKind::RmsNorm;
-    else if (s == "layernorm")
-        out = NormKind::LayerNorm;
-    else
-        return false;
-    return true;
-}
-
-// Gemma 3's vision tower (ModelSpec::vision), written only when there is one.
-ordered visionToJson(const VisionTowerSpec& v)
-{
-    return ordered{{"layers", v.layers}, {"hidden", v.hidden}, {"intermediate", v.intermediate},
-                   {"channels", v.channels}, {"image_size", v.imageSize}, {"patch_size", v.patchSize},
-                   {"pooling_head", v.poolingHead}};
-}
-
-void visionFromJson(const json& node, const std::string& path, std::optional<Error>& error, VisionTowerSpec& v)
-{
-    if (!node.is_object()) {
-        if (!error)
-            error = pathError(ErrorCode::InvalidArgument, path, "must be a JSON object, got " + show(node));
-        return;
-    }
-    Reader r(node, path, error);
-    r.allowOnly({"layers", "hidden", "intermediate", "channels", "image_size", "patch_size", "pooling_head"});
-    for (const char* key : {"layers", "hidden", "intermediate", "channels", "image_size", "patch_size"})
-        r.require(key);
-    r.integer("layers", 1, kMaxModelLayers, v.layers);
-    r.integer("hidden", 1, kMaxModelDimension, v.hidden);
-    r.integer("intermediate", 1, 100'000'000, v.intermediate);
-    r.integer("channels", 1, kMaxModelDimension, v.channels);
-    r.integer("image_size", 1, kMaxModelDimension, v.imageSize);
-    r.integer("patch_size", 1, kMaxModelDimension, v.patchSize);
-    r.boolean("pooling_head", v.poolingHead);
-    if (!error && v.imageSize % v.patchSize != 0)
-        error = pathError(ErrorCode::InvalidArgument, childPath(path, "patch_size"),
-                          "must divide image_size (" + std::to_string(v.imageSize) + "), got " + std::to_string(v.patchSize));
-}
-
-ordered specToJson(const ModelSpec& spec)
-{
-    ordered out{
-        {"id", spec.id},
-        {"model_type", spec.modelType},
-        {"hf_class", spec.hfClass},
-        {"family", familyName(spec.family)},
-        {"layers", spec.layers},
-        {"hidden", spec.hidden},
-        {"heads", spec.heads},
-        {"kv_heads", spec.kvHeads},
-        {"head_dim", spec.headDim},
-        {"intermediate", spec.intermediate},
-        {"vocab", spec.vocab},
-        {"max_positions", spec.maxPositions},
-        {"type_vocab", spec.typeVocab},
-        {"norm", normKindName(spec.norm)},
-        {"hidden_act", spec.hiddenAct},
-        {"gated_mlp", spec.gatedMlp},
-        {"tie_embeddings", spec.tieEmbeddings},
-        {"qkv_bias", spec.qkvBias},
-        {"attn_out_bias", spec.attnOutBias},
-        {"mlp_bias", spec.mlpBias},
-        {"learned_positions", spec.learnedPositions},
-        {"parallel_residual", spec.parallelResidual},
-        {"rotary_fraction", spec.rotaryFraction},
-        {"qk_norm", spec.qkNorm},
-        {"experts", spec.experts},
-        {"experts_per_token", spec.expertsPerToken},
-        {"dropout", spec.dropout},
-        {"use_cache", spec.useCache},
-        {"final_logit_softcap", spec.finalLogitSoftcap},
-        {"sliding_window", spec.slidingWindow},
-        {"sliding_period", spec.slidingPeriod},
-        {"approximate", spec.approximate},
-        {"encoder", spec.encoder},
-        {"origin", spec.origin},
-        {"checkpoint_parameters", spec.checkpointParameters},
-        {"checkpoint_dtype", spec.checkpointDtype},
-    };
-    if (spec.hasVision())
-        out["vision"] = visionToJson(spec.vision);
-    return out;
-}
-
-Result<ModelSpec> specFromJson(const json& node, const std::string& path)
-{
-    std::optional<Error> error;
-    if (!node.is_object())
-        return pathError(ErrorCode::InvalidArgument, path, "must be a JSON object, got " + show(node));
-    Reader r(node, path, error);
-    r.allowOnly({"id", "model_type", "hf_class", "family", "layers", "hidden", "heads", "kv_heads", "head_dim",
-                 "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
-                 "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
-                 "rotary_fraction", "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
-                 "origin", "checkpoint_parameters", "checkpoint_dtype", "vision"});
-    for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
-        r.require(key);
-
-    ModelSpec spec;
-    spec.id = "custom";
-    spec.origin = "spec";
-    r.string("id", spec.id, false);
-    r.string("model_type", spec.modelType);
-    r.string("hf_class", spec.hfClass);
-    r.enumeration("family", parseFamilyName, familyName, spec.family);
-    // The bounds of every model reader (modelspec.h): a model imported from
-    // a config.json must read back from the scenario it is saved in.
-    // intermediate and vocab allow more, as files saved before did.
-    r.integer("layers", 1, kMaxModelLayers, spec.layers);
-    r.integer("hidden", 1, kMaxModelDimension, spec.hidden);
-    r.integer("heads", 1, kMaxModelDimension, spec.heads);
-    spec.kvHeads = spec.heads;
-    r.integer("kv_heads", 1, kMaxModelDimension, spec.kvHeads);
-    r.integer("head_dim", 1, kMaxModelDimension, spec.headDim);
-    r.integer("intermediate", 1, 100'000'000, spec.intermediate);
-    r.integer("vocab", 1, 100'000'000, spec.vocab);
-    r.integer("max_positions", 0, kMaxCount, spec.maxPositions);
-    r.integer("type_vocab", 0, kMaxModelDimension, spec.typeVocab);
-    r.enumeration("norm", parseNormKind, normKindName, spec.norm);
-    r.string("hidden_act", spec.hiddenAct, false);
-    r.boolean("gated_mlp", spec.gatedMlp);
-    r.boolean("use_cache", spec.useCache);
-    r.boolean("final_logit_softcap", spec.finalLogitSoftcap);
-    r.integer("sliding_window", 0, kMaxCount, spec.slidingWindow);
-    r.integer("sliding_period", 0, kMaxModelLayers, spec.slidingPeriod);
-    r.boolean("tie_embeddings", spec.tieEmbeddings);
-    r.boolean("qkv_bias", spec.qkvBias);
-    r.boolean("attn_out_bias", spec.attnOutBias);
-    r.boolean("mlp_bias", spec.mlpBias);
-    r.boolean("learned_positions", spec.learnedPositions);
-    r.boolean("parallel_residual", spec.parallelResidual);
-    r.number("rotary_fraction", 0.0, true, 1.0, false, spec.rotaryFraction);
-    r.boolean("qk_norm", spec.qkNorm);
-    r.integer("experts", 0, kMaxModelDimension, spec.experts);
-    r.integer("experts_per_token", 0, kMaxModelDimension, spec.expertsPerToken);
-    // [0, 1] as config.json's dropouts (hfconfig.cpp probability); p = 1
-    // drops everything, as torch.nn.functional.dropout allows.
-    r.number("dropout", 0.0, false, 1.0, false, spec.dropout);
-    r.boolean("approximate", spec.approximate);
-    r.boolean("encoder", spec.encoder);
-    r.string("origin", spec.origin);
-    r.integer("checkpoint_parameters", 0, 1'000'000'000'000'000ull, spec.checkpointParameters);
-    r.string("checkpoint_dtype", spec.checkpointDtype);
-    if (const auto vision = node.find("vision"); vision != node.end() && !error)
-        visionFromJson(*vision, childPath(path, "vision"), error, spec.vision);
-    if (error)
-        return *error;
-
-    // Consistency the parameter table relies on.
-    if (!r.has("head_dim")) {
-        if (spec.hidden % spec.heads != 0)
-            return pathError(ErrorCode::InvalidArgument, childPath(path, "head_dim"),
-                             "missing, and heads (" + std::to_string(spec.heads) + ") does not divide hidden ("
-                                 + std::to_string(spec.hidden) + ")");
-        spec.headDim = spec.hidden / spec.heads;
-    }
-    // Grouped-query attention shares each KV head among heads / kv_heads query
-    // heads; transformers refuses other counts, and so does hfconfig.cpp.
-    if (spec.kvHeads > spec.heads || spec.heads % spec.kvHeads != 0)
-        return pathError(ErrorCode::InvalidArgument, childPath(path, "kv_heads"),
-                         "must divide heads (" + std::to_string(spec.heads) + "), got " + std::to_string(spec.kvHeads));
-    if (spec.experts == 0 && spec.expertsPerToken != 0)
-        return pathError(ErrorCode::InvalidArgument, childPath(path, "experts_per_token"),
-                         "must be 0 for a dense model (experts is 0), got " + std::to_string(spec.expertsPerToken));
-    if (spec.experts > 0 && (spec.expertsPerToken == 0 || spec.expertsPerToken > spec.experts))
-        return pathError(ErrorCode::InvalidArgument, childPath(path, "experts_per_token"),
-                         "must be between 1 and experts (" + std::to_string(spec.experts) + "), got "
-                             + std::to_string(spec.expertsPerToken));
-    return spec;
-}
-
-bool sameSpec(const ModelSpec& a, const ModelSpec& b)
-{
-    return a.id == b.id && a.modelType == b.modelType && a.hfClass == b.hfClass && a.family == b.family
-        && a.layers == b.layers && a.hidden == b.hidden && a.heads == b.heads && a.kvHeads == b.kvHeads
-        && a.headDim == b.headDim && a.intermediate == b.intermediate && a.vocab == b.vocab
-        && a.maxPositions == b.maxPositions && a.typeVocab == b.typeVocab && a.norm == b.norm
-        && a.hiddenAct == b.hiddenAct && a.gatedMlp == b.gatedMlp && a.tieEmbeddings == b.tieEmbeddings
-        && a.useCache == b.useCache && a.finalLogitSoftcap == b.finalLogitSoftcap
-        && a.slidingWindow == b.slidingWindow && a.slidingPeriod == b.slidingPeriod
-        && a.qkvBias == b.qkvBias && a.attnOutBias == b.attnOutBias && a.mlpBias == b.mlpBias
-        && a.learnedPositions == b.learnedPositions && a.parallelResidual == b.parallelResidual
-        && a.rotaryFraction == b.rotaryFraction
-        && a.qkNorm == b.qkNorm && a.vision.layers == b.vision.layers && a.vision.hidden == b.vision.hidden
-        && a.vision.intermediate == b.vision.intermediate && a.vision.channels == b.vision.channels
-        && a.vision.imageSize == b.vision.imageSize && a.vision.patchSize == b.vision.patchSize
-        && a.vision.poolingHead == b.vision.poolingHead
-        && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
-        && a.head == b.head && a.numLabels == b.numLabels
-        && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin
-        && a.checkpointParameters == b.checkpointParameters && a.checkpointDtype == b.checkpointDtype;
-}
-
-// Another module's error, re-addressed to the JSON path that led to it.
-Error underPath(const std::string& path, const Error& inner) { return makeError(inner.code, path + ": " + inner.detail); }
-
-// ---------------------------------------------------------------------------
-// The "model" node
-
-Result<ModelSpec> modelSourceFromJson(const json& node, const std::string& path, const std::string& kind,
-                                      const fs::path& baseDir);
-
-// The model node's "head" ("language-model" | "sequence-classification") and
-// "num_labels" (the classifier's outputs; 2 when absent, as transformers'
-// PretrainedConfig). Without "head" the source decides (a config.json's
-// architectures); "num_labels" needs the sequence-classification head.
-std::optional<Error> applyHeadFields(Reader& r, ModelSpec& spec)
-{
-    std::optional<Error>& error = r.errorSlot();
-    ModelHead head = spec.head;
-    r.enumeration("head", parseModelHead, modelHeadName, head);
-    std::uint64_t labels = head == spec.head ? spec.numLabels : 0;
-    if (head == ModelHead::SequenceClassification && labels == 0)
-        labels = 2;
-    r.integer("num_labels", 1, kMaxLabels, labels);
-    if (error)
-        return error;
-    if (r.has("num_labels") && head != ModelHead::SequenceClassification)
-        return pathError(ErrorCode::InvalidArgument, r.pathOf("num_labels"),
-                         "only the sequence-classification head has labels; add \"head\": \"sequence-classification\"");
-    if (head == ModelHead::LanguageModel)
-        labels = 0;
-    if (auto headError = setModelHead(spec, head, labels))
-        return pathError(headError->code, r.pathOf("head"), headError->detail);
-    return std::nullopt;
-}
-
-Result<ModelSpec> modelNodeFromJson(const json& node, const std::string& path, const fs::path& baseDir)
-{
-    if (!node.is_object())
-        return pathError(ErrorCode::InvalidArgument, path,
-                         "must be a JSON object with one of preset, config, size, model_dir, spec; got " + show(node));
-    std::vector<std::string> kinds;
-    for (const char* key : {"preset", "config", "size", "model_dir", "spec"})
-        if (node.contains(key))
-            kinds.emplace_back(key);
-    if (kinds.empty())
-        return pathError(ErrorCode::MissingField, path, "needs one of preset, config, size, model_dir, spec");
-    if (kinds.size() > 1)
-        return pathError(ErrorCode::InvalidArgument, path,
-                         "give only one of preset, config, size, model_dir, spec; got both " + kinds[0] + " and "
-                             + kinds[1]);
-    const std::string& kind = kinds.front();
-
-    std::optional<Error> error;
-    Reader r(node, path, error);
-    // "head" and "num_labels" choose the task head of any model source.
-    if (kind == "config")
-        r.allowOnly({"config", "id", "head", "num_labels"});  // "id" names a model read from a config.json
-    else
-        r.allowOnly({kind.c_str(), "head", "num_labels"});
-    if (error)
-        return *error;
-    auto spec = modelSourceFromJson(node, path, kind, baseDir);
-    if (!spec)
-        return spec;
-    if (auto headError = applyHeadFields(r, spec.value()))
-        return *headError;
-    return spec;
-}
-
-Result<ModelSpec> modelSourceFromJson(const json& node, const std::string& path, const std::string& kind,
-                                      const fs::path& baseDir)
-{
-    const std::string kindPath = childPath(path, kind);
-    std::optional<Error> error;
-    Reader r(node, path, error);
-
-    if (kind == "preset") {
-        std::string id;
-        r.string("preset", id, false);
-        if (error)
-            return *error;
-        auto spec = presetModel(id);
-        if (!spec)
-            return underPath(kindPath, spec.error());
-        return std::move(spec).value();
-    }
-    if (kind == "config") {
-        std::string id = "custom";
-        r.string("id", id, false);
-        if (error)
-            return *error;
-        const json& config = node.at("config");
-        if (!config.is_object())
-            return pathError(ErrorCode::InvalidArgument, kindPath,
-                             "must be the JSON object of a config.json, got " + show(config));
-        auto spec = modelSpecFromHfConfig(config, id);
-        if (!spec)
-            return underPath(kindPath, spec.error());
-        return std::move(spec).value();
-    }
-    if (kind == "size") {
-        // "13B" as the CLI accepts it, or a plain parameter count (13e9).
-        const json& size = node.at("size");
-        if (!size.is_string() && !size.is_number())
-            return pathError(ErrorCode::InvalidArgument, kindPath,
-                             "must be a size such as \"13B\" or a parameter count, got " + show(size));
-        auto spec = size.is_string() ? genericModelBySize(size.get<std::string>())
-                                     : genericModelByParameters(size.get<double>());
-        if (!spec)
-            return underPath(kindPath, spec.error());
-        return std::move(spec).value();
-    }
-    if (kind == "model_dir") {
-        std::string dir;
-        r.string("model_dir", dir, false);
-        if (error)
-            return *error;
-        // A relative folder is relative to the scenario file, so a project
-        // folder holding both can move as a whole.
-        fs::path folder = pathFromUtf8(dir);
-        if (folder.is_relative() && !baseDir.empty())
-            folder = baseDir / folder;
-        auto info = importModelFolder(utf8FromPath(folder));
-        if (!info)
-            return underPath(kindPath, info.error());
-        return std::move(info).value().spec;
-    }
-    return specFromJson(node.at("spec"), kindPath);
-}
 
 // ---------------------------------------------------------------------------
 // Scenario
@@ -541,45 +184,16 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
 
 Result<Scenario> scenarioFromTextIn(std::string_view text, const fs::path& baseDir)
 {
-    if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
-        return makeError(ErrorCode::MalformedJson, "the text is empty");
-    json document;
-    try {
-        document = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        // what() carries line, column and what was expected; drop the
-        // library's "[json.exception.parse_error.101] " tag.
-        std::string what = e.what();
-        if (const auto tag = what.find("] "); what.rfind("[json.exception", 0) == 0 && tag != std::string::npos)
-            what.erase(0, tag + 2);
-        return makeError(ErrorCode::MalformedJson, what);
-    }
-    return scenarioFromJsonIn(document, baseDir);
-}
-
-// The public functions never throw: a json::exception that slips past the
-// checks (or a std::bad_alloc) becomes an Error.
-template <class T, class Body>
-Result<T> guarded(const char* where, Body&& body)
-{
-    try {
-        return body();
-    } catch (const json::exception& e) {
-        return makeError(ErrorCode::InvalidArgument, std::string(where) + ": " + e.what());
-    } catch (const std::exception& e) {
-        return makeError(ErrorCode::IoError, std::string(where) + ": " + e.what());
-    }
+    auto document = parseJsonDocument(text);
+    if (!document)
+        return document.error();
+    return scenarioFromJsonIn(document.value(), baseDir);
 }
 
 } // namespace
 
 // ---------------------------------------------------------------------------
 // Public API
-
-Result<ModelSpec> modelFromJson(const nlohmann::json& modelNode)
-{
-    return guarded<ModelSpec>("model", [&] { return modelNodeFromJson(modelNode, "model", fs::path()); });
-}
 
 Result<Scenario> scenarioFromJson(const nlohmann::json& document)
 {
@@ -594,36 +208,10 @@ Result<Scenario> scenarioFromText(std::string_view text)
 Result<Scenario> readScenarioFile(const std::string& path)
 {
     return guarded<Scenario>("scenario", [&]() -> Result<Scenario> {
-        const fs::path file = pathFromUtf8(path);
-        std::error_code ec;
-        const auto status = fs::status(file, ec);
-        if (status.type() == fs::file_type::not_found)
-            return makeError(ErrorCode::FileNotFound, path + ": no such file");
-        if (ec)
-            return makeError(ErrorCode::IoError, path + ": " + ec.message());
-        if (fs::is_directory(status))
-            return makeError(ErrorCode::IoError, path + ": is a directory, not a scenario file");
-        const auto size = fs::file_size(file, ec);
-        if (!ec && size > kMaxFileBytes)
-            return makeError(ErrorCode::IoError, path + ": " + std::to_string(size)
-                                                     + " bytes is too large for a scenario file");
-        std::ifstream in(file, std::ios::binary);
-        if (!in)
-            return makeError(ErrorCode::IoError, path + ": cannot be opened for reading");
-        // Bounded read: a device or a pipe (/dev/zero) has no size to check
-        // beforehand and may never end.
-        std::string text;
-        std::vector<char> buffer(64 * 1024);
-        while (in) {
-            in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-            text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
-            if (text.size() > kMaxFileBytes)
-                return makeError(ErrorCode::IoError, path + ": more than " + std::to_string(kMaxFileBytes)
-                                                         + " bytes, too large for a scenario file");
-        }
-        if (in.bad())
-            return makeError(ErrorCode::IoError, path + ": read failed");
-        auto scenario = scenarioFromTextIn(text, file.parent_path());
+        const auto text = readBoundedTextFile(path, kMaxFileBytes, "a scenario file");
+        if (!text)
+            return text.error();
+        auto scenario = scenarioFromTextIn(text.value(), pathFromUtf8(path).parent_path());
         if (!scenario)
             return makeError(scenario.error().code, path + ": " + scenario.error().detail);
         return scenario;
@@ -634,29 +222,7 @@ namespace {
 
 ordered scenarioToOrdered(const Scenario& scenario)
 {
-    ordered model;
-    bool asPreset = false;
-    // A preset is written by name only while it is exactly the catalog entry;
-    // a preset the user edited is written out in full, or the edit is lost.
-    if (scenario.model.origin == "catalog") {
-        try {
-            auto preset = presetModel(scenario.model.id);
-            // A preset with a classifier head is the preset plus "head" and "num_labels".
-            asPreset = preset.ok() && !setModelHead(preset.value(), scenario.model.head, scenario.model.numLabels)
-                && sameSpec(preset.value(), scenario.model);
-        } catch (const std::exception&) {
-            asPreset = false;
-        }
-    }
-    if (asPreset)
-        model = ordered{{"preset", scenario.model.id}};
-    else
-        model = ordered{{"spec", specToJson(scenario.model)}};
-    // The default head is left out, so files without a classifier read as before.
-    if (scenario.model.head != ModelHead::LanguageModel) {
-        model["head"] = modelHeadName(scenario.model.head);
-        model["num_labels"] = scenario.model.numLabels;
-    }
+    const ordered model = modelToJson(scenario.model);
 
     const TrainConfig& t = scenario.train;
     const InferenceConfig& i = scenario.inference;

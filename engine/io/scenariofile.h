@@ -3,6 +3,7 @@
 // Scenario files: versioned JSON, "schema": "headroom.scenario/1". The same
 // format the CLI reads (--scenario) and the GUI saves (.headroom.json).
 #include "core/result.h"
+#include "io/modeljson.h"
 #include "plan/scenario.h"
 
 #include <nlohmann/json_fwd.hpp>
@@ -12,10 +13,6 @@
 namespace headroom {
 
 inline constexpr const char* kScenarioSchema = "headroom.scenario/1";
-
-// The "model" node: {"preset": id} | {"config": {...config.json...}} |
-// {"size": "13B"} | {"model_dir": path} | {"spec": {...every ModelSpec field...}}.
-Result<ModelSpec> modelFromJson(const nlohmann::json& modelNode);
 
 Result<Scenario> scenarioFromJson(const nlohmann::json& document);
 Result<Scenario> scenarioFromText(std::string_view text);
