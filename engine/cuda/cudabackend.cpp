@@ -93,6 +93,12 @@ public:
             });
         }
         (void)ctx.synchronize();
+        const rt::BlockPoolStats pool = storage.poolStats();
+        measured.poolAllocatedPeakBytes = pool.peakAllocatedBytes;
+        measured.poolReservedPeakBytes = pool.peakReservedBytes;
+        measured.poolSegmentAllocations = pool.upstreamAllocations;
+        measured.poolSegmentFrees = pool.upstreamFrees;
+        measured.poolAllocRetries = pool.allocRetries;
         m.device = device();
         m.deviceLevel = measured;
         if (!m_context.nvmlAvailable)

@@ -7,26 +7,50 @@
 
 namespace headroom::cuda {
 
+namespace {
+
+rt::BlockPoolUpstream cudaUpstream(DeviceAllocator& device, std::string& lastError)
+{
+    return {[&device, &lastError](Bytes bytes) -> std::byte* {
+                auto pointer = device.allocate(bytes);
+                if (!pointer.ok()) {
+                    lastError = pointer.status().message();
+                    return nullptr;
+                }
+                return static_cast<std::byte*>(pointer.value());
+            },
+            // release_block: cudaFree of a whole segment. It waits for the
+            // device, so no kernel still uses a block inside it.
+            [&device](std::byte* segment, Bytes) { (void)device.release(segment); }};
+}
+
+} // namespace
+
+DeviceStorage::DeviceStorage(Context& context, rt::DeviceMeasurement* measured)
+    : m_context(context), m_measured(measured), m_pool(cudaUpstream(m_device, m_lastError))
+{}
+
 std::byte* DeviceStorage::allocate(Bytes bytes)
 {
-    auto pointer = m_device.allocate(bytes);
-    if (!pointer.ok()) {
-        m_lastError = pointer.status().message();
-        return nullptr;
-    }
-    if (auto zeroed = fillZero(m_context, pointer.value(), bytes); !zeroed.ok()) {
-        (void)m_device.release(pointer.value());
+    std::byte* block = m_pool.allocate(bytes);
+    if (!block)
+        return nullptr; // m_lastError: the cudaMalloc that failed after the cache was released
+    if (auto zeroed = fillZero(m_context, block, bytes); !zeroed.ok()) {
+        m_pool.free(block);
         m_lastError = zeroed.message();
         return nullptr;
     }
     sample();
-    return static_cast<std::byte*>(pointer.value());
+    return block;
 }
 
 void DeviceStorage::free(std::byte* data, Bytes)
 {
-    // cudaFree waits for the device, so no kernel still uses the block.
-    (void)m_device.release(data);
+    // Back to the pool, no cudaFree. Safe without waiting: every kernel and
+    // copy is queued on the context's one stream, so whatever reuses the
+    // block runs after the work that used it (PyTorch's one-stream rule; a
+    // second stream would need record_stream's events, which we leave out).
+    m_pool.free(data);
 }
 
 void DeviceStorage::sample()

@@ -150,6 +150,7 @@ struct CachingAllocatorSim::State {
     };
 
     CachingAllocatorOptions options;
+    SegmentSource* source = nullptr;
     NodeArena nodes;                           // declared before the pools: outlives their sets
     Pool pools[2]{Pool(&nodes), Pool(&nodes)}; // [0] small, [1] large
     std::vector<Block> blocks;
@@ -254,6 +255,8 @@ struct CachingAllocatorSim::State {
         if (!options.expandableSegments) {
             if (capacity != 0 && reserved + allocSize > capacity)
                 return kNone;
+            if (source && !source->acquire(nextAddress, allocSize)) // cudaMalloc failed
+                return kNone;
             Block b;
             b.address = nextAddress;
             b.size = allocSize;
@@ -314,6 +317,8 @@ struct CachingAllocatorSim::State {
     void releaseSegment(Pool& pool, std::int32_t i)
     {
         eraseFree(pool, i);
+        if (source)
+            source->release(at(i).address, at(i).size);
         reserved -= at(i).size;
         --segments;
         ++stats.deviceFrees;
@@ -541,6 +546,27 @@ void CachingAllocatorSim::free(std::uint32_t id)
 bool CachingAllocatorSim::isLive(std::uint32_t id) const
 {
     return id < m_state->live.size() && m_state->live[id] != kNone;
+}
+
+Bytes CachingAllocatorSim::blockAddress(std::uint32_t id) const
+{
+    const std::int32_t b = m_state->live[id];
+    return b < 0 ? 0 : m_state->blocks[static_cast<std::size_t>(b)].address;
+}
+
+Bytes CachingAllocatorSim::blockBytes(std::uint32_t id) const
+{
+    const std::int32_t b = m_state->live[id];
+    return b < 0 ? 0 : m_state->blocks[static_cast<std::size_t>(b)].size;
+}
+
+void CachingAllocatorSim::setSegmentSource(SegmentSource* source) { m_state->source = source; }
+
+void CachingAllocatorSim::releaseCachedBlocks()
+{
+    m_state->releaseCached();
+    m_state->stats.finalReservedBytes = m_state->reserved;
+    m_state->stats.finalSegments = m_state->segments;
 }
 
 const AllocatorStats& CachingAllocatorSim::stats() const { return m_state->stats; }

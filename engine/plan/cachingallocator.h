@@ -84,6 +84,19 @@ struct AllocatorStats {
     std::size_t eventsSimulated = 0;  // up to the end, or up to and including the failed request
 };
 
+// Where segments come from when the simulation is the decision-maker of a
+// real pool (runtime/blockpool.h): told of every segment the allocator would
+// cudaMalloc (alloc_block) or cudaFree (release_block), by the segment's
+// simulated address, so that the pool can map it to real memory. acquire
+// returning false is a cudaMalloc that failed: the allocator then releases its
+// cache and retries once, as DeviceCachingAllocator::malloc does.
+class SegmentSource {
+public:
+    virtual ~SegmentSource() = default;
+    virtual bool acquire(Bytes address, Bytes size) = 0;
+    virtual void release(Bytes address, Bytes size) = 0;
+};
+
 // The allocator's state, fed one request at a time. Not thread-safe; reuse one
 // per thread to keep its storage.
 class CachingAllocatorSim {
@@ -100,6 +113,18 @@ public:
     // `id` must be live (or a 0-byte allocation).
     void free(std::uint32_t id);
     bool isLive(std::uint32_t id) const;
+    // A live allocation's block: its simulated address (inside the segment
+    // SegmentSource::acquire was given) and size (the rounded request, or
+    // more when the rest was too small to split). 0 for a 0-byte request.
+    Bytes blockAddress(std::uint32_t id) const;
+    Bytes blockBytes(std::uint32_t id) const;
+    // Segments are acquired from and released to `source` (nullptr: none, the
+    // planner's use). Not with expandable segments: they map pages, not
+    // segments. Set it before the first allocation.
+    void setSegmentSource(SegmentSource* source);
+    // torch.cuda.empty_cache (release_cached_blocks): every cached block that
+    // is a whole segment goes back.
+    void releaseCachedBlocks();
     const AllocatorStats& stats() const;
     Bytes allocatedBytes() const;
     Bytes reservedBytes() const;

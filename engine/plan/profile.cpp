@@ -7,9 +7,11 @@ namespace {
 
 RuntimeProfile makePytorch() { return RuntimeProfile{}; }
 
-// Headroom's own engine (issue 4 builds it): allocations are exact, so no
-// rounding or caching allocator; norms keep their statistics in fp32 but save
-// their input in the activation dtype; the loss works on logits in chunks of
+// Headroom's own engine (issue 4 builds it): on the GPU its tensors come from
+// a caching block pool (runtime/blockpool.h) that the planner's caching
+// allocator simulation decides, so peak reserved is that simulation, as for
+// PyTorch (the CPU engine allocates exactly and measures no reserved); norms
+// keep their statistics in fp32 but save their input in the activation dtype; the loss works on logits in chunks of
 // its own choosing and never upcasts the whole tensor; optimizers update in
 // place without a foreach temporary; mixed precision keeps explicit low
 // precision weight copies (counted the same way as autocast's).
@@ -21,7 +23,6 @@ RuntimeProfile makeHeadroom()
     p.fp32LogitsUpcast = false;
     p.foreachOptimizerTemporary = false;
     p.autocastWeightCopies = true;
-    p.allocatorRounding = false;
     p.cublasWorkspacesTraining = 1;
     return p;
 }

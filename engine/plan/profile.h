@@ -24,8 +24,10 @@ struct RuntimeProfile {
     bool autocastWeightCopies = true;
     // Allocations go through PyTorch's CUDA caching allocator: peak reserved
     // is its simulation over two steps of the tensor table (sweep.cpp,
-    // plan/cachingallocator.h; c10/cuda/CUDACachingAllocator.cpp). Off: an
-    // exact allocator, reserved = the live bytes.
+    // plan/cachingallocator.h; c10/cuda/CUDACachingAllocator.cpp); the
+    // headroom profile too, since the CUDA engine's block pool runs that
+    // simulation (runtime/blockpool.h). Off: an exact allocator, reserved =
+    // the live bytes.
     bool allocatorRounding = true;
     // PYTORCH_CUDA_ALLOC_CONF as the profile's framework runs it: PyTorch's
     // defaults (no max_split_size, expandable_segments off, no power-of-two

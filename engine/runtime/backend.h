@@ -46,6 +46,16 @@ struct DeviceMeasurement {
     Bytes scratchBytes = 0;        // the backend's fixed kernel arena
     Bytes usedPeakBytes = 0;       // the most total - free seen, sampled after every allocation
     std::vector<Bytes> eventUsedBytes; // the same per event (0: not seen)
+    // The caching block pool the tensors come from (runtime/blockpool.h), as
+    // torch.cuda.memory_stats() names them: the most bytes in live blocks
+    // (each request rounded as the pool rounds it: more than the tracking
+    // allocator's peak, which counts requests), the most held in cudaMalloc'd
+    // segments (max_memory_reserved), and the cudaMalloc/cudaFree calls.
+    Bytes poolAllocatedPeakBytes = 0;
+    Bytes poolReservedPeakBytes = 0;
+    std::uint64_t poolSegmentAllocations = 0;
+    std::uint64_t poolSegmentFrees = 0;
+    std::uint64_t poolAllocRetries = 0; // the cache was released to retry a cudaMalloc
     // Overheads together: what the device uses beyond the tensors.
     Bytes overheadBytes() const { return contextBytes + workspaceBytes + handleBytes + scratchBytes; }
 };

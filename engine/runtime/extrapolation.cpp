@@ -92,6 +92,13 @@ Measurement extrapolate(const Measurement& small, std::uint64_t smallLayers, con
         out.deviceLevel.usedPeakBytes =
             line(l1, double(small.deviceLevel.usedPeakBytes), l2, double(large.deviceLevel.usedPeakBytes), L);
         out.deviceLevel.eventUsedBytes.clear();
+        // The block pool's peaks grow by a fixed amount per layer as well; its
+        // call counts are the large run's.
+        const DeviceMeasurement &few = small.deviceLevel, &more = large.deviceLevel;
+        out.deviceLevel.poolReservedPeakBytes =
+            line(l1, double(few.poolReservedPeakBytes), l2, double(more.poolReservedPeakBytes), L);
+        out.deviceLevel.poolAllocatedPeakBytes =
+            line(l1, double(few.poolAllocatedPeakBytes), l2, double(more.poolAllocatedPeakBytes), L);
     }
     out.notes.push_back("extrapolated per layer from runs with " + std::to_string(smallLayers) + " and " +
                         std::to_string(largeLayers) + " layers to " + std::to_string(fullLayers) + ": " + info.reason);
