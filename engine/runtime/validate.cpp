@@ -375,7 +375,7 @@ std::string validationTable(const ValidationResult& r)
                       static_cast<unsigned long long>(d.poolAllocRetries));
         out << line;
         if (const DeviceUsedCheck check = deviceUsedCheck(r); check.present) {
-            std::snprintf(line, sizeof line, "device used: planned %s (peak + overheads), measured %s, %+.3f MiB: %s\n",
+            std::snprintf(line, sizeof line, "device used: planned %s (reserved + overheads), measured %s, %+.3f MiB: %s\n",
                           gib(check.planned).c_str(), gib(check.measured).c_str(),
                           static_cast<double>(check.difference()) / static_cast<double>(MiB),
                           check.within() ? "within 2 % / 64 MiB" : "OUTSIDE 2 % / 64 MiB");

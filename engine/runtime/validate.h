@@ -53,7 +53,7 @@ std::string validationTable(const ValidationResult& result);
 // of tensors sees.
 struct DeviceUsedCheck {
     bool present = false;    // only for a backend that measured the device
-    Bytes planned = 0;       // plan peak + overheads
+    Bytes planned = 0;       // plan peak reserved (the block pool) + overheads
     Bytes measured = 0;      // used peak - others
     Bytes tolerance = 0;
     std::int64_t difference() const { return static_cast<std::int64_t>(measured) - static_cast<std::int64_t>(planned); }
