@@ -5,6 +5,7 @@
 #include "charts/breakdownchart.h"
 #include "charts/ladderchart.h"
 #include "charts/timelineview.h"
+#include "document/plandocument.h"
 #include "model/catalog.h"
 #include "models/tensorrowmodel.h"
 #include "plan/defaultscenario.h"
@@ -262,10 +263,12 @@ private slots:
     void sweepUsesTheFitSearch()
     {
         const Scenario base = teachingScenario().value();
-        SweepView sweep;
+        PlanDocument document;
+        document.reset(base);
+        SweepView sweep(&document);
         QElapsedTimer timer;
         timer.start();
-        sweep.setScenario(base);  // computed off the UI thread
+        sweep.showCurrent();  // the document computes it off the UI thread
         QVERIFY(sweep.waitForResult());
         qInfo("sweep of two axes and the fit map (plans + fit searches + drawing): %lld ms", static_cast<long long>(timer.elapsed()));
         const SweepResult& batch = sweep.result(SweepAxis::MicroBatch);

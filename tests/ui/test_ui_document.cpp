@@ -164,6 +164,38 @@ private slots:
         QCOMPARE(document.plan()->peakAllocatedBytes, plannedPeak(edited));
     }
 
+    // The sweeps run on a worker thread, but belong to the document like the
+    // ladder: computed once per plan, and a new plan drops a running sweep,
+    // whose result never arrives (it would be the old scenario's).
+    void theSweepIsTheCurrentPlans()
+    {
+        PlanDocument document;
+        const Scenario teaching = teachingScenario().value();
+        document.reset(teaching);
+        QSignalSpy ready(&document, &PlanDocument::sweepReady);
+        document.requestSweep();
+        QVERIFY(document.sweepRunning());
+        // Replanned while it runs: the first sweep is dropped.
+        const Scenario edited = withMicroBatch(teaching, teaching.train.microBatch + 1);
+        document.edit(edited);
+        document.planNow();
+        QVERIFY(!document.sweepRunning());
+        QVERIFY(!document.sweep());
+        document.requestSweep();
+        QVERIFY(document.waitForSweep());
+        QTRY_COMPARE(ready.count(), 1);
+        QVERIFY(document.sweep());
+        QCOMPARE(document.sweep()->scenario.train.microBatch, edited.train.microBatch);
+        const SweepBundle direct = FitMapWorker::compute(edited, 64);
+        QCOMPARE(document.sweep()->fitMap.fits, direct.fitMap.fits);
+        QCOMPARE(document.sweep()->batch.points.size(), direct.batch.points.size());
+        // Asked again for the same plan: nothing new starts, nothing new arrives.
+        document.requestSweep();
+        QVERIFY(!document.sweepRunning());
+        QTest::qWait(50);
+        QCOMPARE(ready.count(), 1);
+    }
+
     void theWindowUndoesAPanelEdit()
     {
         MainWindow window;

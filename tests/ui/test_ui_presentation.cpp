@@ -4,6 +4,7 @@
 // off the UI thread gives exactly the synchronous engine result.
 #include "charts/breakdownchart.h"
 #include "document/fitmapworker.h"
+#include "document/plandocument.h"
 #include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
 #include "plan/ladder.h"
@@ -136,10 +137,12 @@ private slots:
 
     void sweepViewShowsProgressThenTheResult()
     {
-        SweepView view;
+        PlanDocument document;
+        document.reset(teachingScenario().value());
+        SweepView view(&document);
         view.resize(1200, 500);
         view.show();
-        view.setScenario(teachingScenario().value());
+        view.showCurrent();
         QVERIFY(view.progressBar()->isVisible());
         QVERIFY(view.waitForResult());
         QVERIFY(!view.progressBar()->isVisible());

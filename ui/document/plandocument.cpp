@@ -41,8 +41,15 @@ private:
 };
 
 PlanDocument::PlanDocument(QObject* parent)
-    : QObject(parent), m_undo(new QUndoStack(this)), m_planTimer(new QTimer(this))
+    : QObject(parent), m_sweeper(new FitMapWorker(this)), m_undo(new QUndoStack(this)), m_planTimer(new QTimer(this))
 {
+    connect(m_sweeper, &FitMapWorker::progress, this, &PlanDocument::sweepProgress);
+    // The worker delivers only the latest start's result, and a new plan
+    // cancels it (planNow), so what arrives is the current plan's.
+    connect(m_sweeper, &FitMapWorker::finished, this, [this](const SweepBundle& bundle) {
+        m_sweep = bundle;
+        emit sweepReady();
+    });
     m_planTimer->setSingleShot(true);
     m_planTimer->setInterval(0);
     connect(m_planTimer, &QTimer::timeout, this, &PlanDocument::planNow);
@@ -113,6 +120,11 @@ void PlanDocument::planNow()
     }
     m_ladder.reset();
     m_suggestions.reset();
+    m_sweep.reset();
+    if (m_sweepRequested) {
+        m_sweeper->cancel();
+        m_sweepRequested.reset();
+    }
     ++m_revision;
     emit planChanged();
 }
@@ -134,6 +146,20 @@ const PlanDocument::Suggestions& PlanDocument::suggestions()
         m_suggestions = suggestionsFor(m_scenario);
     return *m_suggestions;
 }
+
+void PlanDocument::requestSweep()
+{
+    if (m_planTimer->isActive())
+        planNow();
+    if (m_sweepRequested == m_revision)
+        return;  // done, or on its way
+    m_sweepRequested = m_revision;
+    m_sweeper->start(m_scenario);
+}
+
+bool PlanDocument::sweepRunning() const { return m_sweepRequested.has_value() && !m_sweep; }
+
+bool PlanDocument::waitForSweep(int timeoutMs) { return m_sweep || m_sweeper->waitForResult(timeoutMs); }
 
 Result<Plan> PlanDocument::planFor(const Scenario& scenario) { return makePlan(scenario); }
 

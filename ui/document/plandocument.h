@@ -12,6 +12,7 @@
 // coalesce into one plan and one step. Planning runs on the next turn of the
 // event loop, or at once with planNow().
 #include "core/result.h"
+#include "document/fitmapworker.h"
 #include "plan/fitsearch.h"
 #include "plan/ladder.h"
 #include "plan/makeitfit.h"
@@ -66,6 +67,18 @@ public:
     const Ladder& ladder();
     const Suggestions& suggestions();
 
+    // The sweeps and the fit map plan hundreds of variants: they run on a
+    // worker thread (FitMapWorker). requestSweep() starts them for the
+    // current plan unless they are done or running; sweepProgress() reports,
+    // and sweepReady() says sweep() holds them. A new plan drops them, and a
+    // run for an older plan never delivers.
+    void requestSweep();
+    const std::optional<SweepBundle>& sweep() const { return m_sweep; }
+    bool sweepRunning() const;
+    // Blocks, processing events, until the requested sweep is ready (tests,
+    // screenshots). False after `timeoutMs`.
+    bool waitForSweep(int timeoutMs = 60000);
+
     // The same for another scenario (a measurement's own, a pinned one, a
     // report's). The UI reaches the planner through this class only
     // (tests/ui/test_ui_layering.cpp checks it).
@@ -83,6 +96,8 @@ signals:
     void planChanged();
     void pathChanged(const QString& path);
     void modifiedChanged(bool modified);
+    void sweepProgress(int done, int total);
+    void sweepReady();
 
 private:
     class EditCommand;
@@ -95,6 +110,9 @@ private:
     std::uint64_t m_revision = 0;
     std::optional<Ladder> m_ladder;           // of m_revision, once asked for
     std::optional<Suggestions> m_suggestions; // of m_revision, once asked for
+    std::optional<SweepBundle> m_sweep;       // of m_revision, once computed
+    std::optional<std::uint64_t> m_sweepRequested; // the revision the running (or done) sweep is for
+    FitMapWorker* m_sweeper;
     QString m_path;
     QUndoStack* m_undo;
     QTimer* m_planTimer;

@@ -49,17 +49,17 @@ const QString kScenarioSuffix = QStringLiteral(".headroom.json");
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
+    , m_document(new PlanDocument(this))
     , m_panel(new ScenarioPanel)
     , m_verdict(new VerdictBar)
     , m_tabs(new QTabWidget)
     , m_breakdown(new BreakdownView)
     , m_timeline(new TimelineView)
     , m_ladder(new LadderView)
-    , m_sweep(new SweepView)
+    , m_sweep(new SweepView(m_document))
     , m_validate(new ValidateView)
     , m_recent(new RecentFiles(this))
     , m_languages(new LanguageManager(this))
-    , m_document(new PlanDocument(this))
 {
     // The panel scrolls vertically; its width stays that of its widest row.
     auto* scroll = new QScrollArea;
@@ -333,7 +333,6 @@ void MainWindow::showPlan()
     }
     // Validate tab: a Run measures the scenario as it is now, valid or not (the child says what is wrong).
     m_validate->setScenario(planned);
-    m_sweep->cancelPending(); // a result for the old scenario is never shown
     updateVisibleView();
 }
 
@@ -359,7 +358,7 @@ void MainWindow::updateVisibleView()
     } else if (current == m_ladder) {
         m_ladder->setLadder(m_document->ladder());
     } else if (current == m_sweep) {
-        m_sweep->setScenario(planned);
+        m_sweep->showCurrent();
     } else {
         m_makeItFit->setSuggestions(planned, m_document->suggestions());
     }

@@ -122,6 +122,8 @@ private:
     void retranslatePlanning();
     void refreshPlanningViews();  // unit changed
 
+    // First: the views below are built on it.
+    PlanDocument* m_document;
     ScenarioPanel* m_panel;
     VerdictBar* m_verdict;
     QTabWidget* m_tabs;
@@ -132,7 +134,6 @@ private:
     ValidateView* m_validate;  // runs the step in a child process (issue 5)
     RecentFiles* m_recent;
     LanguageManager* m_languages;
-    PlanDocument* m_document;
     // The document revision each lazily updated view last showed.
     QHash<const QWidget*, std::uint64_t> m_shownRevision;
     // Make it fit, Compare and presentation mode.

@@ -2,7 +2,7 @@
 #include "views/sweepview.h"
 
 #include "charts/capacityline.h"
-#include "document/fitmapworker.h"
+#include "document/plandocument.h"
 #include "style/chartstyle.h"
 #include "style/palette.h"
 #include "text/displaynames.h"
@@ -54,9 +54,9 @@ Qt::Alignment sideWithRoom(const QCPRange& range, double x, bool preferLeft)
 
 } // namespace
 
-SweepView::SweepView(QWidget* parent)
+SweepView::SweepView(PlanDocument* document, QWidget* parent)
     : QCustomPlot(parent)
-    , m_worker(new FitMapWorker(this))
+    , m_document(document)
     , m_progress(new QProgressBar(this))
 {
     ChartStyle::apply(this);
@@ -94,17 +94,13 @@ SweepView::SweepView(QWidget* parent)
 
     m_progress->setVisible(false);
     m_progress->setTextVisible(true);
-    connect(m_worker, &FitMapWorker::progress, this, [this](int done, int total) {
+    connect(m_document, &PlanDocument::sweepProgress, this, [this](int done, int total) {
         m_progress->setRange(0, total);
         m_progress->setValue(done);
     });
-    connect(m_worker, &FitMapWorker::finished, this, [this](const SweepBundle& bundle) {
-        m_panels[0].result = bundle.batch;
-        m_panels[1].result = bundle.sequence;
-        m_fitMap = bundle.fitMap;
-        m_progress->setVisible(m_worker->busy());
-        refresh();
-    });
+    connect(m_document, &PlanDocument::sweepReady, this, &SweepView::showSweep);
+    // A new plan: whatever was computing is for the old one and never arrives.
+    connect(m_document, &PlanDocument::planChanged, this, [this] { m_progress->setVisible(false); });
 }
 
 void SweepView::setUpFitMap(QCPAxisRect* rect)
@@ -162,15 +158,9 @@ void SweepView::drawFitMap()
     m_mapCurrent->addData(static_cast<double>(map.currentBatch), static_cast<double>(map.currentSequence));
 }
 
-bool SweepView::busy() const { return m_worker->busy(); }
+bool SweepView::busy() const { return m_document->sweepRunning(); }
 
-void SweepView::cancelPending()
-{
-    m_worker->cancel();
-    m_progress->setVisible(false);
-}
-
-bool SweepView::waitForResult(int timeoutMs) { return m_worker->waitForResult(timeoutMs); }
+bool SweepView::waitForResult(int timeoutMs) { return m_document->waitForSweep(timeoutMs); }
 
 void SweepView::placeProgress()
 {
@@ -229,9 +219,25 @@ void SweepView::setUpPanel(Panel& panel, QCPAxisRect* rect, bool withLegend)
     panel.message->setLayer(QStringLiteral("overlay"));
 }
 
-void SweepView::setScenario(const Scenario& scenario)
+void SweepView::showSweep()
 {
-    m_worker->start(scenario);
+    const std::optional<SweepBundle>& bundle = m_document->sweep();
+    if (!bundle)
+        return;
+    m_panels[0].result = bundle->batch;
+    m_panels[1].result = bundle->sequence;
+    m_fitMap = bundle->fitMap;
+    m_progress->setVisible(false);
+    refresh();
+}
+
+void SweepView::showCurrent()
+{
+    if (m_document->sweep()) {
+        showSweep();
+        return;
+    }
+    m_document->requestSweep();
     m_progress->setRange(0, 0);  // busy until the first report
     m_progress->setFormat(tr("Computing sweeps and fit map… %p%"));
     placeProgress();

@@ -4,9 +4,9 @@
 // length (middle), everything else as configured. Stacked areas per category
 // at each value's peak, device used as a line, the capacity, the current
 // value and the largest value that fits (the engine's fit search); on the
-// right the fit map, micro-batch × sequence length. All computed off the UI
-// thread (FitMapWorker) with a progress bar; a result arrives only for the
-// latest scenario.
+// right the fit map, micro-batch × sequence length. The document computes
+// them off the UI thread (PlanDocument::requestSweep); the view shows its
+// progress and draws what it delivers.
 #include "plan/knobsweep.h"
 
 #include <qcustomplot.h>
@@ -15,28 +15,25 @@
 #include <memory>
 
 class CapacityLine;
-class FitMapWorker;
+class PlanDocument;
 class QProgressBar;
 
 class SweepView : public QCustomPlot {
     Q_OBJECT
 
 public:
-    explicit SweepView(QWidget* parent = nullptr);
+    explicit SweepView(PlanDocument* document, QWidget* parent = nullptr);
     ~SweepView() override;
 
-    // Starts the background computation; the chart updates when it ends.
-    void setScenario(const headroom::Scenario& scenario);
-    // Blocks (processing events) until the latest computation is shown.
+    // Shows the document's sweeps for its current plan, asking for them
+    // (and showing the progress) when they are not computed yet.
+    void showCurrent();
+    // Blocks (processing events) until the document's sweep is shown.
     bool waitForResult(int timeoutMs = 60000);
     bool busy() const;
-    // The scenario changed and will be set again when the tab is shown: the
-    // running computation's result is not wanted.
-    void cancelPending();
     void refresh();
     const headroom::SweepResult& result(headroom::SweepAxis axis) const;
     const headroom::FitMap& fitMap() const { return m_fitMap; }
-    FitMapWorker* worker() const { return m_worker; }
     QProgressBar* progressBar() const { return m_progress; }
 
 protected:
@@ -64,6 +61,7 @@ private:
     void setUpFitMap(QCPAxisRect* rect);
     void drawFitMap();
     void placeProgress();
+    void showSweep();
 
     std::array<Panel, 2> m_panels;
     headroom::FitMap m_fitMap;
@@ -71,6 +69,6 @@ private:
     QCPColorMap* m_map = nullptr;
     QCPGraph* m_mapCurrent = nullptr;
     QCPItemText* m_mapMessage = nullptr;
-    FitMapWorker* m_worker;
+    PlanDocument* m_document;
     QProgressBar* m_progress;
 };
