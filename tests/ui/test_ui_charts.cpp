@@ -49,15 +49,6 @@ Scenario inferenceScenario()
 // Drawn values go through the unit and back: equal to the byte up to rounding.
 bool sameBytes(double drawn, double bytes) { return std::abs(drawn - bytes) <= std::max(1.0, bytes * 1e-12); }
 
-Scenario withTechnique(const char* model, const char* technique, const char* gpu)
-{
-    Scenario s;
-    s.model = presetModel(model).value();
-    s = applyTechnique(s, technique).value();
-    s.hardware.gpu = gpu;
-    return s;
-}
-
 } // namespace
 
 class TestUiCharts : public QObject {
@@ -196,68 +187,6 @@ private slots:
         view.selectStep(2);
         view.findChild<QPushButton*>()->click();
         QCOMPARE(applied.count(), 1);
-    }
-
-    // The fit map plans most cells with the quick estimate of peak reserved
-    // and simulates only where the verdict could differ; every verdict must
-    // still be the simulated plan's. The first two maps have cells where the
-    // estimate alone is wrong, islands included (the simulation is not
-    // monotonic there: a cell that does not fit between cells that do).
-    void fitMapVerdictsAreSimulatedPlans_data()
-    {
-        QTest::addColumn<Scenario>("scenario");
-        QTest::addColumn<int>("size");
-        QTest::addColumn<qulonglong>("batchTop");
-        QTest::addColumn<qulonglong>("sequenceTop");
-        QTest::addColumn<bool>("estimateWrongSomewhere");
-        QTest::addColumn<bool>("partlyEstimated");  // false: every cell is close enough to capacity to be simulated
-        QTest::newRow("Llama 3.2 3B bf16 mixed, H100")
-            << withTechnique("meta-llama/Llama-3.2-3B", "bf16-mixed-ckpt-flash", "h100-sxm-80gb") << 10 << 0ull << 0ull << true << false;
-        QTest::newRow("GPT-2 pure bf16 8-bit AdamW, RTX 3060")
-            << withTechnique("gpt2", "bf16-8bit-ckpt-flash", "rtx-3060-12gb") << 10 << 0ull << 0ull << true << true;
-        QTest::newRow("teaching scenario") << teachingScenario().value() << 16 << 0ull << 0ull << false << true;
-        QTest::newRow("Llama 3.2 1B inference, RTX 4090")
-            << withTechnique("meta-llama/Llama-3.2-1B", "inference-bf16", "rtx-4090") << 12 << 160ull << 40000ull << false << true;
-    }
-
-    void fitMapVerdictsAreSimulatedPlans()
-    {
-        QFETCH(Scenario, scenario);
-        QFETCH(int, size);
-        QFETCH(qulonglong, batchTop);
-        QFETCH(qulonglong, sequenceTop);
-        QFETCH(bool, estimateWrongSomewhere);
-        QFETCH(bool, partlyEstimated);
-        const FitMap map = computeFitMap(scenario, static_cast<std::size_t>(size), batchTop, sequenceTop);
-        QVERIFY(!map.error);
-        const std::size_t columns = map.batches.size();
-        QCOMPARE(map.fits.size(), columns * map.sequences.size());
-        QCOMPARE(map.simulated.size(), map.fits.size());
-        const ParameterTable table = buildParameterTable(scenario.model);
-        PlanOptions estimate;
-        estimate.estimateReserved = true;
-        std::size_t estimateWrong = 0, fitting = 0;
-        for (std::size_t cell = 0; cell < map.fits.size(); ++cell) {
-            Scenario s = scenario;
-            (s.mode == Mode::Train ? s.train.microBatch : s.inference.batch) = map.batches[cell % columns];
-            (s.mode == Mode::Train ? s.train.seqLen : s.inference.promptTokens) = map.sequences[cell / columns];
-            auto plan = makePlan(s, table);
-            const bool fits = plan && plan->fits;
-            fitting += fits ? 1 : 0;
-            if (map.fitsAt(cell % columns, cell / columns) != fits)
-                qWarning("cell %zu x %zu: map %d, makePlan %d", static_cast<std::size_t>(map.batches[cell % columns]),
-                         static_cast<std::size_t>(map.sequences[cell / columns]), int(map.fits[cell]), int(fits));
-            QCOMPARE(map.fitsAt(cell % columns, cell / columns), fits);
-            if (map.simulated[cell])
-                QCOMPARE(map.deviceUsedBytes[cell], plan ? plan->deviceUsedBytes : Bytes{0});
-            auto estimated = makePlan(s, table, estimate);
-            estimateWrong += (estimated && estimated->fits) != fits ? 1 : 0;
-        }
-        QVERIFY(fitting > 0 && fitting < map.fits.size());  // the map has a boundary
-        if (partlyEstimated)
-            QVERIFY(map.simulatedCells < map.fits.size() / 2);
-        if (estimateWrongSomewhere)
-            QVERIFY(estimateWrong > 0);
     }
 
     void sweepUsesTheFitSearch()
