@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 namespace headroom::cli {
 
@@ -79,7 +80,11 @@ std::string verdict(const Plan& plan)
 std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, const std::string& origin)
 {
     std::ostringstream out;
-    out << "Headroom plan: " << s.model.id << (s.model.approximate ? " (approximate, scaled from size)" : "") << " ("
+    // A Hub model names the revision it came from (12 digits of a commit, as git abbreviates).
+    out << "Headroom plan: " << s.model.id;
+    if (!s.model.revision.empty())
+        out << '@' << std::string_view(s.model.revision).substr(0, 12);
+    out << (s.model.approximate ? " (approximate, scaled from size)" : "") << " ("
         << params(static_cast<double>(plan.totalParameters)) << " parameters";
     if (plan.activeParameters != plan.totalParameters)
         out << ", " << params(static_cast<double>(plan.activeParameters)) << " active per token";

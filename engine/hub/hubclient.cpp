@@ -356,6 +356,7 @@ Result<HubModelInfo> HubImport::run()
         return *error;
     m_info.countsKnown = allRead;
     m_info.commit = m_commit;
+    m_info.model.spec.revision = m_commit.empty() ? m_ref.revision : m_commit;
     progress("");
     return std::move(m_info);
 }

@@ -139,6 +139,8 @@ ordered specToJson(const ModelSpec& spec)
         {"checkpoint_parameters", spec.checkpointParameters},
         {"checkpoint_dtype", spec.checkpointDtype},
     };
+    if (!spec.revision.empty())
+        out["revision"] = spec.revision;
     if (spec.hasVision())
         out["vision"] = visionToJson(spec.vision);
     return out;
@@ -154,7 +156,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
                  "rotary_fraction", "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
-                 "origin", "checkpoint_parameters", "checkpoint_dtype", "vision"});
+                 "origin", "revision", "checkpoint_parameters", "checkpoint_dtype", "vision"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
 
@@ -201,6 +203,9 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("approximate", spec.approximate);
     r.boolean("encoder", spec.encoder);
     r.string("origin", spec.origin);
+    // A branch, tag or commit hash (the Hub's REGEX_COMMIT_HASH is 40 hex
+    // digits; a branch name is at most a few hundred characters).
+    r.boundedString("revision", 256, spec.revision);
     r.integer("checkpoint_parameters", 0, 1'000'000'000'000'000ull, spec.checkpointParameters);
     r.string("checkpoint_dtype", spec.checkpointDtype);
     if (const auto vision = node.find("vision"); vision != node.end() && !error)
@@ -250,7 +255,8 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
         && a.head == b.head && a.numLabels == b.numLabels
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin
-        && a.checkpointParameters == b.checkpointParameters && a.checkpointDtype == b.checkpointDtype;
+        && a.checkpointParameters == b.checkpointParameters && a.checkpointDtype == b.checkpointDtype
+        && a.revision == b.revision;
 }
 
 

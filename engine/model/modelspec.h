@@ -118,7 +118,12 @@ struct ModelSpec {
 
     bool approximate = false;          // true for a model scaled from a size alone
     bool encoder = false;              // BERT-style: bidirectional, no causal lm_head
-    std::string origin;                // where this spec came from: "catalog", "config.json", "model-folder", "size"
+    std::string origin;                // where this spec came from: "catalog", "config.json", "model-folder", "size", "hub"
+    // From the Hugging Face Hub: the revision the files came from, the commit
+    // hash when the Hub or the cache named one, else the branch or tag asked
+    // for; empty otherwise. Kept in saved scenarios so the model can be
+    // fetched again as it was.
+    std::string revision;
     // From a model folder's safetensors headers: the exact stored parameter
     // count and the dominant stored dtype ("BF16"...); 0 / empty otherwise.
     std::uint64_t checkpointParameters = 0;

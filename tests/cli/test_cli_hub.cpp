@@ -151,6 +151,11 @@ private slots:
         QCOMPARE(spec.at("id").get<std::string>(), std::string("acme/tiny-llama"));
         QCOMPARE(spec.at("checkpoint_parameters").get<std::uint64_t>(), hubfixtures::sumOf(m_shards));
         QCOMPARE(spec.at("checkpoint_dtype").get<std::string>(), std::string("BF16"));
+        // The commit the files came from, so the saved scenario says which snapshot it planned.
+        QCOMPARE(spec.at("revision").get<std::string>(), hubfixtures::kCommit);
+        const Run text = runCli(words("plan --model acme/tiny-llama"), env());
+        QVERIFY2(text.out.contains("acme/tiny-llama@" + QString::fromStdString(hubfixtures::kCommit.substr(0, 12)).toUtf8()),
+                 text.describe());
         // What travelled: headers, never the 256 MiB of weights per shard.
         QVERIFY(m_server->bytesSent("/cdn/") < 3 * 2 * 65536);
     }

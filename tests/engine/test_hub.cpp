@@ -107,6 +107,7 @@ private slots:
         QCOMPARE(r->commit, kCommit);
         QCOMPARE(r->model.spec.id, std::string("acme/tiny-llama"));
         QCOMPARE(r->model.spec.origin, std::string("hub"));
+        QCOMPARE(r->model.spec.revision, kCommit);  // saved with the scenario (test_scenariofile)
         QCOMPARE(r->model.spec.hidden, std::uint64_t(64));
         QCOMPARE(r->fetched.size(), std::size_t(4));
         QVERIFY(r->notes.empty());

@@ -105,6 +105,7 @@ void compareSpecs(const ModelSpec& a, const ModelSpec& b)
     QCOMPARE(a.origin, b.origin);
     QCOMPARE(a.checkpointParameters, b.checkpointParameters);
     QCOMPARE(a.checkpointDtype, b.checkpointDtype);
+    QCOMPARE(a.revision, b.revision);
     QCOMPARE(a.vision.layers, b.vision.layers);
     QCOMPARE(a.vision.hidden, b.vision.hidden);
     QCOMPARE(a.vision.intermediate, b.vision.intermediate);
@@ -548,6 +549,7 @@ private slots:
         m.origin = "model-folder";
         m.checkpointParameters = 123456789;
         m.checkpointDtype = "BF16";
+        m.revision = "0123456789abcdef0123456789abcdef01234567";  // a Hub commit
         roundTrip(everyFieldSet(m), dir.path().toStdString());
     }
 
