@@ -71,6 +71,32 @@ inline ModelSpec tinyNeoX(std::uint64_t layers = 2, std::uint64_t hidden = 32, s
     return m;
 }
 
+// BertForSequenceClassification (modeling_bert.py): post-LN encoder, exact
+// GELU, learned positions, two token types, the pooler and a classifier over
+// numLabels; dropout off.
+inline ModelSpec tinyBert(std::uint64_t layers = 2, std::uint64_t hidden = 16, std::uint64_t heads = 4,
+                          std::uint64_t intermediate = 32, std::uint64_t vocab = 64, std::uint64_t positions = 32,
+                          std::uint64_t numLabels = 3)
+{
+    ModelSpec m = tinyLlama(layers, hidden, heads, heads, intermediate, vocab);
+    m.id = "tiny-bert";
+    m.modelType = "bert";
+    m.hfClass = "BertForSequenceClassification";
+    m.family = Family::Bert;
+    m.maxPositions = positions;
+    m.typeVocab = 2;
+    m.norm = NormKind::LayerNorm;
+    m.hiddenAct = "gelu";
+    m.gatedMlp = false;
+    m.qkvBias = m.attnOutBias = m.mlpBias = true;
+    m.learnedPositions = true;
+    m.encoder = true;
+    m.useCache = false;
+    m.head = ModelHead::SequenceClassification;
+    m.numLabels = numLabels;
+    return m;
+}
+
 inline Scenario tinyScenario(std::uint64_t layers = 2)
 {
     Scenario s;
