@@ -97,6 +97,26 @@ private slots:
         QVERIFY(j.at("notes").is_array());
     }
 
+    void bertClassifierFromConfigAgreesToTheByte()
+    {
+        // A config.json that says BertForSequenceClassification (2 layers, hidden
+        // 128, dropout 0.1, 2 labels), run small: planned == measured at every event.
+        const Run r = runCli({QStringLiteral("validate"), QStringLiteral("--backend"), QStringLiteral("cpu"),
+                              QStringLiteral("--config"), QStringLiteral(HEADROOM_TEST_DATA "/configs/bert-tiny-cls.json"),
+                              QStringLiteral("--peft"), QStringLiteral("none"), QStringLiteral("--weight-quant"),
+                              QStringLiteral("none"), QStringLiteral("--optimizer"), QStringLiteral("adamw"),
+                              QStringLiteral("--precision"), QStringLiteral("bf16-mixed"), QStringLiteral("--micro-batch"),
+                              QStringLiteral("2"), QStringLiteral("--seq-len"), QStringLiteral("16"),
+                              QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--json")});
+        QVERIFY2(r.finished && r.exitCode == 0, r.describe().constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("status").get<std::string>(), std::string("ok"));
+        QCOMPARE(j.at("measured").at("peak_bytes"), j.at("planned").at("peak_bytes"));
+        for (const json& e : j.at("events"))
+            QCOMPARE(e.at("measured_bytes"), e.at("planned_bytes"));
+        QCOMPARE(j.at("extrapolated").get<bool>(), false);
+    }
+
     void humanTableWithoutJson()
     {
         const Run r = runCli(validate({QStringLiteral("--steps"), QStringLiteral("1")}));
