@@ -45,9 +45,7 @@ std::string headroomProgramGap(const Scenario& s)
         if (s.train.peft.method != PeftMethod::None)
             return "LoRA on GPT-NeoX models";
     } else if (m.family == Family::Bert) {
-        if (!m.classifier())
-            return "BERT's masked-LM head (BertForMaskedLM; the sequence-classification head runs)";
-        if (m.numLabels < 2)
+        if (m.classifier() && m.numLabels < 2)
             return "a regression head (num_labels 1, MSELoss)";
         if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
             return "a BERT model without LayerNorm, learned positions and a plain MLP";
@@ -60,7 +58,8 @@ std::string headroomProgramGap(const Scenario& s)
         if (s.train.peft.method != PeftMethod::None)
             return "LoRA on BERT models";
         if (s.train.chunkedCrossEntropy)
-            return "chunked cross-entropy on a sequence classifier (one row of logits per sequence)";
+            return "chunked cross-entropy on BERT (its heads run whole: the MLM transform and decoder bias, or one "
+                   "row of logits per sequence)";
     } else {
         if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
             return "a GPT-2 model without LayerNorm, learned positions and a plain MLP";
@@ -419,11 +418,19 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         return;
     }
     const Phase headIn = chunked ? Phase::LossFwd : Phase::HeadFwd, headOut = chunked ? Phase::LossBwd : Phase::HeadBwd;
+    // BERT's MLM head (runtime/step/bertheadstep.cpp; modeling_bert.py
+    // BertLMPredictionHead) adds its transform dense (hidden x hidden) before
+    // the decoder, which is the tied word embedding.
+    const Bytes transformWeight = bert ? C * C : 0;
     if (z.copies) {
-        add(row::kHeadCopy, "16-bit copy of the lm_head (or tied embedding) weight in forward", Category::Temporaries,
-            V * C * p, headIn, headIn);
-        add(row::kHeadCopy, "the same copy made again in backward", Category::Temporaries, V * C * p, headOut, headOut);
+        add(row::kHeadCopy, "16-bit copy of the lm_head (or tied embedding) weight in forward; BERT: and the MLM "
+            "transform's", Category::Temporaries, (V * C + transformWeight) * p, headIn, headIn);
+        add(row::kHeadCopy, "the same copies made again in backward", Category::Temporaries,
+            (V * C + transformWeight) * p, headOut, headOut);
     }
+    if (bert)
+        add(row::kTransformSaved, "MLM transform: the dense output (read by GELU's backward) and GELU's output (the "
+            "LayerNorm's input)", Category::Activations, 2 * N * C * p, Phase::HeadFwd, Phase::HeadBwd);
     add(row::kFinalNorm, "final norm output and its fp32 statistics", Category::Activations, N * C * p + stats,
         Phase::HeadFwd, Phase::HeadBwd);
     add(row::kLossLse, "fp32 log-sum-exp per token, saved by the loss for its backward", Category::Logits, N * 4,
@@ -444,8 +451,9 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             Phase::HeadFwd, Phase::LossBwd);
         add(row::kLogitsGrad, "gradient of the logits, consumed by the lm_head backward", Category::Logits, N * V * p,
             Phase::LossBwd, Phase::HeadBwd);
-        add(row::kHeadGradIn, "gradient of the final norm output", Category::Temporaries, N * C * p, Phase::HeadBwd,
-            Phase::HeadBwd);
+        add(row::kHeadGradIn, bert ? "gradients of the MLM transform's LayerNorm output, GELU output and dense output"
+                                   : "gradient of the final norm output",
+            Category::Temporaries, (bert ? 3 : 1) * N * C * p, Phase::HeadBwd, Phase::HeadBwd);
     }
     add(row::kResidualGrad, "gradient of the residual stream, updated in place by every layer's backward",
         Category::Activations, N * C * p, Phase::HeadBwd, Phase::EmbedBwd);

@@ -43,6 +43,7 @@ inline constexpr const char* kEmbedBwd = "embed.bwd_temporaries";
 inline constexpr const char* kPooled = "head.pooled";
 inline constexpr const char* kHeadDropoutMask = "head.dropout_mask";
 inline constexpr const char* kClassifierIn = "head.classifier_in";
+inline constexpr const char* kTransformSaved = "head.transform_saved"; // BERT MLM: transform dense and GELU outputs
 
 // What one layer saves for its backward (one row each, per layer).
 inline constexpr const char* kSavedNorm1Rstd = "saved.norm1.rstd";

@@ -157,6 +157,11 @@ int main()
         s.model = testing::tinyBert(2, 64, 4, 128, 101, 32, 3);
         s.model.dropout = 0.1;
     });
+    add("bert masked lm bf16 mixed eager dropout", [](Scenario& s) {
+        s.model = testing::tinyBertMlm(2, 64, 4, 128, 101, 32);
+        s.model.dropout = 0.1;
+        s.train.precision = Precision::Bf16Mixed;
+    });
     add("bert classifier bf16 mixed fused checkpointed dropout", [](Scenario& s) {
         s.model = testing::tinyBert(2, 64, 4, 128, 101, 32, 3);
         s.model.dropout = 0.1;

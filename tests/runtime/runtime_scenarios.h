@@ -108,7 +108,7 @@ inline Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     return s;
 }
 
-// A BERT sequence classifier (BertForSequenceClassification) over the options
+// A BERT masked LM or sequence classifier (BertForMaskedLM, BertForSequenceClassification) over the options
 // the step program runs for it: every precision, optimizer, attention form and
 // checkpointing, accumulation, dropout on or off. Kept apart from
 // randomScenario so that its draws (and the GPU suite's scenarios) stay as they were.
@@ -120,6 +120,12 @@ inline Scenario randomBertScenario(std::mt19937_64& rng, std::size_t index)
     Scenario s = tinyScenario();
     const std::uint64_t heads = pick(1, 3), headDim = 2 * pick(1, 4);
     s.model = tinyBert(pick(1, 3), heads * headDim, heads, pick(4, 40), pick(16, 80), 20 + pick(0, 8), pick(2, 5));
+    if (index % 2 == 1) {
+        s.model.head = ModelHead::LanguageModel;
+        s.model.hfClass = "BertForMaskedLM";
+        s.model.numLabels = 0;
+        s.model.tieEmbeddings = true;
+    }
     s.model.hiddenAct = pick(0, 3) == 0 ? "gelu_new" : "gelu";
     s.model.dropout = pick(0, 1) == 0 ? 0.1 : 0.0;
     s.train.microBatch = pick(1, 3);

@@ -97,6 +97,20 @@ inline ModelSpec tinyBert(std::uint64_t layers = 2, std::uint64_t hidden = 16, s
     return m;
 }
 
+// BertForMaskedLM: the same encoder with the MLM head (transform dense, GELU,
+// LayerNorm, decoder tied to the word embeddings plus its bias).
+inline ModelSpec tinyBertMlm(std::uint64_t layers = 2, std::uint64_t hidden = 16, std::uint64_t heads = 4,
+                             std::uint64_t intermediate = 32, std::uint64_t vocab = 64, std::uint64_t positions = 32)
+{
+    ModelSpec m = tinyBert(layers, hidden, heads, intermediate, vocab, positions);
+    m.id = "tiny-bert-mlm";
+    m.hfClass = "BertForMaskedLM";
+    m.head = ModelHead::LanguageModel;
+    m.numLabels = 0;
+    m.tieEmbeddings = true;
+    return m;
+}
+
 inline Scenario tinyScenario(std::uint64_t layers = 2)
 {
     Scenario s;

@@ -72,15 +72,12 @@ private slots:
         s.model.parallelResidual = false;
         rejected(s, "GPT-NeoX without the parallel residual (use_parallel_residual false)");
         s = testing::tinyScenario();
-        s.model = testing::tinyBert();
-        s.model.head = ModelHead::LanguageModel;
-        s.model.numLabels = 0;
-        rejected(s, "BERT's masked-LM head (BertForMaskedLM; the sequence-classification head runs)");
         s.model = testing::tinyBert(2, 16, 4, 32, 64, 32, 1);
         rejected(s, "a regression head (num_labels 1, MSELoss)");
         s.model = testing::tinyBert();
         s.train.chunkedCrossEntropy = true;
-        rejected(s, "chunked cross-entropy on a sequence classifier (one row of logits per sequence)");
+        rejected(s, "chunked cross-entropy on BERT (its heads run whole: the MLM transform and decoder bias, or one "
+                    "row of logits per sequence)");
         s = testing::tinyScenario();
         s.train.optimizer = Optimizer::Galore;
         rejected(s, "optimizer galore");
@@ -159,14 +156,16 @@ private slots:
         QVERIFY(accumulatingRuns > 10);
     }
 
-    void randomisedBertClassifiersAgreeToTheByte()
+    void randomisedBertModelsAgreeToTheByte()
     {
-        // BertForSequenceClassification: post-LN encoder layers, bidirectional
-        // attention, embedding LayerNorm, pooler, classifier (runtime/step/bertlayer.cpp, bertheadstep.cpp).
+        // BertForMaskedLM and BertForSequenceClassification: post-LN encoder
+        // layers, bidirectional attention, embedding LayerNorm, the MLM
+        // transform and tied decoder, or pooler and classifier
+        // (runtime/step/bertlayer.cpp, bertheadstep.cpp).
         std::mt19937_64 rng(20261125);
         auto backend = rt::makeCpuBackend();
         constexpr std::size_t kScenarios = 48;
-        std::size_t dropoutRuns = 0, checkpointedRuns = 0, accumulatingRuns = 0, eagerRuns = 0;
+        std::size_t dropoutRuns = 0, checkpointedRuns = 0, accumulatingRuns = 0, eagerRuns = 0, classifierRuns = 0;
         for (std::size_t i = 0; i < kScenarios; ++i) {
             const Scenario s = randomBertScenario(rng, i);
             checkAgreement(s, *backend, i + 1);
@@ -176,7 +175,9 @@ private slots:
             checkpointedRuns += s.train.checkpointing != Checkpointing::None ? 1 : 0;
             accumulatingRuns += s.train.gradAccum > 1 ? 1 : 0;
             eagerRuns += s.train.attention == Attention::Eager ? 1 : 0;
+            classifierRuns += s.model.classifier() ? 1 : 0;
         }
+        QCOMPARE(classifierRuns, kScenarios / 2);
         QVERIFY(dropoutRuns > 12);
         QVERIFY(checkpointedRuns > 12);
         QVERIFY(accumulatingRuns > 6);

@@ -190,12 +190,14 @@ private slots:
         r = runCli(validate({QStringLiteral("--optimizer"), QStringLiteral("galore")}));
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("not supported by the cpu backend yet: optimizer galore"), r.err.constData());
-        // BERT runs as a sequence classifier only: the masked-LM head is refused by name.
+        // A BERT regressor (one label, MSELoss) is not in the step program: refused by name.
         r = runCli({QStringLiteral("validate"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--model"),
-                    QStringLiteral("bert-base-uncased"), QStringLiteral("--peft"), QStringLiteral("none"),
+                    QStringLiteral("bert-base-uncased"), QStringLiteral("--head"), QStringLiteral("sequence-classification"),
+                    QStringLiteral("--num-labels"), QStringLiteral("1"), QStringLiteral("--peft"), QStringLiteral("none"),
                     QStringLiteral("--weight-quant"), QStringLiteral("none")});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("not supported by the cpu backend yet: BERT's masked-LM head"), r.err.constData());
+        QVERIFY2(r.err.contains("not supported by the cpu backend yet: a regression head (num_labels 1, MSELoss)"),
+                 r.err.constData());
         r = runCli(validate({QStringLiteral("--inject-fault"), QStringLiteral("sometimes")}));
         QCOMPARE(r.exitCode, 2);
         // A model far beyond the CPU backend is refused, not attempted.

@@ -254,6 +254,16 @@ private slots:
                 checkFiniteDifferences(s, 3 * (2 * 16 + 9));
             }
         }
+        // BertForMaskedLM: the transform (dense, GELU, LayerNorm) and the
+        // decoder tied to the word embeddings, with its own bias.
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            Scenario s = testing::tinyScenario(2);
+            s.model = testing::tinyBertMlm(2);
+            s.model.dropout = attention == Attention::Eager ? 0.0 : 0.2;
+            s.train.attention = attention;
+            // Per layer 16; word, position, token type, LayerNorm (2), transform (2), its LayerNorm (2), decoder bias.
+            checkFiniteDifferences(s, 3 * (2 * 16 + 10));
+        }
     }
 
     void adapterGradientsMatchFiniteDifferences()
@@ -304,7 +314,7 @@ private slots:
                 Scenario s = testing::tinyScenario(3);
                 if (family == Family::Bert) {
                     // The recompute writes the layer's output again, and draws the forward's masks.
-                    s.model = testing::tinyBert(3);
+                    s.model = attention == Attention::Eager ? testing::tinyBert(3) : testing::tinyBertMlm(3);
                     s.model.dropout = 0.1;
                 } else if (family == Family::Gpt2) {
                     // With dropout: the recompute draws the forward's masks.

@@ -455,6 +455,9 @@ private slots:
             s.train.precision = Precision::Bf16Mixed;
             s.train.checkpointing = Checkpointing::Full;
             add("bert classifier bf16 mixed fused dropout checkpointed", s);
+            s.model = testing::tinyBertMlm();
+            s.model.dropout = 0.1;
+            add("bert masked lm bf16 mixed fused dropout checkpointed", s);
         }
     }
 

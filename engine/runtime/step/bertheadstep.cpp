@@ -1,5 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// BertForSequenceClassification's head on tracked buffers (modeling_bert.py):
+// BERT's two heads on tracked buffers (modeling_bert.py).
+//
+// BertForMaskedLM (BertOnlyMLMHead -> BertLMPredictionHead):
+//   transform:       h' = LayerNorm(gelu(dense(h)))        BertPredictionHeadTransform, every token
+//   decoder:         logits = h' · word_embeddingsᵀ + bias  tied to the word embeddings
+//   loss:            CrossEntropyLoss over the vocabulary (every token is a target here)
+// The transform's LayerNorm output and statistics are the final-norm buffers
+// (row final_norm.saved); the decoder is the lm_head matmul with a bias.
+//
+// BertForSequenceClassification:
 //   BertPooler:      pooled = tanh(dense(h[:, 0]))   the first ([CLS]) token of each sequence
 //   forward:         logits = classifier(dropout(pooled))   dropout: classifier_dropout, else
 //                                                           hidden_dropout_prob (ModelSpec::dropout)
@@ -85,6 +94,63 @@ void Trainer::Impl::classifierBackward()
     pooled.release();
     headMask.release();
     classifierIn.release();
+}
+
+void Trainer::Impl::mlmHeadForward()
+{
+    const Tensor& last = d.L > 0 ? layerOut[d.L - 1] : embedOut;
+    const bool tanh = tanhGelu(scenario.model.hiddenAct);
+    Tensor transformCopy;
+    if (prec.weightCopies) {
+        transformCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, globals[TransformW].numel());
+        ops.cast(transformCopy, globals[TransformW].value);
+    }
+    const Tensor& transformW = prec.weightCopies ? transformCopy : globals[TransformW].value;
+    // The dense output (GELU's backward reads it) and GELU's output (the LayerNorm's input), both saved.
+    transformPre = makeTensor(alloc, row::kTransformSaved, Category::Activations, prec.act, d.N * d.C);
+    transformAct = makeTensor(alloc, row::kTransformSaved, Category::Activations, prec.act, d.N * d.C);
+    ops.matmulForward(transformPre, last, transformW, globals[TransformB].value, d.N, d.C, d.C);
+    ops.geluForward(transformAct, transformPre, d.N * d.C, tanh);
+    finalNormForward(transformAct);
+    makeHeadCopy();
+    logits = makeTensor(alloc, row::kLogits, Category::Logits, prec.act, d.N * d.V);
+    ops.matmulForward(logits, finalOut, headWeight(), globals[DecoderBias].value, d.N, d.C, d.V);
+    headCopy.release();
+}
+
+void Trainer::Impl::mlmHeadBackward()
+{
+    if (accum == 1)
+        allocateGrads(Phase::HeadBwd, 0);
+    const Tensor& last = d.L > 0 ? layerOut[d.L - 1] : embedOut;
+    const bool tanh = tanhGelu(scenario.model.hiddenAct);
+    Tensor transformCopy;
+    if (prec.weightCopies) {
+        transformCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, globals[TransformW].numel());
+        ops.cast(transformCopy, globals[TransformW].value);
+    }
+    const Tensor& transformW = prec.weightCopies ? transformCopy : globals[TransformW].value;
+    makeHeadCopy();
+    residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
+    auto temp = [&] { return makeTensor(alloc, row::kHeadGradIn, Category::Temporaries, prec.act, d.N * d.C); };
+    // The gradients of the LayerNorm's output, GELU's output and the dense output.
+    Tensor dNormOut = temp(), dAct = temp(), dPre = temp();
+    ops.matmulBackward(dNormOut, headGrad(), globals[DecoderBias].grad, logitsGrad, finalOut, headWeight(), d.N, d.C,
+                       d.V);
+    ops.layernormBackward(dAct, globals[FinalNorm].grad, globals[FinalNormB].grad, dNormOut, transformAct,
+                          globals[FinalNorm].value, finalRstd, d.N, d.C);
+    ops.geluBackward(dPre, dAct, transformPre, d.N * d.C, tanh);
+    ops.matmulBackward(residualGrad, globals[TransformW].grad, globals[TransformB].grad, dPre, last, transformW, d.N,
+                       d.C, d.C);
+    dNormOut.release();
+    dAct.release();
+    dPre.release();
+    logitsGrad.release();
+    finalOut.release();
+    finalRstd.release();
+    transformPre.release();
+    transformAct.release();
+    headCopy.release();
 }
 
 } // namespace headroom::rt

@@ -26,6 +26,8 @@ constexpr double kNormEps = 1e-6;
 constexpr double kRopeTheta = 10000.0;
 // GPT-2's layer_norm_epsilon (transformers GPT2Config).
 constexpr double kLayerNormEps = 1e-5;
+// BertConfig.layer_norm_eps: also the MLM transform's LayerNorm (BertPredictionHeadTransform).
+constexpr double kBertLayerNormEps = 1e-12;
 
 } // namespace
 
@@ -237,6 +239,12 @@ void Trainer::Impl::allocateModel()
         param(globals[PoolerB], "pooler.dense.bias", d.C, 1, classifier);
         param(globals[ClassifierW], "classifier", m.numLabels, d.C, classifier);
         param(globals[ClassifierB], "classifier.bias", m.numLabels, 1, classifier);
+        // BertForMaskedLM's cls.predictions: transform, its LayerNorm, the decoder's bias.
+        param(globals[TransformW], "cls.predictions.transform.dense", d.C, d.C, !classifier);
+        param(globals[TransformB], "cls.predictions.transform.dense.bias", d.C, 1, !classifier);
+        param(globals[FinalNorm], "cls.predictions.transform.LayerNorm", d.C, 1, !classifier);
+        param(globals[FinalNormB], "cls.predictions.transform.LayerNorm.bias", d.C, 1, !classifier);
+        param(globals[DecoderBias], "cls.predictions.bias", d.V, 1, !classifier);
     } else {
         param(globals[Embed], gpt2 ? "wte" : neox ? "embed_in" : "embed_tokens", d.V, d.C, true);
         param(globals[FinalNorm], gpt2 ? "ln_f" : neox ? "final_layer_norm" : "norm", d.C, 1, true);
@@ -351,10 +359,10 @@ const Tensor& Trainer::Impl::headWeight() const
 {
     if (prec.weightCopies)
         return headCopy;
-    return globals[scenario.model.tieEmbeddings ? Embed : LmHead].value;
+    return globals[tiedHead() ? Embed : LmHead].value;
 }
 
-Tensor& Trainer::Impl::headGrad() { return globals[scenario.model.tieEmbeddings ? Embed : LmHead].grad; }
+Tensor& Trainer::Impl::headGrad() { return globals[tiedHead() ? Embed : LmHead].grad; }
 
 void Trainer::Impl::embedForward(const std::int32_t* batch)
 {
@@ -390,7 +398,7 @@ void Trainer::Impl::makeHeadCopy()
 {
     if (!prec.weightCopies)
         return;
-    const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
+    const Param& src = globals[tiedHead() ? Embed : LmHead];
     headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
     ops.cast(headCopy, src.value);
 }
@@ -399,6 +407,10 @@ void Trainer::Impl::headForward()
 {
     if (classifier) {
         classifierForward();
+        return;
+    }
+    if (mlmHead()) {
+        mlmHeadForward();
         return;
     }
     const Tensor& x = d.L > 0 ? layerOut[d.L - 1] : embedOut;
@@ -419,7 +431,7 @@ void Trainer::Impl::finalNormForward(const Tensor& x)
     finalOut = makeTensor(alloc, row::kFinalNorm, Category::Activations, prec.act, d.N * d.C);
     if (layerNorm)
         ops.layernormForward(finalOut, finalRstd, x, globals[FinalNorm].value, globals[FinalNormB].value, d.N, d.C,
-                             kLayerNormEps);
+                             bert ? kBertLayerNormEps : kLayerNormEps);
     else
         ops.rmsnormForward(finalOut, finalRstd, x, globals[FinalNorm].value, d.N, d.C, kNormEps);
 }
@@ -452,6 +464,10 @@ void Trainer::Impl::headBackward()
 {
     if (classifier) {
         classifierBackward();
+        return;
+    }
+    if (mlmHead()) {
+        mlmHeadBackward();
         return;
     }
     if (chunked()) {
@@ -616,6 +632,8 @@ void Trainer::Impl::releaseMicroBatch()
     pooled.release();
     headMask.release();
     classifierIn.release();
+    transformPre.release();
+    transformAct.release();
     for (auto& s : saves)
         s = LayerSaves{};
     for (auto& t : layerOut)

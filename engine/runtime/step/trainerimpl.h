@@ -38,10 +38,13 @@ PrecisionPlan precisionPlan(Precision p);
 enum LayerParam : std::size_t { Norm1, Wq, Bq, Wk, Bk, Wv, Bv, Wo, Bo, Norm2, Wg, Wu, Wd, Norm1B, Norm2B, Bu, Bd, kLayerParams };
 // BERT (modeling_bert.py): Embed, Wpe and TypeEmbed are word, position and
 // token type embeddings, EmbedNorm/EmbedNormB the embeddings' LayerNorm;
-// the sequence classifier adds BertPooler's dense and the classifier.
+// the sequence classifier adds BertPooler's dense and the classifier; the
+// masked-LM head (BertLMPredictionHead) its transform dense (TransformW/B),
+// the transform's LayerNorm in FinalNorm/FinalNormB, and the decoder's bias
+// (the decoder weight is the word embedding).
 enum GlobalParam : std::size_t {
     Embed, FinalNorm, LmHead, FinalNormB, Wpe,
-    TypeEmbed, EmbedNorm, EmbedNormB, PoolerW, PoolerB, ClassifierW, ClassifierB,
+    TypeEmbed, EmbedNorm, EmbedNormB, PoolerW, PoolerB, ClassifierW, ClassifierB, TransformW, TransformB, DecoderBias,
     kGlobalParams
 };
 
@@ -127,6 +130,8 @@ struct Trainer::Impl {
     // BERT: the embeddings' LayerNorm input and statistics; the classifier
     // head's pooled output (tanh), its dropout mask and dropped copy.
     Tensor embedSum, embedStats, pooled, headMask, classifierIn;
+    // BERT's masked-LM head: the transform dense's output and GELU's, saved.
+    Tensor transformPre, transformAct;
     Tensor tokens, targets, embedOut, finalRstd, finalOut, logits, lossLse, logitsGrad, residualGrad, headCopy;
     std::vector<LayerSaves> saves;
     std::vector<Tensor> layerOut;
@@ -173,6 +178,11 @@ struct Trainer::Impl {
     std::size_t lossWidth() const { return classifier ? scenario.model.numLabels : d.V; }
     void classifierForward();
     void classifierBackward();
+    bool mlmHead() const { return bert && !classifier; }
+    // The lm_head is the word embedding (tied, or BERT's MLM decoder, always tied).
+    bool tiedHead() const { return scenario.model.tieEmbeddings || bert; }
+    void mlmHeadForward();
+    void mlmHeadBackward();
     void neoxForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void neoxBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
     // GPT-2's c_attn and GPT-NeoX's query_key_value (gpt2layer.cpp).
