@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Causal grouped-query attention, the two forms of runtime/cpu/attention.h
+// Causal (or bidirectional) grouped-query attention, the two forms of runtime/cpu/attention.h
 // and runtime/cpu/flashattention.h (formulas and sources there).
 // q, out, dout, dq (B,T,NH,HD); k, v, dk, dv (B,T,NKV,HD); all in dtype.
 #pragma once
@@ -19,6 +19,8 @@ struct AttentionDims {
     // of its mask (runtime/cpu/dropoutrng.h), element ((b·NH + h)·T + t)·T + s.
     float dropout = 0.0f;
     std::uint64_t dropoutStream = 0;
+    // false: an encoder's bidirectional attention (BERT), every key for every query.
+    bool causal = true;
 };
 
 // Eager: the scores go through cuBLASLt (one strided-batched GEMM per query

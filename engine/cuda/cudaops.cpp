@@ -302,6 +302,27 @@ public:
         check(activationBackward(m_context, tanh ? Activation::geluTanh : Activation::gelu, deviceType(dout.dtype),
                                  ptr(dinp), ptr(dout), ptr(inp), n));
     }
+    void tanhForward(const Tensor& out, const Tensor& inp, std::size_t n) override
+    {
+        same(out, inp);
+        check(cuda::tanhForward(m_context, deviceType(out.dtype), ptr(out), ptr(inp), n));
+    }
+    void tanhBackward(const Tensor& dinp, const Tensor& dout, const Tensor& out, std::size_t n) override
+    {
+        same(dinp, dout);
+        same(dout, out);
+        check(cuda::tanhBackward(m_context, deviceType(dout.dtype), ptr(dinp), ptr(dout), ptr(out), n));
+    }
+    void addRowToRows(const Tensor& out, At row, std::size_t rows, std::size_t C) override
+    {
+        check(cuda::addRowToRows(m_context, deviceType(out.dtype), deviceType(row.tensor->dtype), ptr(out), ptr(row),
+                                 rows, C));
+    }
+    void sumRowsInto(At drow, const Tensor& dout, std::size_t rows, std::size_t C) override
+    {
+        check(cuda::sumRowsInto(m_context, deviceType(dout.dtype), deviceType(drow.tensor->dtype), ptr(drow),
+                                ptr(dout), rows, C));
+    }
 
     // LoRA: A, B fp32; x, y, saved in the activation dtype. cuBLASLt takes
     // both operands of a GEMM in one dtype, so under 16-bit activations A and
@@ -467,7 +488,7 @@ private:
     }
     static AttentionDims dims(const cpu::AttentionShape& s)
     {
-        return {s.B, s.T, s.NH, s.NKV, s.HD, s.dropout, s.dropoutStream};
+        return {s.B, s.T, s.NH, s.NKV, s.HD, s.dropout, s.dropoutStream, s.causal};
     }
     static AdamWConfig adamw(const cpu::AdamWConfig& c) { return {c.lr, c.beta1, c.beta2, c.eps, c.weightDecay}; }
     static AdafactorConfig adafactor(const cpu::AdafactorConfig& c)

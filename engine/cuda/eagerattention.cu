@@ -18,13 +18,14 @@ using detail::blockSum;
 using detail::load;
 using detail::store;
 
-// In place: P[t,:] = softmax over s <= t of the scores, 0 above the diagonal.
+// In place: P[t,:] = softmax over s <= t of the scores, 0 above the diagonal;
+// over every s when not causal (an encoder's attention).
 template <typename T>
-__global__ void causalSoftmaxKernel(T* att, std::size_t T_)
+__global__ void causalSoftmaxKernel(T* att, std::size_t T_, bool causal)
 {
     __shared__ float scratch[32];
     const std::size_t row = blockIdx.x; // (b,h,t)
-    const std::size_t t = row % T_;
+    const std::size_t t = causal ? row % T_ : T_ - 1; // the last key the query sees
     T* p = att + row * T_;
     float m = -INFINITY;
     for (std::size_t s = threadIdx.x; s <= t; s += blockDim.x)
@@ -43,10 +44,10 @@ __global__ void causalSoftmaxKernel(T* att, std::size_t T_)
 // 0 above the diagonal, as the CPU reference writes them.
 template <typename T>
 __global__ void attentionDropoutKernel(std::uint8_t* mask, T* dropped, const T* att, std::size_t T_,
-                                       std::uint32_t threshold, float keepScale, std::uint64_t stream)
+                                       std::uint32_t threshold, float keepScale, std::uint64_t stream, bool causal)
 {
     const std::size_t row = blockIdx.x; // (b,h,t)
-    const std::size_t t = row % T_;
+    const std::size_t t = causal ? row % T_ : T_ - 1; // the last key the query sees
     for (std::size_t s = threadIdx.x; s < T_; s += blockDim.x) {
         const std::size_t i = row * T_ + s;
         const bool keep = s <= t && cpu::dropoutKeep(stream, i, threshold);
@@ -59,11 +60,11 @@ __global__ void attentionDropoutKernel(std::uint8_t* mask, T* dropped, const T* 
 // first taken through the mask (M/(1 − p) · dP of the dropped probabilities).
 template <typename T>
 __global__ void softmaxBackwardKernel(T* datt, const T* att, std::size_t T_, float scale, const std::uint8_t* mask,
-                                      float keepScale)
+                                      float keepScale, bool causal)
 {
     __shared__ float scratch[32];
     const std::size_t row = blockIdx.x;
-    const std::size_t t = row % T_;
+    const std::size_t t = causal ? row % T_ : T_ - 1; // the last key the query sees
     T* d = datt + row * T_;
     const T* p = att + row * T_;
     const std::uint8_t* m = mask ? mask + row * T_ : nullptr;
@@ -142,14 +143,15 @@ Status eagerAttentionForward(Context& context, DType dtype, void* out, void* att
     HR_TRY(detail::dispatch(dtype, [&](auto tag) -> Status {
         using E = decltype(tag);
         causalSoftmaxKernel<E><<<static_cast<unsigned>(dims.B * dims.NH * dims.T), 256, 0, streamOf(context)>>>(
-            static_cast<E*>(att), dims.T);
+            static_cast<E*>(att), dims.T, dims.causal);
         HR_LAUNCHED();
         if (dropout) {
             attentionDropoutKernel<E><<<static_cast<unsigned>(dims.B * dims.NH * dims.T), 256, 0,
                                         streamOf(context)>>>(mask, static_cast<E*>(dropped),
                                                              static_cast<const E*>(att), dims.T,
                                                              cpu::dropoutThreshold(dims.dropout),
-                                                             cpu::dropoutScale(dims.dropout), dims.dropoutStream);
+                                                             cpu::dropoutScale(dims.dropout), dims.dropoutStream,
+                                                             dims.causal);
             HR_LAUNCHED();
         }
         return {};
@@ -197,7 +199,7 @@ Status eagerAttentionBackward(Context& context, DType dtype, void* dq, void* dk,
         using E = decltype(tag);
         softmaxBackwardKernel<E><<<static_cast<unsigned>(dims.B * dims.NH * dims.T), 256, 0, streamOf(context)>>>(
             static_cast<E*>(datt), static_cast<const E*>(att), dims.T, scale, dropout ? mask : nullptr,
-            cpu::dropoutScale(dims.dropout));
+            cpu::dropoutScale(dims.dropout), dims.causal);
         HR_LAUNCHED();
         return {};
     }));

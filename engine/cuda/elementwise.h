@@ -29,6 +29,19 @@ Status swigluForward(Context& context, DType dtype, void* out, const void* gate,
 Status swigluBackward(Context& context, DType dtype, void* dgate, void* dup, const void* dout, const void* gate,
                       const void* up, std::size_t n);
 
+// out = tanh(inp), out may be inp; dinp += dout·(1 − out²) from the forward's
+// output (BERT's pooler; runtime/cpu/activations.h).
+Status tanhForward(Context& context, DType dtype, void* out, const void* inp, std::size_t n);
+Status tanhBackward(Context& context, DType dtype, void* dinp, const void* dout, const void* out, std::size_t n);
+
+// runtime/cpu/rowbroadcast.h: out (rows, C, dtype) += row (C, rowType) on
+// every row; drow (C, rowType) += the column sums of dout (rows, C, dtype),
+// one thread per column summing down it in fp32.
+Status addRowToRows(Context& context, DType dtype, DType rowType, void* out, const void* row, std::size_t rows,
+                    std::size_t C);
+Status sumRowsInto(Context& context, DType dtype, DType rowType, void* drow, const void* dout, std::size_t rows,
+                   std::size_t C);
+
 // out += inp (residual connections, gradient accumulation).
 Status addInPlace(Context& context, DType dtype, void* out, const void* inp, std::size_t n);
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Fused causal GQA attention in O(T) memory (runtime/cpu/flashattention.h has
+// Fused causal (or an encoder's bidirectional) GQA attention in O(T) memory (runtime/cpu/flashattention.h has
 // the algorithm and its sources: online softmax, Milakov & Gimelshein 2018;
 // FlashAttention, Dao et al. 2022 §3.1; backward with D_t = dout_t·out_t and
 // recomputed P, FlashAttention-2, Dao 2023, Algorithm 2).
@@ -41,6 +41,7 @@ struct Dims {
     std::uint32_t dropThreshold; // 0: no dropout
     float keepScale;
     std::uint64_t stream;
+    bool causal; // false: an encoder's attention, every key for every query
 };
 
 // P·M/(1 − p) for element ((b·NH + h)·T + t)·T + s of the scores.
@@ -102,18 +103,19 @@ __global__ void __launch_bounds__(kWarps * 32)
         loadRow(qRow, q, t, dims.NH, h, HD, b, dims.T);
     float acc[kMaxSlots] = {};
     float m = -INFINITY, l = 0.0f;
-    const int lastKey = min(firstQuery + kWarps - 1, dims.T - 1);
+    const int lastKey = dims.causal ? min(firstQuery + kWarps - 1, dims.T - 1) : dims.T - 1;
+    const int lastSeen = dims.causal ? t : dims.T - 1; // the last key row t sees
     for (int s0 = 0; s0 <= lastKey; s0 += Bc) {
         __syncthreads(); // the previous tile is consumed
         loadTile<T, Bc>(kTile, k, s0, dims.T, dims.NKV, kvHead, HD, b);
         loadTile<T, Bc>(vTile, v, s0, dims.T, dims.NKV, kvHead, HD, b);
         __syncthreads();
-        if (!active || s0 > t)
+        if (!active || s0 > lastSeen)
             continue;
         float score = -INFINITY;
-        if (lane < Bc && s0 + lane <= t)
+        if (lane < Bc && s0 + lane <= lastSeen)
             score = scale * dotRow(qRow, kTile + lane * stride, HD);
-        const float mNew = fmaxf(m, warpMax(score)); // finite: key s0 <= t is in this tile
+        const float mNew = fmaxf(m, warpMax(score)); // finite: key s0 <= lastSeen is in this tile
         const float p = score == -INFINITY ? 0.0f : expf(score - mNew);
         const float correction = expf(m - mNew); // 0 on the first tile (m = −inf)
         l = l * correction + warpSum(p);
@@ -187,16 +189,17 @@ __global__ void __launch_bounds__(kWarps * 32)
     }
     __syncwarp();
     float acc[kMaxSlots] = {};
-    const int lastKey = min(firstQuery + kWarps - 1, dims.T - 1);
+    const int lastKey = dims.causal ? min(firstQuery + kWarps - 1, dims.T - 1) : dims.T - 1;
+    const int lastSeen = dims.causal ? t : dims.T - 1; // the last key row t sees
     for (int s0 = 0; s0 <= lastKey; s0 += Bc) {
         __syncthreads();
         loadTile<T, Bc>(kTile, k, s0, dims.T, dims.NKV, kvHead, HD, b);
         loadTile<T, Bc>(vTile, v, s0, dims.T, dims.NKV, kvHead, HD, b);
         __syncthreads();
-        if (!active || s0 > t)
+        if (!active || s0 > lastSeen)
             continue;
         float ds = 0.0f;
-        if (lane < Bc && s0 + lane <= t) {
+        if (lane < Bc && s0 + lane <= lastSeen) {
             const float p = expf(scale * dotRow(qRow, kTile + lane * stride, HD) - L);
             // dP through the mask: M/(1 − p) · dout·v (1 without dropout).
             const float dp = dropped(dims, dotRow(doRow, vTile + lane * stride, HD), b, h, t, s0 + lane);
@@ -252,7 +255,7 @@ __global__ void __launch_bounds__(kWarps * 32)
     for (int g = 0; g < group; ++g) {
         const int h = kvHead * group + g;
         const std::size_t statsBase = (static_cast<std::size_t>(b) * dims.NH + h) * dims.T;
-        for (int t0 = firstKey; t0 < dims.T; t0 += Bc) {
+        for (int t0 = dims.causal ? firstKey : 0; t0 < dims.T; t0 += Bc) {
             __syncthreads();
             loadTile<T, Bc>(qTile, q, t0, dims.T, dims.NH, h, HD, b);
             loadTile<T, Bc>(doTile, dout, t0, dims.T, dims.NH, h, HD, b);
@@ -262,11 +265,11 @@ __global__ void __launch_bounds__(kWarps * 32)
                 dTile[j] = inside ? delta[statsBase + t0 + j] : 0.0f;
             }
             __syncthreads();
-            if (!active || t0 + Bc <= s)
+            if (!active || (dims.causal && t0 + Bc <= s))
                 continue;
             float p = 0.0f, ds = 0.0f;
             const int t = t0 + lane;
-            if (lane < Bc && t < dims.T && t >= s) {
+            if (lane < Bc && t < dims.T && (!dims.causal || t >= s)) {
                 p = expf(scale * dotRow(kRow, qTile + lane * stride, HD) - lTile[lane]);
                 const float dp = dropped(dims, dotRow(vRow, doTile + lane * stride, HD), b, h, t, s);
                 ds = p * (dp - dTile[lane]);
@@ -314,7 +317,7 @@ Status checkFlash(const AttentionDims& d)
 Dims dimsOf(const AttentionDims& d)
 {
     return {static_cast<int>(d.T), static_cast<int>(d.NH), static_cast<int>(d.NKV), static_cast<int>(d.HD),
-            cpu::dropoutThreshold(d.dropout), cpu::dropoutScale(d.dropout), d.dropoutStream};
+            cpu::dropoutThreshold(d.dropout), cpu::dropoutScale(d.dropout), d.dropoutStream, d.causal};
 }
 
 // Bc = 32 keys per tile up to HD 128, 16 beyond, so shared memory stays under

@@ -15,9 +15,10 @@ std::string headroomProgramGap(const Scenario& s)
     const ModelSpec& m = s.model;
     if (s.mode != Mode::Train)
         return "inference";
-    if (m.classifier())
-        return "the sequence-classification head";  // the step program has a language-model head only
-    if (m.family != Family::Llama && m.family != Family::Gpt2 && m.family != Family::GptNeoX)
+    if (m.classifier() && m.family != Family::Bert)
+        return "the sequence-classification head";  // BERT's only (model/modelhead.h)
+    if (m.family != Family::Llama && m.family != Family::Gpt2 && m.family != Family::GptNeoX &&
+        m.family != Family::Bert)
         return std::string("model family ") + familyName(m.family);
     if (m.isMoe())
         return "mixture of experts";
@@ -43,6 +44,22 @@ std::string headroomProgramGap(const Scenario& s)
             return "a rotary dimension (head_dim x rotary_pct = " + std::to_string(rotary) + ") that is not a positive even number";
         if (s.train.peft.method != PeftMethod::None)
             return "LoRA on GPT-NeoX models";
+    } else if (m.family == Family::Bert) {
+        if (m.classifier() && m.numLabels < 2)
+            return "a regression head (num_labels 1, MSELoss)";
+        if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
+            return "a BERT model without LayerNorm, learned positions and a plain MLP";
+        if (m.typeVocab == 0)
+            return "a BERT model without token type embeddings (type_vocab_size 0)";
+        if (m.hiddenAct != "gelu" && m.hiddenAct != "gelu_new" && m.hiddenAct != "gelu_pytorch_tanh")
+            return "MLP activation " + m.hiddenAct;
+        if (s.train.seqLen > m.maxPositions)
+            return "sequence longer than the model's learned positions";
+        if (s.train.peft.method != PeftMethod::None)
+            return "LoRA on BERT models";
+        if (s.train.chunkedCrossEntropy)
+            return "chunked cross-entropy on BERT (its heads run whole: the MLM transform and decoder bias, or one "
+                   "row of logits per sequence)";
     } else {
         if (m.norm != NormKind::LayerNorm || m.gatedMlp || !m.learnedPositions || m.parallelResidual)
             return "a GPT-2 model without LayerNorm, learned positions and a plain MLP";
@@ -156,6 +173,45 @@ Bytes stateBytes(Optimizer o, const ParamTensor& t, Bytes stateSize)
     }
 }
 
+// BertForSequenceClassification's head as runtime/step/bertheadstep.cpp runs
+// it (modeling_bert.py BertPooler: tanh(dense(first token)); dropout;
+// classifier; CrossEntropyLoss over num_labels, one label per sequence).
+void addClassifierRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const ModelSpec& m = ctx.model;
+    const TrainConfig& tc = ctx.scenario.train;
+    const Bytesizes z = bytesizes(tc.precision, tc.peft.method != PeftMethod::None);
+    const Bytes B = tc.microBatch, N = satMul(B, tc.seqLen), C = m.hidden, L = m.numLabels, p = z.act;
+    const bool dropout = m.dropout > 0;
+    auto add = [&](const char* name, const char* source, Category c, Bytes bytes, Phase from, Phase to) {
+        rows.push_back(TensorRow{name, source, c, bytes, from, to, LayerSet::Global, false});
+    };
+    if (z.copies) {
+        add(row::kHeadCopy, "16-bit copies of the pooler (hidden x hidden) and classifier (labels x hidden) weights",
+            Category::Temporaries, (C * C + L * C) * p, Phase::HeadFwd, Phase::HeadFwd);
+        add(row::kHeadCopy, "the same copies made again in backward", Category::Temporaries, (C * C + L * C) * p,
+            Phase::HeadBwd, Phase::HeadBwd);
+    }
+    add(row::kPooled, "pooler output tanh(dense(first token)), one vector per sequence: saved by tanh", Category::Activations,
+        B * C * p, Phase::HeadFwd, Phase::HeadBwd);
+    if (dropout) {
+        add(row::kHeadDropoutMask, "classifier dropout mask, 1 byte per element", Category::Activations, B * C,
+            Phase::HeadFwd, Phase::HeadBwd);
+        add(row::kClassifierIn, "dropped pooler output, saved by the classifier for its weight gradient",
+            Category::Activations, B * C * p, Phase::HeadFwd, Phase::HeadBwd);
+    }
+    add(row::kLogits, "classifier output: sequences x num_labels in the activation dtype", Category::Logits, B * L * p,
+        Phase::HeadFwd, Phase::LossBwd);
+    add(row::kLossLse, "fp32 log-sum-exp per sequence, saved by the loss for its backward", Category::Logits, B * 4,
+        Phase::LossFwd, Phase::LossBwd);
+    add(row::kLogitsGrad, "gradient of the logits, consumed by the classifier's backward", Category::Logits, B * L * p,
+        Phase::LossBwd, Phase::HeadBwd);
+    add(row::kHeadGradIn, "gradients of the classifier input and the pooler's dense output (2 x sequences x hidden)",
+        Category::Temporaries, 2 * B * C * p, Phase::HeadBwd, Phase::HeadBwd);
+    add(row::kResidualGrad, "gradient of the encoder's output (first tokens only from the head), then of each layer's input",
+        Category::Activations, N * C * p, Phase::HeadBwd, Phase::EmbedBwd);
+}
+
 } // namespace
 
 void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
@@ -214,10 +270,12 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             adapters * 4, load, last, LayerSet::All);
     const bool gpt2 = m.family == Family::Gpt2;
     const bool neox = m.family == Family::GptNeoX;
-    const bool layerNorm = gpt2 || neox;
+    const bool bert = m.family == Family::Bert;
+    const bool classifier = m.classifier();
+    const bool layerNorm = gpt2 || neox || bert;
     // GPT-NeoX rotates int(head_dim x rotary_pct) elements per head
-    // (modeling_gpt_neox.py rotary_ndims); Llama the whole head; GPT-2 none.
-    const Bytes rotary = gpt2 ? 0 : neox ? static_cast<Bytes>(double(HD) * m.rotaryFraction) : HD;
+    // (modeling_gpt_neox.py rotary_ndims); Llama the whole head; GPT-2 and BERT none.
+    const Bytes rotary = gpt2 || bert ? 0 : neox ? static_cast<Bytes>(double(HD) * m.rotaryFraction) : HD;
     if (rotary > 0)
         add(row::kRope, "RoPE cos and sin tables: 2 x seq x rotary_dim/2 fp32", Category::Workspace,
             2 * T * (rotary / 2) * 4, load, last);
@@ -240,8 +298,19 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         accumulating ? load : (chunked ? Phase::LossBwd : Phase::HeadBwd), fused ? Phase::EmbedBwd : last);
 
     // ---- Activations ------------------------------------------------------
-    add(row::kTokens, "input ids and next-token targets, int32", Category::Activations, 2 * N * 4, Phase::EmbedFwd,
-        Phase::EmbedBwd);
+    // A sequence classifier has one label per sequence (BertForSequenceClassification).
+    const Bytes lossRows = classifier ? B : N;
+    add(row::kTokens, classifier ? "input ids and one label per sequence, int32" : "input ids and next-token targets, int32",
+        Category::Activations, (N + lossRows) * 4, Phase::EmbedFwd, Phase::EmbedBwd);
+    if (bert) {
+        // runtime/step/bertlayer.cpp bertEmbedForward: modeling_bert.py
+        // BertEmbeddings.LayerNorm keeps its input (word + token type +
+        // position embeddings) and fp32 mean and rstd per token.
+        add(row::kEmbedNormSaved, "embedding LayerNorm input and its fp32 statistics", Category::Activations,
+            N * C * p + N * 8, Phase::EmbedFwd, Phase::EmbedBwd);
+        add(row::kEmbedBwd, "gradient of the embedding LayerNorm's input", Category::Temporaries, N * C * p,
+            Phase::EmbedBwd, Phase::EmbedBwd);
+    }
     add(row::kEmbedOut, "embedding output: the first layer's input", Category::Activations, N * C * p, Phase::EmbedFwd,
         Phase::EmbedBwd);
     // Dropout (runtime/step/attentionstep.cpp): every family drops attention
@@ -275,7 +344,8 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         {row::kSavedAttnOut, N * QD * p},
         {row::kSavedResidualMid, neox ? 0 : N * C * p}, // GPT-NeoX: both norms read the layer input
         {row::kSavedNorm2Rstd, stats},
-        {row::kSavedNorm2Out, N * C * p},
+        // BERT (post-LN) saves the output LayerNorm's input instead (BertOutput.LayerNorm).
+        {bert ? row::kSavedNorm2In : row::kSavedNorm2Out, N * C * p},
         {row::kSavedGate, layerNorm ? 0 : N * I * p},
         {row::kSavedUp, N * I * p},
         {row::kSavedAct, N * I * p},
@@ -320,14 +390,19 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const Bytes attentionBwd = eager ? B * NH * T * T * p : B * NH * T * 4;
     // Per family, the activation gradients of one layer's backward
     // (runtime/step/layerstep.cpp, gpt2layer.cpp, neoxlayer.cpp).
-    const Bytes layerGrads = gpt2 ? 2 * I + 2 * C + 2 * QD + 2 * KD
+    // BERT (bertlayer.cpp): GELU output and input, one hidden-size gradient
+    // for both LayerNorms, the attention output, q, k, v; the q/k/v inputs'
+    // gradient accumulates in the residual gradient itself.
+    const Bytes layerGrads = bert ? 2 * I + C + 2 * QD + 2 * KD
+                             : gpt2 ? 2 * I + 2 * C + 2 * QD + 2 * KD
                              : neox ? 2 * I + 2 * C + 3 * QD + 3 * KD
                                     : 3 * I + 2 * C + 3 * QD + 3 * KD + r * adapterCount;
     add(row::kLayerBwd,
         "activation gradients of one layer's backward: act, gate, up (3 x mlp width), both norm outputs (2 x hidden), "
         "attention output, rotated and unrotated q (3 x q dim), rotated and unrotated k and v (3 x kv dim), "
         "tokens x rank per LoRA adapter, and the attention backward's dP/dS (eager) or fp32 delta (fused); "
-        "GPT-2 (no gate, no RoPE): GELU output and input, q, k, v; GPT-NeoX as Llama without the gate; with hidden "
+        "GPT-2 (no gate, no RoPE): GELU output and input, q, k, v; GPT-NeoX as Llama without the gate; BERT as GPT-2 "
+        "with one hidden-size gradient; with hidden "
         "dropout the residual gradient through a sublayer's mask",
         Category::Temporaries, N * layerGrads * p + (hiddenDropout ? N * C * p : 0) + attentionBwd, Phase::LayerBwd,
         Phase::LayerBwd, LayerSet::All);
@@ -338,12 +413,24 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             Category::Temporaries, N * C * p, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All);
 
     // ---- Head and loss ----------------------------------------------------
-    const Phase headIn = chunked ? Phase::LossFwd : Phase::HeadFwd, headOut = chunked ? Phase::LossBwd : Phase::HeadBwd;
-    if (z.copies) {
-        add(row::kHeadCopy, "16-bit copy of the lm_head (or tied embedding) weight in forward", Category::Temporaries,
-            V * C * p, headIn, headIn);
-        add(row::kHeadCopy, "the same copy made again in backward", Category::Temporaries, V * C * p, headOut, headOut);
+    if (classifier) {
+        addClassifierRows(ctx, rows);
+        return;
     }
+    const Phase headIn = chunked ? Phase::LossFwd : Phase::HeadFwd, headOut = chunked ? Phase::LossBwd : Phase::HeadBwd;
+    // BERT's MLM head (runtime/step/bertheadstep.cpp; modeling_bert.py
+    // BertLMPredictionHead) adds its transform dense (hidden x hidden) before
+    // the decoder, which is the tied word embedding.
+    const Bytes transformWeight = bert ? C * C : 0;
+    if (z.copies) {
+        add(row::kHeadCopy, "16-bit copy of the lm_head (or tied embedding) weight in forward; BERT: and the MLM "
+            "transform's", Category::Temporaries, (V * C + transformWeight) * p, headIn, headIn);
+        add(row::kHeadCopy, "the same copies made again in backward", Category::Temporaries,
+            (V * C + transformWeight) * p, headOut, headOut);
+    }
+    if (bert)
+        add(row::kTransformSaved, "MLM transform: the dense output (read by GELU's backward) and GELU's output (the "
+            "LayerNorm's input)", Category::Activations, 2 * N * C * p, Phase::HeadFwd, Phase::HeadBwd);
     add(row::kFinalNorm, "final norm output and its fp32 statistics", Category::Activations, N * C * p + stats,
         Phase::HeadFwd, Phase::HeadBwd);
     add(row::kLossLse, "fp32 log-sum-exp per token, saved by the loss for its backward", Category::Logits, N * 4,
@@ -364,8 +451,9 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             Phase::HeadFwd, Phase::LossBwd);
         add(row::kLogitsGrad, "gradient of the logits, consumed by the lm_head backward", Category::Logits, N * V * p,
             Phase::LossBwd, Phase::HeadBwd);
-        add(row::kHeadGradIn, "gradient of the final norm output", Category::Temporaries, N * C * p, Phase::HeadBwd,
-            Phase::HeadBwd);
+        add(row::kHeadGradIn, bert ? "gradients of the MLM transform's LayerNorm output, GELU output and dense output"
+                                   : "gradient of the final norm output",
+            Category::Temporaries, (bert ? 3 : 1) * N * C * p, Phase::HeadBwd, Phase::HeadBwd);
     }
     add(row::kResidualGrad, "gradient of the residual stream, updated in place by every layer's backward",
         Category::Activations, N * C * p, Phase::HeadBwd, Phase::EmbedBwd);

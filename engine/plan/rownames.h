@@ -35,6 +35,15 @@ inline constexpr const char* kHeadGradIn = "head.grad_in";
 inline constexpr const char* kResidualGrad = "residual.grad";
 inline constexpr const char* kEmbedDropoutMask = "embed.dropout_mask";
 inline constexpr const char* kAttnProj = "layer.attn_proj";
+// BERT: the embeddings' LayerNorm input and statistics, its backward's
+// temporary; the sequence classifier's pooled output, dropout mask and
+// dropped copy (the classifier's input).
+inline constexpr const char* kEmbedNormSaved = "embed.norm.saved";
+inline constexpr const char* kEmbedBwd = "embed.bwd_temporaries";
+inline constexpr const char* kPooled = "head.pooled";
+inline constexpr const char* kHeadDropoutMask = "head.dropout_mask";
+inline constexpr const char* kClassifierIn = "head.classifier_in";
+inline constexpr const char* kTransformSaved = "head.transform_saved"; // BERT MLM: transform dense and GELU outputs
 
 // What one layer saves for its backward (one row each, per layer).
 inline constexpr const char* kSavedNorm1Rstd = "saved.norm1.rstd";
@@ -48,6 +57,7 @@ inline constexpr const char* kSavedAttnOut = "saved.attn.out";
 inline constexpr const char* kSavedResidualMid = "saved.residual.mid";
 inline constexpr const char* kSavedNorm2Rstd = "saved.norm2.rstd";
 inline constexpr const char* kSavedNorm2Out = "saved.norm2.out";
+inline constexpr const char* kSavedNorm2In = "saved.norm2.in"; // BERT (post-LN): the output LayerNorm's input
 inline constexpr const char* kSavedGate = "saved.mlp.gate";
 inline constexpr const char* kSavedUp = "saved.mlp.up";
 inline constexpr const char* kSavedAct = "saved.mlp.act";

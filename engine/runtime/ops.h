@@ -137,6 +137,15 @@ public:
     virtual void geluBackward(const Tensor& dinp, const Tensor& dout, const Tensor& inp, std::size_t n,
                               bool tanh) = 0;
 
+    // tanh (BERT's pooler, modeling_bert.py BertPooler); out may be inp. The
+    // backward reads the forward's output: dinp += dout·(1 − out²).
+    virtual void tanhForward(const Tensor& out, const Tensor& inp, std::size_t n) = 0;
+    virtual void tanhBackward(const Tensor& dinp, const Tensor& dout, const Tensor& out, std::size_t n) = 0;
+    // out (rows, C) += row (C) on every row; drow (C) += the column sums of
+    // dout (rows, C) (cpu/rowbroadcast.h: BERT's token type embedding).
+    virtual void addRowToRows(const Tensor& out, At row, std::size_t rows, std::size_t C) = 0;
+    virtual void sumRowsInto(At drow, const Tensor& dout, std::size_t rows, std::size_t C) = 0;
+
     // LoRA on one linear (PEFT LoraLayer: y = base(x) + scale·B(A(x))); A (r, in)
     // and B (out, r) fp32. saved (rows, r) = scale · x Aᵀ; then y += saved Bᵀ
     // when y is present (a recompute that only needs `saved` passes none).

@@ -458,14 +458,16 @@ private slots:
         s.inference.precision = Precision::Bf16;
         const Plan served = mustPlan(s);
         QCOMPARE(row(served, "logits")->bytes, Bytes{32 * 3 * 2});
-        // The headroom profile's step program has no classifier: it says so.
+        // The headroom profile's step program runs the classifier
+        // (runtime/step/bertheadstep.cpp): its own rows, no note that it does not.
         s.mode = Mode::Train;
         s.profile = Profile::Headroom;
         const Plan headroom = mustPlan(s);
-        bool noted = false;
         for (const std::string& note : headroom.notes)
-            noted = noted || note.find("the sequence-classification head") != std::string::npos;
-        QVERIFY(noted);
+            QVERIFY2(note.find("does not run this scenario") == std::string::npos, note.c_str());
+        QCOMPARE(row(headroom, "head.pooled")->bytes, Bytes{32 * 768 * 2});       // bf16 mixed
+        QCOMPARE(row(headroom, "head.classifier_in")->bytes, Bytes{32 * 768 * 2}); // dropout 0.1
+        QCOMPARE(row(headroom, "logits")->bytes, Bytes{32 * 3 * 2});
     }
 
     void gpt2ActivationsMatchKorthikanti()

@@ -24,19 +24,23 @@ namespace {
 
 struct Shape {
     std::size_t B, T, NH, NKV, HD;
+    bool causal = true; // false: an encoder's bidirectional attention (BERT)
 };
 
 std::string describe(const Shape& s)
 {
     char text[96];
-    std::snprintf(text, sizeof text, "B%zu T%zu NH%zu NKV%zu HD%zu", s.B, s.T, s.NH, s.NKV, s.HD);
+    std::snprintf(text, sizeof text, "B%zu T%zu NH%zu NKV%zu HD%zu%s", s.B, s.T, s.NH, s.NKV, s.HD,
+                  s.causal ? "" : " bidirectional");
     return text;
 }
 
 void testShape(gpu_test::Suite& s, const Shape& shape, DType dt)
 {
-    const cu::AttentionDims dims{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
-    const cpu::AttentionShape cpuShape{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
+    cu::AttentionDims dims{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
+    dims.causal = shape.causal;
+    cpu::AttentionShape cpuShape{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
+    cpuShape.causal = shape.causal;
     const double scale = cpu::defaultAttentionScale(shape.HD);
     const std::size_t nq = shape.B * shape.T * shape.NH * shape.HD, nkv = shape.B * shape.T * shape.NKV * shape.HD;
     const std::size_t natt = shape.B * shape.NH * shape.T * shape.T, nstat = shape.B * shape.NH * shape.T;
@@ -105,6 +109,8 @@ int main()
         {1, 45, 2, 1, 160}, // 16-key tiles
         {1, 33, 2, 2, 256}, // the largest head dimension (Gemma)
         {1, 1, 2, 1, 64},   // one token
+        {2, 37, 4, 4, 32, false}, // BERT: bidirectional, T not a multiple of the tiles
+        {1, 130, 12, 12, 64, false}, // bert-base heads, several key tiles
     };
     for (const Shape& shape : shapes)
         for (DType dt : gpu_test::allTypes())

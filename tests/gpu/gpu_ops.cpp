@@ -346,6 +346,26 @@ void activations(gpu_test::Suite& suite, gpu_test::DType dt)
             h.expect(std::string(tanh ? "gelu tanh" : "gelu erf") + " backward" + tag, dx, tol);
         }
     }
+    {   // BERT: the pooler's tanh (in place, backward from the output) and the token type row
+        Twin& y = h.make(act, B * C, true, -3.0f, 3.0f);
+        Twin& dy = h.make(act, B * C);
+        Twin& dx = h.make(act, B * C, false);
+        h.both([&](rt::Ops& o, int s) {
+            o.tanhForward(side(y, s), side(y, s), B * C);
+            o.tanhBackward(side(dx, s), side(dy, s), side(y, s), B * C);
+        });
+        h.expect("tanh forward in place" + tag, y, tol);
+        h.expect("tanh backward" + tag, dx, tol);
+        Twin& x = h.make(act, N * C);
+        Twin& row = h.make(f32, C);
+        Twin& drow = h.make(f32, C);
+        h.both([&](rt::Ops& o, int s) {
+            o.addRowToRows(side(x, s), side(row, s), N, C);
+            o.sumRowsInto(side(drow, s), side(x, s), N, C);
+        });
+        h.expect("addRowToRows" + tag, x, tol);
+        h.expect("sumRowsInto" + tag, drow, tol * double(N));
+    }
     {   // LoRA on one linear: fp32 adapters, activations in the dtype
         Twin& x = h.make(act, N * C);
         Twin& A = h.make(f32, R * C, true, -0.1f, 0.1f);

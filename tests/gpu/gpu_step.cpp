@@ -153,6 +153,22 @@ int main()
         s.train.attention = Attention::Flash;
         s.train.checkpointing = Checkpointing::Full;
     });
+    add("bert classifier fp32 eager dropout", [](Scenario& s) {
+        s.model = testing::tinyBert(2, 64, 4, 128, 101, 32, 3);
+        s.model.dropout = 0.1;
+    });
+    add("bert masked lm bf16 mixed eager dropout", [](Scenario& s) {
+        s.model = testing::tinyBertMlm(2, 64, 4, 128, 101, 32);
+        s.model.dropout = 0.1;
+        s.train.precision = Precision::Bf16Mixed;
+    });
+    add("bert classifier bf16 mixed fused checkpointed dropout", [](Scenario& s) {
+        s.model = testing::tinyBert(2, 64, 4, 128, 101, 32, 3);
+        s.model.dropout = 0.1;
+        s.train.precision = Precision::Bf16Mixed;
+        s.train.attention = Attention::Flash;
+        s.train.checkpointing = Checkpointing::Full;
+    });
 
     for (const auto& [name, s] : cases) {
         if (auto gap = rt::programUnsupported(s) + cuda::cudaOpsUnsupported(s); !gap.empty()) {

@@ -32,6 +32,8 @@ inline std::string describe(const Scenario& s)
         out << " dropout " << m.dropout;
     if (m.rotaryFraction < 1)
         out << " rotary " << m.rotaryFraction;
+    if (m.classifier())
+        out << " classifier " << m.numLabels << " labels";
     return out.str();
 }
 
@@ -106,5 +108,49 @@ inline Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     return s;
 }
 
+// A BERT masked LM or sequence classifier (BertForMaskedLM, BertForSequenceClassification) over the options
+// the step program runs for it: every precision, optimizer, attention form and
+// checkpointing, accumulation, dropout on or off. Kept apart from
+// randomScenario so that its draws (and the GPU suite's scenarios) stay as they were.
+inline Scenario randomBertScenario(std::mt19937_64& rng, std::size_t index)
+{
+    auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
+        return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+    };
+    Scenario s = tinyScenario();
+    const std::uint64_t heads = pick(1, 3), headDim = 2 * pick(1, 4);
+    s.model = tinyBert(pick(1, 3), heads * headDim, heads, pick(4, 40), pick(16, 80), 20 + pick(0, 8), pick(2, 5));
+    if (index % 2 == 1) {
+        s.model.head = ModelHead::LanguageModel;
+        s.model.hfClass = "BertForMaskedLM";
+        s.model.numLabels = 0;
+        s.model.tieEmbeddings = true;
+    }
+    s.model.hiddenAct = pick(0, 3) == 0 ? "gelu_new" : "gelu";
+    s.model.dropout = pick(0, 1) == 0 ? 0.1 : 0.0;
+    s.train.microBatch = pick(1, 3);
+    s.train.seqLen = pick(2, 20);
+    s.train.gradAccum = pick(0, 2) == 0 ? pick(2, 3) : 1;
+    const Precision precisions[] = {Precision::Fp32, Precision::Bf16Mixed, Precision::Bf16, Precision::Fp16Mixed};
+    const Optimizer optimizers[] = {Optimizer::Sgd,  Optimizer::SgdMomentum, Optimizer::AdamW, Optimizer::AdamW8bit,
+                                    Optimizer::Lion, Optimizer::Adafactor,   Optimizer::Lomo};
+    const Attention attentions[] = {Attention::Eager, Attention::Sdpa, Attention::Flash};
+    const Checkpointing checkpointing[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK};
+    s.train.precision = precisions[index % 4];
+    s.train.optimizer = optimizers[(index / 4 + pick(0, 6)) % 7];
+    s.train.attention = attentions[pick(0, 2)];
+    s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
+    s.train.checkpointEvery = pick(2, 3);
+    if (s.train.optimizer == Optimizer::Lomo) {
+        s.train.gradAccum = 1;
+        if (s.train.precision == Precision::Fp16Mixed)
+            s.train.precision = Precision::Bf16;
+    }
+    if (s.train.optimizer == Optimizer::AdamW8bit && pick(0, 1) == 1) {
+        s.model.intermediate = 4096 / s.model.hidden + pick(0, 40);
+        s.model.vocab = 4096 / s.model.hidden + pick(1, 40);
+    }
+    return s;
+}
 
 } // namespace headroom::testing

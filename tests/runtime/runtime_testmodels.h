@@ -71,6 +71,46 @@ inline ModelSpec tinyNeoX(std::uint64_t layers = 2, std::uint64_t hidden = 32, s
     return m;
 }
 
+// BertForSequenceClassification (modeling_bert.py): post-LN encoder, exact
+// GELU, learned positions, two token types, the pooler and a classifier over
+// numLabels; dropout off.
+inline ModelSpec tinyBert(std::uint64_t layers = 2, std::uint64_t hidden = 16, std::uint64_t heads = 4,
+                          std::uint64_t intermediate = 32, std::uint64_t vocab = 64, std::uint64_t positions = 32,
+                          std::uint64_t numLabels = 3)
+{
+    ModelSpec m = tinyLlama(layers, hidden, heads, heads, intermediate, vocab);
+    m.id = "tiny-bert";
+    m.modelType = "bert";
+    m.hfClass = "BertForSequenceClassification";
+    m.family = Family::Bert;
+    m.maxPositions = positions;
+    m.typeVocab = 2;
+    m.norm = NormKind::LayerNorm;
+    m.hiddenAct = "gelu";
+    m.gatedMlp = false;
+    m.qkvBias = m.attnOutBias = m.mlpBias = true;
+    m.learnedPositions = true;
+    m.encoder = true;
+    m.useCache = false;
+    m.head = ModelHead::SequenceClassification;
+    m.numLabels = numLabels;
+    return m;
+}
+
+// BertForMaskedLM: the same encoder with the MLM head (transform dense, GELU,
+// LayerNorm, decoder tied to the word embeddings plus its bias).
+inline ModelSpec tinyBertMlm(std::uint64_t layers = 2, std::uint64_t hidden = 16, std::uint64_t heads = 4,
+                             std::uint64_t intermediate = 32, std::uint64_t vocab = 64, std::uint64_t positions = 32)
+{
+    ModelSpec m = tinyBert(layers, hidden, heads, intermediate, vocab, positions);
+    m.id = "tiny-bert-mlm";
+    m.hfClass = "BertForMaskedLM";
+    m.head = ModelHead::LanguageModel;
+    m.numLabels = 0;
+    m.tieEmbeddings = true;
+    return m;
+}
+
 inline Scenario tinyScenario(std::uint64_t layers = 2)
 {
     Scenario s;

@@ -17,7 +17,31 @@ using namespace headroom;
 namespace {
 
 using testing::describe;
+using testing::randomBertScenario;
 using testing::randomScenario;
+
+// The plan of the headroom profile and the tracking allocator's measurement
+// agree to the byte: peak, categories at the peak, every event and row.
+void checkAgreement(const Scenario& s, rt::Backend& backend, std::uint64_t seed)
+{
+    rt::RunOptions options;
+    options.steps = 2;
+    options.seed = seed;
+    auto r = rt::runValidation(s, backend, options);
+    QVERIFY2(r.ok(), (describe(s) + ": " + (r ? std::string() : r.error().detail)).c_str());
+    const rt::Measurement& m = r->measured;
+    QVERIFY2(m.status == "ok", (describe(s) + ": " + m.message).c_str());
+    const auto differences = rt::planMeasurementDifferences(r->plan, m);
+    std::string first = differences.empty() ? "" : differences.front();
+    for (std::size_t k = 1; k < differences.size() && k < 6; ++k)
+        first += "; " + differences[k];
+    QVERIFY2(differences.empty(), (describe(s) + ": " + first).c_str());
+    QCOMPARE(m.peakBytes, r->plan.peakBytes);
+    for (std::size_t c = 0; c < kCategoryCount; ++c)
+        QCOMPARE(m.peakCategories[c], r->plan.breakdown[c]);
+    for (bool seen : m.eventSeen)
+        QVERIFY(seen);
+}
 
 } // namespace
 
@@ -47,6 +71,13 @@ private slots:
         s.model = testing::tinyNeoX();
         s.model.parallelResidual = false;
         rejected(s, "GPT-NeoX without the parallel residual (use_parallel_residual false)");
+        s = testing::tinyScenario();
+        s.model = testing::tinyBert(2, 16, 4, 32, 64, 32, 1);
+        rejected(s, "a regression head (num_labels 1, MSELoss)");
+        s.model = testing::tinyBert();
+        s.train.chunkedCrossEntropy = true;
+        rejected(s, "chunked cross-entropy on BERT (its heads run whole: the MLM transform and decoder bias, or one "
+                    "row of logits per sequence)");
         s = testing::tinyScenario();
         s.train.optimizer = Optimizer::Galore;
         rejected(s, "optimizer galore");
@@ -123,6 +154,34 @@ private slots:
         QVERIFY(qloraRuns > 10);
         QVERIFY(checkpointedRuns > 20);
         QVERIFY(accumulatingRuns > 10);
+    }
+
+    void randomisedBertModelsAgreeToTheByte()
+    {
+        // BertForMaskedLM and BertForSequenceClassification: post-LN encoder
+        // layers, bidirectional attention, embedding LayerNorm, the MLM
+        // transform and tied decoder, or pooler and classifier
+        // (runtime/step/bertlayer.cpp, bertheadstep.cpp).
+        std::mt19937_64 rng(20261125);
+        auto backend = rt::makeCpuBackend();
+        constexpr std::size_t kScenarios = 48;
+        std::size_t dropoutRuns = 0, checkpointedRuns = 0, accumulatingRuns = 0, eagerRuns = 0, classifierRuns = 0;
+        for (std::size_t i = 0; i < kScenarios; ++i) {
+            const Scenario s = randomBertScenario(rng, i);
+            checkAgreement(s, *backend, i + 1);
+            if (QTest::currentTestFailed())
+                return;
+            dropoutRuns += s.model.dropout > 0 ? 1 : 0;
+            checkpointedRuns += s.train.checkpointing != Checkpointing::None ? 1 : 0;
+            accumulatingRuns += s.train.gradAccum > 1 ? 1 : 0;
+            eagerRuns += s.train.attention == Attention::Eager ? 1 : 0;
+            classifierRuns += s.model.classifier() ? 1 : 0;
+        }
+        QCOMPARE(classifierRuns, kScenarios / 2);
+        QVERIFY(dropoutRuns > 12);
+        QVERIFY(checkpointedRuns > 12);
+        QVERIFY(accumulatingRuns > 6);
+        QVERIFY(eagerRuns > 8);
     }
 };
 

@@ -97,6 +97,26 @@ private slots:
         QVERIFY(j.at("notes").is_array());
     }
 
+    void bertClassifierFromConfigAgreesToTheByte()
+    {
+        // A config.json that says BertForSequenceClassification (2 layers, hidden
+        // 128, dropout 0.1, 2 labels), run small: planned == measured at every event.
+        const Run r = runCli({QStringLiteral("validate"), QStringLiteral("--backend"), QStringLiteral("cpu"),
+                              QStringLiteral("--config"), QStringLiteral(HEADROOM_TEST_DATA "/configs/bert-tiny-cls.json"),
+                              QStringLiteral("--peft"), QStringLiteral("none"), QStringLiteral("--weight-quant"),
+                              QStringLiteral("none"), QStringLiteral("--optimizer"), QStringLiteral("adamw"),
+                              QStringLiteral("--precision"), QStringLiteral("bf16-mixed"), QStringLiteral("--micro-batch"),
+                              QStringLiteral("2"), QStringLiteral("--seq-len"), QStringLiteral("16"),
+                              QStringLiteral("--steps"), QStringLiteral("1"), QStringLiteral("--json")});
+        QVERIFY2(r.finished && r.exitCode == 0, r.describe().constData());
+        const json j = json::parse(r.out.toStdString());
+        QCOMPARE(j.at("status").get<std::string>(), std::string("ok"));
+        QCOMPARE(j.at("measured").at("peak_bytes"), j.at("planned").at("peak_bytes"));
+        for (const json& e : j.at("events"))
+            QCOMPARE(e.at("measured_bytes"), e.at("planned_bytes"));
+        QCOMPARE(j.at("extrapolated").get<bool>(), false);
+    }
+
     void humanTableWithoutJson()
     {
         const Run r = runCli(validate({QStringLiteral("--steps"), QStringLiteral("1")}));
@@ -170,11 +190,14 @@ private slots:
         r = runCli(validate({QStringLiteral("--optimizer"), QStringLiteral("galore")}));
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("not supported by the cpu backend yet: optimizer galore"), r.err.constData());
-        // The step program has a language-model head only: a classifier is refused by name.
+        // A BERT regressor (one label, MSELoss) is not in the step program: refused by name.
         r = runCli({QStringLiteral("validate"), QStringLiteral("--backend"), QStringLiteral("cpu"), QStringLiteral("--model"),
-                    QStringLiteral("bert-base-uncased"), QStringLiteral("--head"), QStringLiteral("sequence-classification")});
+                    QStringLiteral("bert-base-uncased"), QStringLiteral("--head"), QStringLiteral("sequence-classification"),
+                    QStringLiteral("--num-labels"), QStringLiteral("1"), QStringLiteral("--peft"), QStringLiteral("none"),
+                    QStringLiteral("--weight-quant"), QStringLiteral("none")});
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains("not supported by the cpu backend yet: the sequence-classification head"), r.err.constData());
+        QVERIFY2(r.err.contains("not supported by the cpu backend yet: a regression head (num_labels 1, MSELoss)"),
+                 r.err.constData());
         r = runCli(validate({QStringLiteral("--inject-fault"), QStringLiteral("sometimes")}));
         QCOMPARE(r.exitCode, 2);
         // A model far beyond the CPU backend is refused, not attempted.

@@ -237,6 +237,35 @@ private slots:
         }
     }
 
+    void bertClassifierGradientsMatchFiniteDifferences()
+    {
+        // BertForSequenceClassification: post-LN layers, bidirectional
+        // attention, token type and position embeddings under a LayerNorm, the
+        // pooler's tanh on the first token and the classifier; with dropout on
+        // every site (embedding, attention, both sublayers, the classifier's input).
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            for (double dropout : {0.0, 0.2}) {
+                Scenario s = testing::tinyScenario(2);
+                s.model = testing::tinyBert(2);
+                s.model.dropout = dropout;
+                s.train.attention = attention;
+                // Per layer 16 tensors; word, position, token type embeddings,
+                // their LayerNorm (2), pooler (2), classifier (2).
+                checkFiniteDifferences(s, 3 * (2 * 16 + 9));
+            }
+        }
+        // BertForMaskedLM: the transform (dense, GELU, LayerNorm) and the
+        // decoder tied to the word embeddings, with its own bias.
+        for (Attention attention : {Attention::Eager, Attention::Sdpa}) {
+            Scenario s = testing::tinyScenario(2);
+            s.model = testing::tinyBertMlm(2);
+            s.model.dropout = attention == Attention::Eager ? 0.0 : 0.2;
+            s.train.attention = attention;
+            // Per layer 16; word, position, token type, LayerNorm (2), transform (2), its LayerNorm (2), decoder bias.
+            checkFiniteDifferences(s, 3 * (2 * 16 + 10));
+        }
+    }
+
     void adapterGradientsMatchFiniteDifferences()
     {
         // LoRA on every linear over an fp32 base, and QLoRA over NF4 with double
@@ -281,9 +310,13 @@ private slots:
     {
         for (Precision precision : {Precision::Fp32, Precision::Bf16Mixed}) {
             for (Attention attention : {Attention::Eager, Attention::Flash}) {
-              for (Family family : {Family::Llama, Family::Gpt2, Family::GptNeoX}) {
+              for (Family family : {Family::Llama, Family::Gpt2, Family::GptNeoX, Family::Bert}) {
                 Scenario s = testing::tinyScenario(3);
-                if (family == Family::Gpt2) {
+                if (family == Family::Bert) {
+                    // The recompute writes the layer's output again, and draws the forward's masks.
+                    s.model = attention == Attention::Eager ? testing::tinyBert(3) : testing::tinyBertMlm(3);
+                    s.model.dropout = 0.1;
+                } else if (family == Family::Gpt2) {
                     // With dropout: the recompute draws the forward's masks.
                     s.model = testing::tinyGpt2(3);
                     s.model.dropout = 0.1;

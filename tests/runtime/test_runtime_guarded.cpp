@@ -217,6 +217,22 @@ public:
     {
         call([&] { m_inner.geluBackward(dinp, dout, inp, n, tanh); });
     }
+    void tanhForward(const Tensor& out, const Tensor& inp, std::size_t n) override
+    {
+        call([&] { m_inner.tanhForward(out, inp, n); });
+    }
+    void tanhBackward(const Tensor& dinp, const Tensor& dout, const Tensor& out, std::size_t n) override
+    {
+        call([&] { m_inner.tanhBackward(dinp, dout, out, n); });
+    }
+    void addRowToRows(const Tensor& out, At row, std::size_t rows, std::size_t C) override
+    {
+        call([&] { m_inner.addRowToRows(out, row, rows, C); });
+    }
+    void sumRowsInto(At drow, const Tensor& dout, std::size_t rows, std::size_t C) override
+    {
+        call([&] { m_inner.sumRowsInto(drow, dout, rows, C); });
+    }
     void loraForward(const Tensor& saved, At y, const Tensor& x, const Tensor& A, const Tensor& B, std::size_t rows,
                      std::size_t in, std::size_t r, std::size_t out, float scale) override
     {
@@ -428,6 +444,20 @@ private slots:
             s.train.checkpointing = Checkpointing::EveryK;
             s.train.checkpointEvery = 2;
             add("neox bf16 mixed fused dropout every-2", s);
+        }
+        {
+            // BERT classifier: the pooler's one-row matmuls read and write at row b·T.
+            Scenario s = tinyScenario();
+            s.model = testing::tinyBert();
+            s.model.dropout = 0.1;
+            add("bert classifier fp32 eager dropout", s);
+            s.train.attention = Attention::Flash;
+            s.train.precision = Precision::Bf16Mixed;
+            s.train.checkpointing = Checkpointing::Full;
+            add("bert classifier bf16 mixed fused dropout checkpointed", s);
+            s.model = testing::tinyBertMlm();
+            s.model.dropout = 0.1;
+            add("bert masked lm bf16 mixed fused dropout checkpointed", s);
         }
     }
 

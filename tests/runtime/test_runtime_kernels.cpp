@@ -27,6 +27,7 @@
 #include "runtime/cpu/parallel.h"
 #include "runtime/cpu/rmsnorm.h"
 #include "runtime/cpu/rope.h"
+#include "runtime/cpu/rowbroadcast.h"
 
 #include <QtTest/QtTest>
 
@@ -367,6 +368,47 @@ struct ActivationOp {
     }
 };
 
+// tanh, whose backward reads the forward's output (BERT's pooler).
+struct TanhOp {
+    std::size_t n;
+    Tensors<double> inputs(Random& r) const { return {r.normal(n, 0.0, 1.5)}; }
+    template <typename Real>
+    std::vector<Real> forward(const Tensors<Real>& in) const
+    {
+        std::vector<Real> out(n);
+        tanhForward(out.data(), in[0].data(), n);
+        return out;
+    }
+    template <typename Real>
+    Tensors<Real> backward(const Tensors<Real>& in, const std::vector<Real>& dout) const
+    {
+        const std::vector<Real> out = forward(in);
+        Tensors<Real> d = {std::vector<Real>(n)};
+        tanhBackward(d[0].data(), dout.data(), out.data(), n);
+        return d;
+    }
+};
+
+// out = x + row on every row (BERT's token type embedding), backward: column sums.
+struct RowBroadcastOp {
+    std::size_t rows, C;
+    Tensors<double> inputs(Random& r) const { return {r.normal(rows * C), r.normal(C)}; }
+    template <typename Real>
+    std::vector<Real> forward(const Tensors<Real>& in) const
+    {
+        std::vector<Real> out = in[0];
+        addRowToRows(out.data(), in[1].data(), rows, C);
+        return out;
+    }
+    template <typename Real>
+    Tensors<Real> backward(const Tensors<Real>&, const std::vector<Real>& dout) const
+    {
+        Tensors<Real> d = {dout, std::vector<Real>(C)};
+        sumRowsInto(d[1].data(), dout.data(), rows, C);
+        return d;
+    }
+};
+
 struct SwigluOp {
     std::size_t n;
     Tensors<double> inputs(Random& r) const { return {r.normal(n, 0.0, 2.0), r.normal(n)}; }
@@ -442,6 +484,13 @@ struct AttentionOp {
         return d;
     }
 };
+
+// An encoder's attention shape: not causal.
+AttentionShape bidirectional(AttentionShape shape)
+{
+    shape.causal = false;
+    return shape;
+}
 
 // An attention shape with dropout p drawn from a fixed stream.
 AttentionShape withDropout(AttentionShape shape, float p, std::uint64_t stream)
@@ -623,6 +672,29 @@ private slots:
         checkGradients(ActivationOp{Activation::Gelu, 40}, "gelu");
         checkGradients(ActivationOp{Activation::GeluTanh, 40}, "gelu tanh");
         checkGradients(SwigluOp{40}, "swiglu");
+        checkGradients(TanhOp{40}, "tanh (BERT pooler)");
+    }
+
+    void tanhAndRowBroadcastValues()
+    {
+        const std::vector<double> x = {-2.0, 0.0, 0.5};
+        std::vector<double> y(3), dx = {1.0, 1.0, 1.0};
+        tanhForward(y.data(), x.data(), 3);
+        for (std::size_t i = 0; i < 3; ++i)
+            QCOMPARE(y[i], std::tanh(x[i]));
+        const std::vector<double> dy = {2.0, 3.0, 4.0};
+        tanhBackward(dx.data(), dy.data(), y.data(), 3); // adds dy·(1 − y²)
+        QVERIFY(std::fabs(dx[1] - 4.0) < 1e-15);
+        QVERIFY(std::fabs(dx[2] - (1.0 + 4.0 * (1.0 - std::tanh(0.5) * std::tanh(0.5)))) < 1e-15);
+        // rows x C = 3 x 2: every row gets the row; the column sums accumulate.
+        std::vector<double> m = {1, 2, 3, 4, 5, 6};
+        const std::vector<double> row = {10, 20};
+        addRowToRows(m.data(), row.data(), 3, 2);
+        QCOMPARE(m, (std::vector<double>{11, 22, 13, 24, 15, 26}));
+        std::vector<double> sums = {1, 1};
+        sumRowsInto(sums.data(), m.data(), 3, 2);
+        QCOMPARE(sums, (std::vector<double>{40, 73}));
+        checkGradients(RowBroadcastOp{7, 5}, "row broadcast (BERT token type)");
     }
 
     void activationValues()
@@ -651,6 +723,42 @@ private slots:
         checkGradients(AttentionOp{withDropout({2, 5, 4, 2, 4}, 0.3f, 77), false}, "attention eager, dropout 0.3");
         checkGradients(AttentionOp{withDropout({2, 5, 4, 2, 4}, 0.3f, 77), true, 2},
                        "attention memory-efficient, dropout 0.3, tile 2");
+        // An encoder's bidirectional attention (BERT): every key for every query.
+        checkGradients(AttentionOp{bidirectional({2, 5, 4, 4, 4}), false}, "attention eager, bidirectional");
+        checkGradients(AttentionOp{bidirectional({2, 5, 4, 4, 4}), true, 2},
+                       "attention memory-efficient, bidirectional, tile 2");
+        checkGradients(AttentionOp{withDropout(bidirectional({1, 6, 2, 2, 4}), 0.3f, 78), true, 4},
+                       "attention memory-efficient, bidirectional, dropout 0.3, tile 4");
+    }
+
+    void bidirectionalAttentionSeesEveryKey()
+    {
+        // With equal keys every score is equal: each query's output is the mean of
+        // all values (bidirectional), or of the values up to it (causal).
+        Random random(seedFor("bidirectional values"));
+        AttentionShape shape{1, 5, 2, 2, 4};
+        const AttentionOp causalOp{shape, false};
+        Tensors<double> in = causalOp.inputs(random);
+        for (std::size_t t = 0; t < 5; ++t)
+            for (std::size_t i = 0; i < 2 * 4; ++i)
+                in[1][t * 8 + i] = in[1][i];
+        for (bool memoryEfficient : {false, true}) {
+            const std::vector<double> causal = AttentionOp{shape, memoryEfficient, 2}.forward(in);
+            const std::vector<double> all = AttentionOp{bidirectional(shape), memoryEfficient, 2}.forward(in);
+            for (std::size_t t = 0; t < 5; ++t)
+                for (std::size_t h = 0; h < 2; ++h)
+                    for (std::size_t i = 0; i < 4; ++i) {
+                        double meanAll = 0, meanPrefix = 0;
+                        for (std::size_t s = 0; s < 5; ++s) {
+                            meanAll += in[2][(s * 2 + h) * 4 + i] / 5.0;
+                            if (s <= t)
+                                meanPrefix += in[2][(s * 2 + h) * 4 + i] / double(t + 1);
+                        }
+                        const std::size_t o = (t * 2 + h) * 4 + i;
+                        QVERIFY(std::fabs(all[o] - meanAll) < 1e-12);
+                        QVERIFY(std::fabs(causal[o] - meanPrefix) < 1e-12);
+                    }
+        }
     }
 
     void dropoutDrawsAndScales()
@@ -719,9 +827,14 @@ private slots:
         // With dropout both forms draw the same mask from the stream (dropoutrng.h).
         for (const auto& [shape, tile] : cases)
             all.emplace_back(withDropout(shape, 0.2f, 1234 + shape.T), tile);
+        // And bidirectional (BERT), with and without dropout.
+        for (const auto& [shape, tile] : cases) {
+            all.emplace_back(bidirectional(shape), tile);
+            all.emplace_back(withDropout(bidirectional(shape), 0.2f, 4321 + shape.T), tile);
+        }
         for (const auto& [shape, tile] : all) {
             const std::string name = "attention forms T " + std::to_string(shape.T) + " tile " + std::to_string(tile) +
-                                     (shape.dropout > 0 ? " dropout" : "");
+                                     (shape.dropout > 0 ? " dropout" : "") + (shape.causal ? "" : " bidirectional");
             const std::uint32_t seed = seedFor(name);
             qInfo("%s: seed %u", name.c_str(), seed);
             Random random(seed);

@@ -114,6 +114,19 @@ void geluTanhBackward(Real* dinp, const Real* dout, const Real* inp, std::size_t
 }
 
 template <typename Real>
+void tanhForward(Real* out, const Real* inp, std::size_t n)
+{
+    mapForward(out, inp, n, [](double x) { return std::tanh(x); });
+}
+
+template <typename Real>
+void tanhBackward(Real* dinp, const Real* dout, const Real* out, std::size_t n)
+{
+    // mapBackward's derivative is a function of its third array: here the output y, d tanh = 1 − y².
+    mapBackward(dinp, dout, out, n, [](double y) { return 1.0 - y * y; });
+}
+
+template <typename Real>
 void swigluForward(Real* out, const Real* gate, const Real* up, std::size_t n)
 {
     parallelForRanges(n, kWorkPerElement, [&](std::size_t begin, std::size_t end) {
@@ -144,6 +157,8 @@ void swigluBackward(Real* dgate, Real* dup, const Real* dout, const Real* gate, 
     template void geluBackward<Real>(Real*, const Real*, const Real*, std::size_t);                                \
     template void geluTanhForward<Real>(Real*, const Real*, std::size_t);                                          \
     template void geluTanhBackward<Real>(Real*, const Real*, const Real*, std::size_t);                            \
+    template void tanhForward<Real>(Real*, const Real*, std::size_t);                                              \
+    template void tanhBackward<Real>(Real*, const Real*, const Real*, std::size_t);                                \
     template void swigluForward<Real>(Real*, const Real*, const Real*, std::size_t);                               \
     template void swigluBackward<Real>(Real*, Real*, const Real*, const Real*, const Real*, std::size_t);
 

@@ -5,6 +5,8 @@
 //   GELU exact (Hendrycks & Gimpel 2016, §2; torch GELU):  0.5·x·(1 + erf(x/√2))
 //   GELU tanh (same paper §2; torch GELU(approximate="tanh"), HF gelu_new /
 //     gelu_pytorch_tanh):  0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))
+//   tanh (torch.tanh; BERT's pooler, modeling_bert.py BertPooler.activation):
+//     backward from the output, 1 − tanh², as torch's tanh_backward(grad, output)
 //   SwiGLU (Shazeer 2020, "GLU Variants Improve Transformer", eq. 6; HF LlamaMLP
 //     down_proj(act_fn(gate_proj(x)) * up_proj(x))): out = SiLU(gate)·up
 // Every function is computed in double per element and rounded once.
@@ -32,6 +34,13 @@ void geluTanhForward(Real* out, const Real* inp, std::size_t n);
 // dinp += dout · (0.5·(1 + tanh u) + 0.5·x·(1 − tanh²u)·√(2/π)·(1 + 3·0.044715·x²))
 template <typename Real>
 void geluTanhBackward(Real* dinp, const Real* dout, const Real* inp, std::size_t n);
+
+// out = tanh(inp); out may be inp.
+template <typename Real>
+void tanhForward(Real* out, const Real* inp, std::size_t n);
+// dinp += dout · (1 − out²), out the forward's output.
+template <typename Real>
+void tanhBackward(Real* dinp, const Real* dout, const Real* out, std::size_t n);
 
 // out, gate, up (n): out = SiLU(gate)·up.
 template <typename Real>

@@ -56,8 +56,9 @@ void attentionForward(Real* out, Real* att, const Real* q, const Real* k, const 
             const std::size_t b = row / (T * NH);
             const std::size_t kvh = h / group;
             const Real* qt = q + ((b * T + t) * NH + h) * HD;
+            const std::size_t keys = keyEnd(shape, t);
             double maxScore = -std::numeric_limits<double>::infinity();
-            for (std::size_t s = 0; s <= t; ++s) {
+            for (std::size_t s = 0; s < keys; ++s) {
                 const Real* ks = k + ((b * T + s) * NKV + kvh) * HD;
                 double dot = 0.0;
                 for (std::size_t i = 0; i < HD; ++i)
@@ -66,14 +67,14 @@ void attentionForward(Real* out, Real* att, const Real* q, const Real* k, const 
                 maxScore = std::max(maxScore, scores[s]);
             }
             double sum = 0.0;
-            for (std::size_t s = 0; s <= t; ++s) {
+            for (std::size_t s = 0; s < keys; ++s) {
                 scores[s] = std::exp(scores[s] - maxScore);
                 sum += scores[s];
             }
             const std::size_t rowStart = ((b * NH + h) * T + t) * T;
             Real* p = att + rowStart;
             std::fill(acc.begin(), acc.end(), 0.0);
-            for (std::size_t s = 0; s <= t; ++s) {
+            for (std::size_t s = 0; s < keys; ++s) {
                 double prob = scores[s] / sum;
                 p[s] = static_cast<Real>(prob);
                 if (dropout) {
@@ -86,7 +87,7 @@ void attentionForward(Real* out, Real* att, const Real* q, const Real* k, const 
                 for (std::size_t i = 0; i < HD; ++i)
                     acc[i] += prob * double(vs[i]);
             }
-            for (std::size_t s = t + 1; s < T; ++s) {
+            for (std::size_t s = keys; s < T; ++s) {
                 p[s] = Real(0);
                 if (dropout) {
                     mask[rowStart + s] = 0;
@@ -132,8 +133,9 @@ void attentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, const Rea
                     const Real* pv = dropout ? dropped + rowStart : p;
                     const Real* dy = dout + ((b * T + t) * NH + h) * HD;
                     const Real* qt = q + ((b * T + t) * NH + h) * HD;
+                    const std::size_t keys = keyEnd(shape, t);
                     double pDotDp = 0.0;
-                    for (std::size_t s = 0; s <= t; ++s) {
+                    for (std::size_t s = 0; s < keys; ++s) {
                         const Real* vs = v + ((b * T + s) * NKV + kvh) * HD;
                         double d = 0.0;
                         for (std::size_t i = 0; i < HD; ++i) {
@@ -146,7 +148,7 @@ void attentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, const Rea
                         pDotDp += double(p[s]) * d;
                     }
                     std::fill(dqAcc.begin(), dqAcc.end(), 0.0);
-                    for (std::size_t s = 0; s <= t; ++s) {
+                    for (std::size_t s = 0; s < keys; ++s) {
                         const double ds = double(p[s]) * (dp[s] - pDotDp) * scale;
                         const Real* ks = k + ((b * T + s) * NKV + kvh) * HD;
                         for (std::size_t i = 0; i < HD; ++i) {

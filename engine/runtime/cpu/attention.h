@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Causal multi-head attention with grouped-query heads, eager form: the scores
+// Causal (or, for an encoder, bidirectional) multi-head attention with
+// grouped-query heads, eager form: the scores
 // of every (query, key) pair are materialised as probabilities (B,NH,T,T),
 // as HF's eager_attention_forward (transformers models/llama/modeling_llama.py)
 // and llm.c train_gpt2.c attention_forward/backward do. With attention dropout
@@ -27,7 +28,13 @@ struct AttentionShape {
     // element ((b·NH + h)·T + t)·T + s, the same in every kernel).
     float dropout = 0.0f;
     std::uint64_t dropoutStream = 0;
+    // Causal (decoders: query t sees keys s <= t) or bidirectional (BERT's
+    // encoder, modeling_bert.py BertSelfAttention: every query sees every key).
+    bool causal = true;
 };
+
+// One past the last key query t sees.
+inline std::size_t keyEnd(const AttentionShape& shape, std::size_t t) { return shape.causal ? t + 1 : shape.T; }
 
 // 1/sqrt(HD), the softmax scale of every model we plan for.
 double defaultAttentionScale(std::size_t HD);
@@ -35,7 +42,7 @@ double defaultAttentionScale(std::size_t HD);
 // Throws std::invalid_argument unless NKV divides NH and all sizes are positive.
 void checkAttentionShape(const AttentionShape& shape);
 
-// out (B,T,NH,HD), att (B,NH,T,T) probabilities, zero above the diagonal,
+// out (B,T,NH,HD), att (B,NH,T,T) probabilities, zero above the diagonal when causal,
 // q (B,T,NH,HD), k, v (B,T,NKV,HD): the layouts of the q/k/v projections'
 // outputs viewed as heads. With dropout, mask (B,NH,T,T) gets the 1-byte
 // mask and dropped (B,NH,T,T) P ⊙ M / (1 − p), what the value matmul reads

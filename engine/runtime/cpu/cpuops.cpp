@@ -17,6 +17,7 @@
 #include "runtime/cpu/parallel.h"
 #include "runtime/cpu/rmsnorm.h"
 #include "runtime/cpu/rope.h"
+#include "runtime/cpu/rowbroadcast.h"
 
 #include <cstring>
 #include <optional>
@@ -256,6 +257,29 @@ public:
             cpu::geluTanhBackward(dx.data(), dy.data(), x.data(), n);
         else
             cpu::geluBackward(dx.data(), dy.data(), x.data(), n);
+    }
+    void tanhForward(const Tensor& out, const Tensor& inp, std::size_t n) override
+    {
+        F32View x(inp, F32View::Read);
+        F32View o(out, F32View::Write);
+        cpu::tanhForward(o.data(), x.data(), n);
+    }
+    void tanhBackward(const Tensor& dinp, const Tensor& dout, const Tensor& out, std::size_t n) override
+    {
+        F32View dx(dinp, F32View::ReadWrite), dy(dout, F32View::Read), y(out, F32View::Read);
+        cpu::tanhBackward(dx.data(), dy.data(), y.data(), n);
+    }
+    void addRowToRows(const Tensor& out, At row, std::size_t rows, std::size_t C) override
+    {
+        F32View o(out, F32View::ReadWrite);
+        auto r = view(row, F32View::Read, C);
+        cpu::addRowToRows(o.data(), static_cast<const float*>(data(r)), rows, C);
+    }
+    void sumRowsInto(At drow, const Tensor& dout, std::size_t rows, std::size_t C) override
+    {
+        auto dr = view(drow, F32View::ReadWrite, C);
+        F32View dy(dout, F32View::Read);
+        cpu::sumRowsInto(data(dr), dy.data(), rows, C);
     }
 
     void loraForward(const Tensor& saved, At y, const Tensor& x, const Tensor& A, const Tensor& B, std::size_t rows,

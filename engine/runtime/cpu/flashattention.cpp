@@ -45,8 +45,9 @@ void flashAttentionForward(Real* out, Real* lse, const Real* q, const Real* k, c
             double runningMax = -std::numeric_limits<double>::infinity();
             double runningSum = 0.0; // sum of exp(score − runningMax) so far
             std::fill(acc.begin(), acc.end(), 0.0); // sum of exp(score − runningMax)·v so far
-            for (std::size_t s0 = 0; s0 <= t; s0 += keyTile) {
-                const std::size_t s1 = std::min(s0 + keyTile, t + 1); // causal: keys s <= t
+            const std::size_t keys = keyEnd(shape, t); // causal: keys s <= t; an encoder's: all
+            for (std::size_t s0 = 0; s0 < keys; s0 += keyTile) {
+                const std::size_t s1 = std::min(s0 + keyTile, keys);
                 double tileMax = -std::numeric_limits<double>::infinity();
                 for (std::size_t s = s0; s < s1; ++s) {
                     const Real* ks = k + ((b * T + s) * NKV + kvh) * HD;
@@ -121,13 +122,14 @@ void flashAttentionBackward(Real* dq, Real* dk, Real* dv, const Real* dout, cons
                 std::fill(dvTile.begin(), dvTile.end(), 0.0);
                 for (std::size_t g = 0; g < group; ++g) {
                     const std::size_t h = h0 + g;
-                    for (std::size_t t = s0; t < T; ++t) { // causal: rows t >= s0 see this tile
+                    // Causal: rows t >= s0 see this tile; an encoder's every row.
+                    for (std::size_t t = shape.causal ? s0 : 0; t < T; ++t) {
                         const Real* qt = q + ((b * T + t) * NH + h) * HD;
                         const Real* dy = dout + ((b * T + t) * NH + h) * HD;
                         const double rowLse = lse[(b * NH + h) * T + t];
                         const double D = rowDot[g * T + t];
                         double* dqt = dqAcc.data() + (g * T + t) * HD;
-                        for (std::size_t s = s0; s < std::min(s1, t + 1); ++s) {
+                        for (std::size_t s = s0; s < std::min(s1, keyEnd(shape, t)); ++s) {
                             const Real* ks = k + ((b * T + s) * NKV + kvh) * HD;
                             const Real* vs = v + ((b * T + s) * NKV + kvh) * HD;
                             double score = 0.0;

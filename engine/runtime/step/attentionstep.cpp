@@ -21,6 +21,7 @@ cpu::AttentionShape Trainer::Impl::attentionShape(std::size_t l) const
     cpu::AttentionShape shape{d.B, d.T, d.NH, d.NKV, d.HD};
     shape.dropout = dropout;
     shape.dropoutStream = dropout > 0 ? dropoutStream(l, kSiteAttention) : 0;
+    shape.causal = !bert; // BertSelfAttention: no causal mask, every key for every query
     return shape;
 }
 

@@ -38,7 +38,7 @@ void Trainer::Impl::allocateSaves(std::size_t l)
     if (!neox) // GPT-NeoX's parallel residual has no mid-layer residual: both norms read x
         s.x2 = act(row::kSavedResidualMid, d.N * d.C);
     s.rstd2 = f32(row::kSavedNorm2Rstd, stats);
-    s.h2 = act(row::kSavedNorm2Out, d.N * d.C);
+    s.h2 = act(bert ? row::kSavedNorm2In : row::kSavedNorm2Out, d.N * d.C);
     if (!layerNorm)
         s.gate = act(row::kSavedGate, d.N * d.I); // GPT-2: no gate; "up" is c_fc's output
     s.up = act(row::kSavedUp, d.N * d.I);

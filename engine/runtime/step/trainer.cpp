@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The training step program: setup, the event sequence of one step,
-// embedding, head and loss. The decoder layers are in layerstep.cpp and
-// gpt2layer.cpp, the optimizers in optimizerstep.cpp. Every buffer comes from
+// embedding, head and loss. The layers are in layerstep.cpp, gpt2layer.cpp,
+// neoxlayer.cpp and bertlayer.cpp, BERT's classifier head in bertheadstep.cpp,
+// the optimizers in optimizerstep.cpp. Every buffer comes from
 // the tracking allocator; every computation is a call on the backend's Ops.
 #include "runtime/step/trainerimpl.h"
 
@@ -25,6 +26,8 @@ constexpr double kNormEps = 1e-6;
 constexpr double kRopeTheta = 10000.0;
 // GPT-2's layer_norm_epsilon (transformers GPT2Config).
 constexpr double kLayerNormEps = 1e-5;
+// BertConfig.layer_norm_eps: also the MLM transform's LayerNorm (BertPredictionHeadTransform).
+constexpr double kBertLayerNormEps = 1e-12;
 
 } // namespace
 
@@ -80,10 +83,12 @@ Trainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, Ops& k, const Train
     lora = t.peft.method != PeftMethod::None;
     gpt2 = m.family == Family::Gpt2;
     neox = m.family == Family::GptNeoX;
-    layerNorm = gpt2 || neox;
+    bert = m.family == Family::Bert;
+    classifier = m.classifier();
+    layerNorm = gpt2 || neox || bert;
     // HF's rotary dimension: int(head_size · rotary_pct) (modeling_gpt_neox.py
     // GPTNeoXAttention.rotary_ndims); Llama rotates whole heads, GPT-2 none.
-    rotaryDim = gpt2 ? 0 : neox ? cpu::rotaryDimension(d.HD, m.rotaryFraction) : d.HD;
+    rotaryDim = gpt2 || bert ? 0 : neox ? cpu::rotaryDimension(d.HD, m.rotaryFraction) : d.HD;
     dropout = static_cast<float>(m.dropout);
     hiddenDropout = dropout > 0 && m.family != Family::Llama;
     quant = t.weightQuant;
@@ -131,7 +136,25 @@ void Trainer::Impl::allocateModel()
     layers.resize(d.L);
     for (std::size_t l = 0; l < d.L; ++l) {
         auto& P = layers[l];
-        if (gpt2) {
+        if (bert) {
+            // modeling_bert.py BertLayer: every linear and LayerNorm with bias.
+            param(P[Wq], "attention.self.query", d.QD, d.C, true);
+            param(P[Bq], "attention.self.query.bias", d.QD, 1, true);
+            param(P[Wk], "attention.self.key", d.KD, d.C, true);
+            param(P[Bk], "attention.self.key.bias", d.KD, 1, true);
+            param(P[Wv], "attention.self.value", d.KD, d.C, true);
+            param(P[Bv], "attention.self.value.bias", d.KD, 1, true);
+            param(P[Wo], "attention.output.dense", d.C, d.QD, true);
+            param(P[Bo], "attention.output.dense.bias", d.C, 1, true);
+            param(P[Norm1], "attention.output.LayerNorm", d.C, 1, true);
+            param(P[Norm1B], "attention.output.LayerNorm.bias", d.C, 1, true);
+            param(P[Wu], "intermediate.dense", d.I, d.C, true);
+            param(P[Bu], "intermediate.dense.bias", d.I, 1, true);
+            param(P[Wd], "output.dense", d.C, d.I, true);
+            param(P[Bd], "output.dense.bias", d.C, 1, true);
+            param(P[Norm2], "output.LayerNorm", d.C, 1, true);
+            param(P[Norm2B], "output.LayerNorm.bias", d.C, 1, true);
+        } else if (gpt2) {
             // modeling_gpt2.py GPT2Block: every projection and LayerNorm with bias.
             param(P[Norm1], "ln_1", d.C, 1, true);
             param(P[Norm1B], "ln_1.bias", d.C, 1, true);
@@ -204,12 +227,32 @@ void Trainer::Impl::allocateModel()
                         a->value = makeTensor(alloc, row::kAdapters, Category::Weights, DType::F32, a->numel());
             }
     }
-    param(globals[Embed], gpt2 ? "wte" : neox ? "embed_in" : "embed_tokens", d.V, d.C, true);
+    if (bert) {
+        // modeling_bert.py BertEmbeddings (whole position and token type
+        // tables) and BertForSequenceClassification's pooler and classifier.
+        param(globals[Embed], "embeddings.word_embeddings", d.V, d.C, true);
+        param(globals[Wpe], "embeddings.position_embeddings", m.maxPositions, d.C, true);
+        param(globals[TypeEmbed], "embeddings.token_type_embeddings", m.typeVocab, d.C, true);
+        param(globals[EmbedNorm], "embeddings.LayerNorm", d.C, 1, true);
+        param(globals[EmbedNormB], "embeddings.LayerNorm.bias", d.C, 1, true);
+        param(globals[PoolerW], "pooler.dense", d.C, d.C, classifier);
+        param(globals[PoolerB], "pooler.dense.bias", d.C, 1, classifier);
+        param(globals[ClassifierW], "classifier", m.numLabels, d.C, classifier);
+        param(globals[ClassifierB], "classifier.bias", m.numLabels, 1, classifier);
+        // BertForMaskedLM's cls.predictions: transform, its LayerNorm, the decoder's bias.
+        param(globals[TransformW], "cls.predictions.transform.dense", d.C, d.C, !classifier);
+        param(globals[TransformB], "cls.predictions.transform.dense.bias", d.C, 1, !classifier);
+        param(globals[FinalNorm], "cls.predictions.transform.LayerNorm", d.C, 1, !classifier);
+        param(globals[FinalNormB], "cls.predictions.transform.LayerNorm.bias", d.C, 1, !classifier);
+        param(globals[DecoderBias], "cls.predictions.bias", d.V, 1, !classifier);
+    } else {
+        param(globals[Embed], gpt2 ? "wte" : neox ? "embed_in" : "embed_tokens", d.V, d.C, true);
+        param(globals[FinalNorm], gpt2 ? "ln_f" : neox ? "final_layer_norm" : "norm", d.C, 1, true);
+        param(globals[FinalNormB], gpt2 ? "ln_f.bias" : "final_layer_norm.bias", d.C, 1, layerNorm);
+        param(globals[Wpe], "wpe", m.maxPositions, d.C, gpt2); // the whole position table (n_positions x hidden)
+        param(globals[LmHead], neox ? "embed_out" : "lm_head", d.V, d.C, !m.tieEmbeddings);
+    }
     globals[Embed].isEmbedding = true;
-    param(globals[FinalNorm], gpt2 ? "ln_f" : neox ? "final_layer_norm" : "norm", d.C, 1, true);
-    param(globals[FinalNormB], gpt2 ? "ln_f.bias" : "final_layer_norm.bias", d.C, 1, layerNorm);
-    param(globals[Wpe], "wpe", m.maxPositions, d.C, gpt2); // the whole position table (n_positions x hidden)
-    param(globals[LmHead], neox ? "embed_out" : "lm_head", d.V, d.C, !m.tieEmbeddings);
     for (Param& p : globals) {
         p.frozen = lora;
         if (p.present)
@@ -235,7 +278,8 @@ void Trainer::Impl::initialiseWeights()
         if (!p.present)
             return;
         const bool norm = !p.isMatrix && p.name.find("bias") == std::string::npos &&
-                          (p.name.find("norm") != std::string::npos || p.name.starts_with("ln_"));
+                          (p.name.find("norm") != std::string::npos || p.name.find("LayerNorm") != std::string::npos ||
+                           p.name.starts_with("ln_"));
         std::vector<float> values(p.numel());
         for (float& v : values)
             v = p.isMatrix ? normal(rng) : (norm ? 1.0f : 0.0f);
@@ -315,27 +359,36 @@ const Tensor& Trainer::Impl::headWeight() const
 {
     if (prec.weightCopies)
         return headCopy;
-    return globals[scenario.model.tieEmbeddings ? Embed : LmHead].value;
+    return globals[tiedHead() ? Embed : LmHead].value;
 }
 
-Tensor& Trainer::Impl::headGrad() { return globals[scenario.model.tieEmbeddings ? Embed : LmHead].grad; }
+Tensor& Trainer::Impl::headGrad() { return globals[tiedHead() ? Embed : LmHead].grad; }
 
 void Trainer::Impl::embedForward(const std::int32_t* batch)
 {
     tokens = makeTensor(alloc, row::kTokens, Category::Activations, DType::I32, d.N);
-    targets = makeTensor(alloc, row::kTokens, Category::Activations, DType::I32, d.N);
-    std::vector<std::int32_t> inputs(d.N), next(d.N);
+    targets = makeTensor(alloc, row::kTokens, Category::Activations, DType::I32, lossRows());
+    std::vector<std::int32_t> inputs(d.N), next(lossRows());
     for (std::size_t b = 0; b < d.B; ++b)
         for (std::size_t t = 0; t < d.T; ++t) {
             inputs[b * d.T + t] = batch[b * (d.T + 1) + t];
-            next[b * d.T + t] = batch[b * (d.T + 1) + t + 1];
+            if (!classifier)
+                next[b * d.T + t] = batch[b * (d.T + 1) + t + 1];
         }
+    // A sequence classifier's label: the sequence's extra token, modulo num_labels.
+    if (classifier)
+        for (std::size_t b = 0; b < d.B; ++b)
+            next[b] = static_cast<std::int32_t>(std::uint64_t(batch[b * (d.T + 1) + d.T]) % lossWidth());
     ops.uploadRaw(tokens, inputs.data(), d.N * sizeof(std::int32_t));
-    ops.uploadRaw(targets, next.data(), d.N * sizeof(std::int32_t));
-    embedOut = makeTensor(alloc, row::kEmbedOut, Category::Activations, prec.act, d.N * d.C);
-    ops.embeddingForward(embedOut, tokens, globals[Embed].value, globals[Wpe].value, d.B, d.T, d.C, d.V);
+    ops.uploadRaw(targets, next.data(), lossRows() * sizeof(std::int32_t));
+    if (bert) {
+        bertEmbedForward();
+    } else {
+        embedOut = makeTensor(alloc, row::kEmbedOut, Category::Activations, prec.act, d.N * d.C);
+        ops.embeddingForward(embedOut, tokens, globals[Embed].value, globals[Wpe].value, d.B, d.T, d.C, d.V);
+    }
     if (hiddenDropout) {
-        // GPT2Model.drop on the sum of token and position embeddings.
+        // GPT2Model.drop on the sum of token and position embeddings; BertEmbeddings.dropout after its LayerNorm.
         embedMask = makeTensor(alloc, row::kEmbedDropoutMask, Category::Activations, DType::U8, d.N * d.C);
         ops.dropoutForward(At(embedOut), embedMask, d.N * d.C, dropout, dropoutStream(d.L, kSiteEmbedding));
     }
@@ -345,13 +398,21 @@ void Trainer::Impl::makeHeadCopy()
 {
     if (!prec.weightCopies)
         return;
-    const Param& src = globals[scenario.model.tieEmbeddings ? Embed : LmHead];
+    const Param& src = globals[tiedHead() ? Embed : LmHead];
     headCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, src.numel());
     ops.cast(headCopy, src.value);
 }
 
 void Trainer::Impl::headForward()
 {
+    if (classifier) {
+        classifierForward();
+        return;
+    }
+    if (mlmHead()) {
+        mlmHeadForward();
+        return;
+    }
     const Tensor& x = d.L > 0 ? layerOut[d.L - 1] : embedOut;
     finalNormForward(x);
     if (chunked())
@@ -370,7 +431,7 @@ void Trainer::Impl::finalNormForward(const Tensor& x)
     finalOut = makeTensor(alloc, row::kFinalNorm, Category::Activations, prec.act, d.N * d.C);
     if (layerNorm)
         ops.layernormForward(finalOut, finalRstd, x, globals[FinalNorm].value, globals[FinalNormB].value, d.N, d.C,
-                             kLayerNormEps);
+                             bert ? kBertLayerNormEps : kLayerNormEps);
     else
         ops.rmsnormForward(finalOut, finalRstd, x, globals[FinalNorm].value, d.N, d.C, kNormEps);
 }
@@ -387,20 +448,28 @@ void Trainer::Impl::finalNormBackward(const Tensor& x, const Tensor& gradIn)
 
 double Trainer::Impl::lossForward()
 {
-    lossLse = makeTensor(alloc, row::kLossLse, Category::Logits, DType::F32, d.N);
-    return ops.crossEntropyForward(lossLse, logits, targets, d.N, d.V);
+    lossLse = makeTensor(alloc, row::kLossLse, Category::Logits, DType::F32, lossRows());
+    return ops.crossEntropyForward(lossLse, logits, targets, lossRows(), lossWidth());
 }
 
 void Trainer::Impl::lossBackward(double dloss)
 {
-    logitsGrad = makeTensor(alloc, row::kLogitsGrad, Category::Logits, prec.act, d.N * d.V);
-    ops.crossEntropyBackward(logitsGrad, logits, lossLse, targets, d.N, d.V, dloss);
+    logitsGrad = makeTensor(alloc, row::kLogitsGrad, Category::Logits, prec.act, lossRows() * lossWidth());
+    ops.crossEntropyBackward(logitsGrad, logits, lossLse, targets, lossRows(), lossWidth(), dloss);
     logits.release();
     lossLse.release();
 }
 
 void Trainer::Impl::headBackward()
 {
+    if (classifier) {
+        classifierBackward();
+        return;
+    }
+    if (mlmHead()) {
+        mlmHeadBackward();
+        return;
+    }
     if (chunked()) {
         // The lm_head's backward ran chunk by chunk in the loss backward.
         residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
@@ -431,7 +500,10 @@ void Trainer::Impl::embedBackward()
         ops.dropoutBackward(residualGrad, residualGrad, embedMask, d.N * d.C, dropout);
         embedMask.release();
     }
-    ops.embeddingBackward(globals[Embed].grad, globals[Wpe].grad, residualGrad, tokens, d.B, d.T, d.C, d.V);
+    if (bert)
+        bertEmbedBackward();
+    else
+        ops.embeddingBackward(globals[Embed].grad, globals[Wpe].grad, residualGrad, tokens, d.B, d.T, d.C, d.V);
     residualGrad.release();
     embedOut.release();
     tokens.release();
@@ -519,7 +591,9 @@ void Trainer::Impl::runMicroBatch(const std::int32_t* batch, std::uint64_t micro
 void Trainer::Impl::anyLayerForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out,
                                     const LayerCopies& c)
 {
-    if (gpt2)
+    if (bert)
+        bertForward(l, x, s, out, c);
+    else if (gpt2)
         gpt2Forward(l, x, s, out, c);
     else if (neox)
         neoxForward(l, x, s, out, c);
@@ -529,7 +603,9 @@ void Trainer::Impl::anyLayerForward(std::size_t l, const Tensor& x, LayerSaves& 
 
 void Trainer::Impl::anyLayerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c)
 {
-    if (gpt2)
+    if (bert)
+        bertBackward(l, x, s, c);
+    else if (gpt2)
         gpt2Backward(l, x, s, c);
     else if (neox)
         neoxBackward(l, x, s, c);
@@ -551,6 +627,13 @@ void Trainer::Impl::releaseMicroBatch()
     targets.release();
     embedOut.release();
     embedMask.release();
+    embedSum.release();
+    embedStats.release();
+    pooled.release();
+    headMask.release();
+    classifierIn.release();
+    transformPre.release();
+    transformAct.release();
     for (auto& s : saves)
         s = LayerSaves{};
     for (auto& t : layerOut)

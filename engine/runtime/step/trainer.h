@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The training step program: ordinary training code for Llama-family and
-// GPT-2 decoders that allocates every buffer through the tracking allocator
+// The training step program: ordinary training code for Llama-family,
+// GPT-2 and GPT-NeoX decoders and BERT encoders (masked LM or sequence
+// classifier) that allocates every buffer through the tracking allocator
 // under the name of its tensor-table row, marks the planner's events, and
 // leaves the arithmetic to a backend's Ops (runtime/ops.h). The headroom
 // profile's rows (plan/headroomrows.cpp) describe the same program from

@@ -30,11 +30,23 @@ struct PrecisionPlan {
 };
 PrecisionPlan precisionPlan(Precision p);
 
-// Llama uses Norm1..Wd; GPT-2 and GPT-NeoX keep their fused c_attn /
+// Llama uses Norm1..Wd; BERT its query/key/value in Wq..Bv, attention.output
+// in Wo/Bo and Norm1/Norm1B, intermediate in Wu/Bu, output in Wd/Bd and
+// Norm2/Norm2B; GPT-2 and GPT-NeoX keep their fused c_attn /
 // query_key_value in Wq/Bq (q, k and v are row blocks of it), c_fc /
 // dense_h_to_4h in Wu/Bu, and LayerNorm biases in Norm1B/Norm2B.
 enum LayerParam : std::size_t { Norm1, Wq, Bq, Wk, Bk, Wv, Bv, Wo, Bo, Norm2, Wg, Wu, Wd, Norm1B, Norm2B, Bu, Bd, kLayerParams };
-enum GlobalParam : std::size_t { Embed, FinalNorm, LmHead, FinalNormB, Wpe, kGlobalParams };
+// BERT (modeling_bert.py): Embed, Wpe and TypeEmbed are word, position and
+// token type embeddings, EmbedNorm/EmbedNormB the embeddings' LayerNorm;
+// the sequence classifier adds BertPooler's dense and the classifier; the
+// masked-LM head (BertLMPredictionHead) its transform dense (TransformW/B),
+// the transform's LayerNorm in FinalNorm/FinalNormB, and the decoder's bias
+// (the decoder weight is the word embedding).
+enum GlobalParam : std::size_t {
+    Embed, FinalNorm, LmHead, FinalNormB, Wpe,
+    TypeEmbed, EmbedNorm, EmbedNormB, PoolerW, PoolerB, ClassifierW, ClassifierB, TransformW, TransformB, DecoderBias,
+    kGlobalParams
+};
 
 struct Param {
     std::string name;
@@ -53,6 +65,8 @@ struct Param {
 };
 
 // What one layer keeps for its backward (or rebuilds in it when checkpointed).
+// BERT (post-LN): x2 is the attention LayerNorm's input (dense output +
+// layer input), h1 its output, h2 the output LayerNorm's input.
 struct LayerSaves {
     Tensor rstd1, h1, q, k, v, probs, lse, attn, x2, rstd2, h2, gate, up, act;
     // Dropout: eager attention's 1-byte mask and dropped probabilities (B, NH,
@@ -85,7 +99,9 @@ struct Trainer::Impl {
     bool lora = false;
     bool gpt2 = false;       // GPT-2 family: LayerNorm, learned positions, GELU, fused c_attn
     bool neox = false;       // GPT-NeoX: LayerNorm, fused query_key_value, partial rotary, parallel residual
-    bool layerNorm = false;  // GPT-2 and GPT-NeoX: LayerNorm with bias (mean and rstd saved)
+    bool bert = false;       // BERT encoder: post-LN, bidirectional attention, token types, embedding LayerNorm
+    bool classifier = false; // BertForSequenceClassification's head (bertheadstep.cpp) instead of an LM head
+    bool layerNorm = false;  // GPT-2, GPT-NeoX and BERT: LayerNorm with bias (mean and rstd saved)
     std::size_t rotaryDim = 0; // RoPE over the first rotaryDim elements of each head (0: no RoPE)
     // Dropout in training (the model's dropout probability): on the attention
     // probabilities in every family; on the embedding output and on both
@@ -98,7 +114,7 @@ struct Trainer::Impl {
     std::uint64_t currentMicro = 0;
     Tensor embedMask;
     // Sites of dropout within a layer (the stream's last part); the embedding's is layer L.
-    enum DropoutSite : std::uint64_t { kSiteAttention, kSiteAttnOut, kSiteMlpOut, kSiteEmbedding };
+    enum DropoutSite : std::uint64_t { kSiteAttention, kSiteAttnOut, kSiteMlpOut, kSiteEmbedding, kSiteClassifier };
     std::uint64_t dropoutStream(std::size_t layer, DropoutSite site) const;
     cpu::AttentionShape attentionShape(std::size_t layer) const;
     std::size_t rank = 0;
@@ -111,6 +127,11 @@ struct Trainer::Impl {
 
     // Per micro-batch state.
     Tensor headGradIn;  // chunked loss: the final norm output's gradient, loss backward -> head backward
+    // BERT: the embeddings' LayerNorm input and statistics; the classifier
+    // head's pooled output (tanh), its dropout mask and dropped copy.
+    Tensor embedSum, embedStats, pooled, headMask, classifierIn;
+    // BERT's masked-LM head: the transform dense's output and GELU's, saved.
+    Tensor transformPre, transformAct;
     Tensor tokens, targets, embedOut, finalRstd, finalOut, logits, lossLse, logitsGrad, residualGrad, headCopy;
     std::vector<LayerSaves> saves;
     std::vector<Tensor> layerOut;
@@ -148,6 +169,20 @@ struct Trainer::Impl {
     void layerBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
     void gpt2Forward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void gpt2Backward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void bertForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
+    void bertBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
+    void bertEmbedForward();
+    void bertEmbedBackward();
+    // BertForSequenceClassification's head (bertheadstep.cpp).
+    std::size_t lossRows() const { return classifier ? d.B : d.N; }
+    std::size_t lossWidth() const { return classifier ? scenario.model.numLabels : d.V; }
+    void classifierForward();
+    void classifierBackward();
+    bool mlmHead() const { return bert && !classifier; }
+    // The lm_head is the word embedding (tied, or BERT's MLM decoder, always tied).
+    bool tiedHead() const { return scenario.model.tieEmbeddings || bert; }
+    void mlmHeadForward();
+    void mlmHeadBackward();
     void neoxForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void neoxBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
     // GPT-2's c_attn and GPT-NeoX's query_key_value (gpt2layer.cpp).
