@@ -38,12 +38,23 @@ namespace fs = std::filesystem;
 constexpr const char* kFolderConfig = R"({"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2,
   "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 176, "vocab_size": 320})";
 
+// Where the model folder goes: /dev/shm (memory) where there is one, since a
+// write and an import per input are most of fuzz_safetensors' time; else the
+// temporary folder.
+fs::path scratchRoot()
+{
+    std::error_code ec;
+    if (fs::is_directory("/dev/shm", ec) && ::access("/dev/shm", W_OK) == 0)
+        return "/dev/shm";
+    return fs::temp_directory_path();
+}
+
 // One folder per process, removed at exit. Held through a pointer that is
 // never destroyed, so the exit handler cannot outlive it.
 const fs::path& modelFolder()
 {
     static const fs::path* dir = [] {
-        auto* d = new fs::path(fs::temp_directory_path() / ("headroom-fuzz-model-" + std::to_string(::getpid())));
+        auto* d = new fs::path(scratchRoot() / ("headroom-fuzz-model-" + std::to_string(::getpid())));
         fs::create_directories(*d);
         std::ofstream(*d / "config.json") << kFolderConfig;
         std::atexit([] {
