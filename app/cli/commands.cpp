@@ -18,8 +18,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -38,6 +39,36 @@ Result<Options> parseScenarioCommand(const std::string& command, const std::vect
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << "\n"; }
 
+// The plan's allocator stream (the two steps its reserved is simulated on) in
+// the trace format of engine/io/allocatortrace.h, so that `headroom-cli
+// replay` reads it as it reads a PyTorch trace: "# event <step> <label>"
+// before each event's requests, and each allocation's row and layer after it.
+Result<bool> writePlanAllocatorTrace(const Plan& plan, const std::string& path)
+{
+    AllocatorStreamLabels labels;
+    std::vector<AllocatorEvent> stream;
+    appendAllocatorStream(plan, kAllocatorSteps, stream, &labels);
+    std::ofstream out(path);
+    if (!out)
+        return makeError(ErrorCode::IoError, "cannot write " + path);
+    out << "# headroom allocator events: a <id> <bytes> | f <id> (the plan's stream)\n";
+    std::size_t mark = 0;
+    for (std::size_t k = 0; k < stream.size(); ++k) {
+        for (; mark < labels.marks.size() && labels.marks[mark].position == k; ++mark)
+            out << "# event " << labels.marks[mark].step << ' ' << eventLabel(plan.events[labels.marks[mark].event])
+                << '\n';
+        const AllocatorEvent& e = stream[k];
+        if (e.kind == AllocatorEvent::Kind::Alloc)
+            out << "a " << e.id << ' ' << e.bytes << " # " << labels.rowOfId[e.id] << ' ' << labels.layerOfId[e.id]
+                << '\n';
+        else
+            out << "f " << e.id << '\n';
+    }
+    if (!out.flush())
+        return makeError(ErrorCode::IoError, "cannot write " + path);
+    return true;
+}
+
 } // namespace
 
 int runPlan(const std::vector<std::string>& args)
@@ -52,6 +83,10 @@ int runPlan(const std::vector<std::string>& args)
     auto plan = makePlan(scenario.value());
     if (!plan)
         return fail(plan.error());
+    if (o->has("allocator-trace")) {
+        if (auto written = writePlanAllocatorTrace(plan.value(), o->value("allocator-trace")); !written)
+            return fail(written.error());
+    }
     const ScenarioOrigin origin = scenarioOrigin(o.value(), base, scenario.value());
     if (o->has("json")) {
         nlohmann::json j = planToJson(plan.value(), o->has("timeline"), o->has("tensors"));

@@ -267,7 +267,7 @@ const std::vector<CommandHelp>& commandTable()
         const OptionHelp json{"json", "", "print JSON instead of text"};
         return std::vector<CommandHelp>{
             {"plan",
-             "[scenario options] [--tensors] [--json [--timeline]]",
+             "[scenario options] [--tensors] [--json [--timeline]] [--allocator-trace FILE]",
              "predict GPU memory for one training (or inference) step",
              "Predicts the peak GPU memory of one step: the event it occurs at, the breakdown by category, peak "
              "allocated, peak reserved, device used (as nvidia-smi shows it) and whether it fits. Names the "
@@ -275,7 +275,10 @@ const std::vector<CommandHelp>& commandTable()
              true,
              {{"tensors", "", "also list every tensor: size, lifetime and the source of its formula"},
               json,
-              {"timeline", "", "with --json: memory at every event"}},
+              {"timeline", "", "with --json: memory at every event"},
+              {"allocator-trace", "FILE",
+               "also write the allocations and frees the reserved figure is simulated on (two steps), in "
+               "headroom-cli replay's format, each event and row named in a comment"}},
              "headroom-cli plan --model Qwen/Qwen2.5-7B --peft lora --micro-batch 4 --gpu a100-80gb"},
             {"fit",
              "[scenario options] [--models] [--json]",

@@ -12,19 +12,20 @@ namespace {
 
 struct Instance {
     std::uint32_t allocAt, freeAt; // event indices
+    std::uint32_t firstAllocAt;    // the first step's allocAt (TensorRow::firstAllocAt; allocAt when not lazy)
     Bytes bytes;
     bool persistent;
     std::uint32_t pieceBegin, pieceEnd; // the row's runs of tensors (TensorRow::pieceBegin)
     std::uint32_t firstId;              // its tensors take ids firstId, firstId + 1...
 };
 
-// Instance numbers bucketed by event, in instance order (a counting sort).
-void bucket(const std::vector<Instance>& instances, std::size_t events, bool byFree, std::vector<std::uint32_t>& start,
-            std::vector<std::uint32_t>& order)
+// Instance numbers bucketed by the event `at` reads, in instance order (a counting sort).
+void bucket(const std::vector<Instance>& instances, std::size_t events, std::uint32_t Instance::*at,
+            std::vector<std::uint32_t>& start, std::vector<std::uint32_t>& order)
 {
     start.assign(events + 1, 0);
     for (const Instance& i : instances)
-        ++start[(byFree ? i.freeAt : i.allocAt) + 1];
+        ++start[i.*at + 1];
     for (std::size_t e = 0; e < events; ++e)
         start[e + 1] += start[e];
     order.resize(instances.size());
@@ -33,13 +34,13 @@ void bucket(const std::vector<Instance>& instances, std::size_t events, bool byF
     cursor.assign(start.begin(), start.end() - 1);
     for (std::uint32_t n = 0; n < instances.size(); ++n) {
         const Instance& i = instances[n];
-        next[cursor[byFree ? i.freeAt : i.allocAt]++] = n;
+        next[cursor[i.*at]++] = n;
     }
 }
 
 } // namespace
 
-void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEvent>& out)
+void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEvent>& out, AllocatorStreamLabels* labels)
 {
     const Mode mode = planMode(plan);
     const std::uint64_t L = plan.layers;
@@ -47,9 +48,11 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     if (E == 0 || steps <= 0)
         return;
     thread_local std::vector<Instance> instances;
-    thread_local std::vector<std::uint32_t> allocStart, allocOrder, freeStart, freeOrder;
+    thread_local std::vector<std::uint32_t> allocStart, allocOrder, firstStart, firstOrder, freeStart, freeOrder;
     instances.clear();
     std::uint32_t nextId = 0;
+    if (labels)
+        *labels = {};
     for (const TensorRow& row : plan.tensors) {
         if (row.managed || row.bytes == 0)
             continue;
@@ -60,8 +63,16 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
         auto add = [&](std::int64_t layer) {
             const auto from = static_cast<std::uint32_t>(eventIndex(mode, row.allocAt, layer, L));
             const auto to = static_cast<std::uint32_t>(eventIndex(mode, row.freeAt, layer, L));
-            instances.push_back({from, to, row.bytes, from == 0 && to == E - 1, row.pieceBegin, row.pieceEnd, nextId});
+            const auto first = row.firstAllocAt == Phase::Load
+                                   ? from
+                                   : static_cast<std::uint32_t>(eventIndex(mode, row.firstAllocAt, layer, L));
+            instances.push_back(
+                {from, to, first, row.bytes, from == 0 && to == E - 1, row.pieceBegin, row.pieceEnd, nextId});
             nextId += ids;
+            if (labels) {
+                labels->rowOfId.resize(nextId, row.name);
+                labels->layerOfId.resize(nextId, static_cast<std::int32_t>(layer));
+            }
         };
         if (row.layers == LayerSet::Global) {
             add(-1);
@@ -71,8 +82,9 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod))
                 add(static_cast<std::int64_t>(l));
     }
-    bucket(instances, E, false, allocStart, allocOrder);
-    bucket(instances, E, true, freeStart, freeOrder);
+    bucket(instances, E, &Instance::allocAt, allocStart, allocOrder);
+    bucket(instances, E, &Instance::firstAllocAt, firstStart, firstOrder);
+    bucket(instances, E, &Instance::freeAt, freeStart, freeOrder);
 
     out.reserve(out.size() + static_cast<std::size_t>(nextId) * 2 * static_cast<std::size_t>(steps));
     // An instance's tensors, in the order of its runs; one id each. Freed in
@@ -104,12 +116,18 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     };
     for (int step = 0; step < steps; ++step) {
         for (std::size_t e = 0; e < E; ++e) {
+            if (labels)
+                labels->marks.push_back({out.size(), step, e});
             if (e > 0)
                 freesAfter(e - 1);
             else if (step > 0)
                 freesAfter(E - 1);
-            for (std::uint32_t k = allocStart[e]; k < allocStart[e + 1]; ++k) {
-                const Instance& i = instances[allocOrder[k]];
+            // The first step makes everything, lazy rows where they are made;
+            // later steps what does not persist.
+            const std::vector<std::uint32_t>& begin = step == 0 ? firstStart : allocStart;
+            const std::vector<std::uint32_t>& order = step == 0 ? firstOrder : allocOrder;
+            for (std::uint32_t k = begin[e]; k < begin[e + 1]; ++k) {
+                const Instance& i = instances[order[k]];
                 if (step == 0 || !i.persistent)
                     allocate(i);
             }

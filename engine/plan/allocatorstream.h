@@ -23,7 +23,10 @@ namespace headroom {
 // Order:
 // - Rows allocated at load and alive through the last event persist between
 //   steps (weights, optimizer state...): allocated once, before step 1, never
-//   freed. Every other instance is allocated and freed in each step.
+//   freed. Every other instance is allocated and freed in each step. A row
+//   the first step makes later (TensorRow::firstAllocAt: torch.optim's lazy
+//   state) is allocated at that event of the first step instead, and
+//   persists from there.
 // - At each event, first the frees of the instances whose last event was the
 //   one before (for the first event of a later step: the last event of the
 //   step before), then the allocations of the event in table order.
@@ -33,7 +36,22 @@ namespace headroom {
 //   made. Within one event the table has no finer order, so every allocation
 //   of the event coexists, as in the sweep's timeline.
 // - After the last step, the instances still alive but not persistent are freed.
-void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEvent>& out);
+//
+// `labels`, when given, says where each step's event begins in `out` and which
+// row each id belongs to, so the stream can be read against a recorded one
+// (headroom-cli plan --allocator-trace, tools/reference/stream_diff.py).
+struct AllocatorStreamLabels {
+    struct Mark {
+        std::size_t position; // index in `out` of the event's first request (its frees, then its allocations)
+        int step;
+        std::size_t event; // index in plan.events
+    };
+    std::vector<Mark> marks;
+    std::vector<const char*> rowOfId;    // TensorRow::name of the row whose instance holds the id
+    std::vector<std::int32_t> layerOfId; // its layer, -1 for a global row
+};
+void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEvent>& out,
+                           AllocatorStreamLabels* labels = nullptr);
 std::vector<AllocatorEvent> allocatorStream(const Plan& plan, int steps);
 
 } // namespace headroom

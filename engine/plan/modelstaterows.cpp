@@ -391,6 +391,10 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         if (gradShards == 1)
             appendTrainablePieces(ctx, ctx.table.layer, 1, gradBytes);
         attachPieces(ctx, layerGrads, gradPieces);
+        // Accumulated gradients are alive through every micro-batch, but the
+        // first step makes them in its first backward (AccumulateGrad), not at load.
+        if (accumulating && ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
+            layerGrads.firstAllocAt = Phase::LayerBwd;
         rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
         // the embedding's own backward, the last of the step (aten/src/ATen/
@@ -404,9 +408,12 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // A classifier head has no output embedding to tie (BertForSequenceClassification).
         const bool tied = ctx.model.tieEmbeddings && !ctx.model.classifier();
         const Bytes globalGrads = ceilDiv(satMul(global.trainable, gradBytes), gradShards);
-        rows.push_back(row("grads.global", "gradients of the embeddings, final norm and head (param dtype)",
-                           Category::Gradients, (tied || accumulating) ? globalGrads : globalGrads - std::min(globalGrads, embedGrad),
-                           headFrom, last));
+        TensorRow globalGradRow =
+            row("grads.global", "gradients of the embeddings, final norm and head (param dtype)", Category::Gradients,
+                (tied || accumulating) ? globalGrads : globalGrads - std::min(globalGrads, embedGrad), headFrom, last);
+        if (accumulating && ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
+            globalGradRow.firstAllocAt = Phase::HeadBwd;
+        rows.push_back(globalGradRow);
         if (embedGradSplit && !tied && !accumulating)
             rows.push_back(row("grads.embedding", "the word embedding's gradient, made by the embedding's backward (embedding_dense_backward)",
                                Category::Gradients, embedGrad, Phase::EmbedBwd, last));
@@ -457,9 +464,16 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         if (stateShards == 1 && tc.optimizer == Optimizer::AdamW)
             appendTrainablePieces(ctx, ctx.table.layer, 1, ctx.fullFinetune ? masterBytes(ctx) : 4, 2);
         attachPieces(ctx, layerState, statePieces);
+        TensorRow globalState =
+            row("optimizer.global", "optimizer state of the embeddings, final norm and head", Category::OptimizerState,
+                ceilDiv(global.optimizerBytes, stateShards), Phase::Load, last, LayerSet::Global, paged);
+        // torch.optim makes the state inside the first step() (profile.h
+        // lazyOptimizerState); DeepSpeed's ZeRO optimizers make theirs when
+        // they are built (stage_1_and_2.py initialize_optimizer_states).
+        if (ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
+            layerState.firstAllocAt = globalState.firstAllocAt = last;
         rows.push_back(layerState);
-        rows.push_back(row("optimizer.global", "optimizer state of the embeddings, final norm and head",
-                           Category::OptimizerState, ceilDiv(global.optimizerBytes, stateShards), Phase::Load, last, LayerSet::Global, paged));
+        rows.push_back(globalState);
         if (ctx.deepspeedStyle) {
             const Bytes master = ceilDiv(satMul(satAdd(satMul(layer.trainable, ctx.table.layers), global.trainable), 4), stateShards);
             rows.push_back(row("optimizer.fp32_master", "fp32 master weights inside DeepSpeed's mixed-precision optimizer (ZeRO paper §3: K = 12 includes them)",

@@ -68,6 +68,14 @@ struct TensorRow {
     // `bytes`. Only the allocator stream reads them (allocatorstream.h); every
     // other use of the table sees the row's total.
     std::uint32_t pieceBegin = 0, pieceEnd = 0;
+    // A row alive from Load that the first step makes later, at this event
+    // (and keeps from then on, as from load): torch.optim makes its state in
+    // the first optimizer.step(), not when the optimizer is built
+    // (RuntimeProfile::lazyOptimizerState). Load: made at load. Only the
+    // allocator stream reads it (allocatorstream.h): the steps the table
+    // describes, from the second on, are the same either way, but the first
+    // step's cache is not.
+    Phase firstAllocAt = Phase::Load;
 };
 
 // `count` tensors of `bytes` each, allocated one after the other.

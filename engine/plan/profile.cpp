@@ -13,7 +13,7 @@ RuntimeProfile makePytorch() { return RuntimeProfile{}; }
 // PyTorch (the CPU engine allocates exactly and measures no reserved); norms
 // keep their statistics in fp32 but save their input in the activation dtype; the loss works on logits in chunks of
 // its own choosing and never upcasts the whole tensor; optimizers update in
-// place without a foreach temporary; mixed precision keeps explicit low
+// place without a foreach temporary and allocate their state with the weights; mixed precision keeps explicit low
 // precision weight copies (counted the same way as autocast's).
 RuntimeProfile makeHeadroom()
 {
@@ -22,6 +22,7 @@ RuntimeProfile makeHeadroom()
     p.fp32NormUpcast = false;
     p.fp32LogitsUpcast = false;
     p.foreachOptimizerTemporary = false;
+    p.lazyOptimizerState = false;
     p.autocastWeightCopies = true;
     p.cublasWorkspacesTraining = 1;
     return p;

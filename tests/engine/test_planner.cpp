@@ -638,8 +638,18 @@ private slots:
         QCOMPARE(ladder->size(), defaultLadder().size());
         QVERIFY(!ladder->front().plan.fits);  // full fine-tuning of 8B does not fit 24 GB
         QVERIFY(ladder->back().plan.fits);    // QLoRA does
-        for (std::size_t k = 1; k < ladder->size(); ++k)
-            QVERIFY((*ladder)[k].savingBytes >= 0);
+        // Every step lowers the planned peak. Device used (the simulated
+        // reserved) falls too where the run fits; far past the card's memory
+        // the simulation releases and retries its cache (cachingallocator.h,
+        // pastCapacity), where a smaller stream may fragment more: with
+        // torch.optim's lazy state, flash attention on the full fine-tune of
+        // 8B at 153 GiB on 24 GiB reads 1.4 GiB more (the same rows on a
+        // B200, which fit, save 3.5 GiB).
+        for (std::size_t k = 1; k < ladder->size(); ++k) {
+            QVERIFY((*ladder)[k].plan.peakAllocatedBytes <= (*ladder)[k - 1].plan.peakAllocatedBytes);
+            if ((*ladder)[k].plan.fits)
+                QVERIFY((*ladder)[k].savingBytes >= 0);
+        }
         QVERIFY(!buildLadder(s.value(), {"no-such-step"}).ok());
     }
 

@@ -166,13 +166,16 @@ private slots:
         std::printf("\npeak reserved vs the replayed trace: simulated plan median %.1f %%, worst %.1f %%; "
                     "estimate median %.1f %%, worst %.1f %%\n",
                     100 * simMedian, 100 * simWorst, 100 * estMedian, 100 * estWorst);
-        // Ratchet at the measured figures over 143 cases, 2.3 % and 19.8 %
+        // Ratchet at the measured figures over 146 cases, 1.5 % and 14.8 %
         // (issue 13 asks for 5 % median): the foreach step's temporaries are
-        // one piece per parameter and the simulation runs at the card's
-        // capacity. The worst are checkpointed runs that the plan's coarser
-        // stream packs tighter than PyTorch does (TinyLlama b8 s2048, -19.8 %).
-        QVERIFY(simMedian <= 0.025);
-        QVERIFY(simWorst <= 0.20);
+        // one piece per parameter, the simulation runs at the card's
+        // capacity, and torch.optim's state is made in the first step()
+        // (profile.h lazyOptimizerState), after that step's forward and
+        // backward have filled the cache (TinyLlama b8 s2048 ckpt was -19.8 %
+        // with the state made at load). The worst is BERT-base's classifier
+        // with checkpointing (-14.8 %), docs/validation/reference.md.
+        QVERIFY(simMedian <= 0.016);
+        QVERIFY(simWorst <= 0.149);
     }
 };
 

@@ -139,16 +139,25 @@ class Tracker:
 
     def write_events(self, path):
         """The allocation/free stream in the plain format Headroom's caching
-        allocator simulator reads: `a <id> <bytes>` and `f <id>`."""
+        allocator simulator reads: `a <id> <bytes>` and `f <id>`. Comments
+        (which the reader skips) mark where each phase begins, `# event
+        <step> <phase> <layer>`, and name each allocation's op, so the stream
+        can be read against the plan's (stream_diff.py)."""
         ids = {}
         next_id = 0
+        step, at = 0, None
         with open(path, "w") as out:
             out.write("# headroom allocator events: a <id> <bytes> | f <id>\n")
             for kind, _seq, key, n, phase, layer, op in self.events:
+                if (phase, layer) != at:
+                    if at is not None and at[0] == "optimizer_step":
+                        step += 1
+                    at = (phase, layer)
+                    out.write(f"# event {step} {phase} {layer}\n")
                 if kind == "alloc":
                     next_id += 1
                     ids[key] = next_id
-                    out.write(f"a {next_id} {n}\n")
+                    out.write(f"a {next_id} {n} # {op}\n")
                 elif key in ids:
                     out.write(f"f {ids.pop(key)}\n")
 
