@@ -33,9 +33,8 @@ class TestKnobSweep : public QObject {
     Q_OBJECT
 
 private slots:
-    // Each point of a sweep is makePlan at that value, and the points that
-    // fit are exactly those up to the fit search's answer (memory grows with
-    // the knob in these scenarios).
+    // Each point of a sweep is makePlan at that value, the largest value that
+    // fits is the fit search's, and it fits.
     void sweepPointsAreThePlansAndTheFitSearch_data()
     {
         QTest::addColumn<Scenario>("scenario");
@@ -71,10 +70,21 @@ private slots:
                 QVERIFY(plan);
                 QCOMPARE(point.deviceUsedBytes, plan->deviceUsedBytes);
                 QCOMPARE(point.fits, plan->fits);
-                if (sweep.largestFitting)
-                    QCOMPARE(point.fits, point.value <= sweep.largestFitting->value);
             }
             QVERIFY(hasCurrent);
+            // Not "every point up to it fits, none above": near capacity the
+            // caching allocator's simulation is not monotonic (knobsweep.h;
+            // the Llama 3.2 3B sequence sweep fits at 19 604 tokens but not at
+            // 18 878), so only the fit search's own answer is checked.
+            if (sweep.largestFitting) {
+                Scenario s = scenario;
+                if (axis == SweepAxis::MicroBatch)
+                    (training ? s.train.microBatch : s.inference.batch) = sweep.largestFitting->value;
+                else
+                    (training ? s.train.seqLen : s.inference.promptTokens) = sweep.largestFitting->value;
+                const auto plan = makePlan(s);
+                QVERIFY(plan && plan->fits);
+            }
         }
         const SweepResult batch = computeSweep(scenario, SweepAxis::MicroBatch);
         const auto largest = largestMicroBatch(scenario, 4096);
@@ -85,7 +95,7 @@ private slots:
 
     // The fit map plans most cells with the quick estimate of peak reserved
     // and simulates only where the verdict could differ; every verdict must
-    // still be the simulated plan's. The first two maps have cells where the
+    // still be the simulated plan's. The first map has cells where the
     // estimate alone is wrong, islands included (the simulation is not
     // monotonic there: a cell that does not fit between cells that do).
     void fitMapVerdictsAreSimulatedPlans_data()
@@ -98,8 +108,10 @@ private slots:
         QTest::addColumn<bool>("partlyEstimated");  // false: every cell is close enough to capacity to be simulated
         QTest::newRow("Llama 3.2 3B bf16 mixed, H100")
             << withTechnique("meta-llama/Llama-3.2-3B", "bf16-mixed-ckpt-flash", "h100-sxm-80gb") << 10 << 0ull << 0ull << true << false;
+        // Since the optimizer state is made in the first step (allocatorstream,
+        // issue 13), the quick estimate no longer errs on this map.
         QTest::newRow("GPT-2 pure bf16 8-bit AdamW, RTX 3060")
-            << withTechnique("gpt2", "bf16-8bit-ckpt-flash", "rtx-3060-12gb") << 10 << 0ull << 0ull << true << true;
+            << withTechnique("gpt2", "bf16-8bit-ckpt-flash", "rtx-3060-12gb") << 10 << 0ull << 0ull << false << true;
         QTest::newRow("teaching scenario") << teachingScenario().value() << 16 << 0ull << 0ull << false << true;
         QTest::newRow("Llama 3.2 1B inference, RTX 4090")
             << withTechnique("meta-llama/Llama-3.2-1B", "inference-bf16", "rtx-4090") << 12 << 160ull << 40000ull << false << true;
