@@ -771,6 +771,13 @@ private slots:
             QCOMPARE(ranks[worst].at(key).get<std::uint64_t>(), j.at(key).get<std::uint64_t>());
         // One GPU: no ranks, as before.
         QVERIFY(!planJson({}).contains("ranks"));
+        // The text plan names the layout and lists the stages, the worst marked.
+        const CliResult text = runCli(words("plan --model meta-llama/Llama-3.1-8B --peft none --precision bf16 "
+                                            "--gpu h100-sxm-80gb --gpus 8 --tp 2 --pp 2 --grad-accum 4"));
+        QVERIFY2(text.exitCode == 0, text.describe().constData());
+        QVERIFY2(text.out.contains("tp 2 × pp 2 (1f1b) × dp 2"), text.out.constData());
+        QVERIFY2(text.out.contains("  stage 1: 16 layers, 1 micro-batch in flight"), text.out.constData());
+        QCOMPARE(text.out.count("(worst)"), qsizetype{1});
     }
 
     // A layout that does not divide is refused in one line naming the field and the numbers.
