@@ -4,6 +4,8 @@
 // Llama-like model (hidden 256, 8 heads, 2 KV heads, head_dim 32, MLP 704,
 // vocabulary 1000), pure bf16, AdamW, micro-batch 2 x sequence 128, flash.
 #include "model/hfconfig.h"
+#include "plan/fitsearch.h"
+#include "plan/knobsweep.h"
 #include "plan/parallel.h"
 #include "plan/planbuild.h"
 #include "plan/planner.h"
@@ -219,6 +221,22 @@ private slots:
         QCOMPARE(rowBytes(stagePlan(gpipe, 0), "pipeline.in_flight"), stash0 * 3);
         // Each stage's entry in ranks is its own plan's counters.
         QCOMPARE(p.ranks[0].peakAllocatedBytes, stagePlan(first, 0).peakAllocatedBytes);
+    }
+
+    void searchesIgnoreTheGlobalBatch()
+    {
+        // The fit search and the sweeps vary the micro-batch; a global batch is
+        // a check of the scenario as given and must not refuse their points.
+        Scenario sc = scenario(4, 2, 1);
+        sc.train.globalBatch = b * 4 * 2;  // micro 2 x accum 4 x dp 2
+        QVERIFY(makePlan(sc).ok());
+        auto fit = largestMicroBatch(sc, 64);
+        QVERIFY2(fit.ok(), fit.ok() ? "" : fit.error().detail.c_str());
+        QVERIFY(fit->found);
+        QCOMPARE(fit->value, std::uint64_t{64});
+        const SweepResult sweep = computeSweep(sc, SweepAxis::MicroBatch);
+        QVERIFY(!sweep.error);
+        QVERIFY(sweep.points.size() > 1);
     }
 
     void unevenSplitAndPadding()
