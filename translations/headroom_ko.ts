@@ -2554,6 +2554,35 @@
         <source>Eager attention materialises the scores; SDPA and FlashAttention do not</source>
         <translation>eager 어텐션은 점수 행렬을 만들고, SDPA와 FlashAttention은 만들지 않습니다</translation>
     </message>
+    <message>
+        <source>Tensor parallel</source>
+        <translation>텐서 병렬</translation>
+    </message>
+    <message>
+        <source>GPUs that split each layer&apos;s weights and activations (Megatron-LM); GPUs / (tensor x pipeline) is the data-parallel degree</source>
+        <translation>각 레이어의 가중치와 활성값을 나누어 맡는 GPU 수 (Megatron-LM); GPU 수 / (텐서 × 파이프라인)이 데이터 병렬 차수</translation>
+    </message>
+    <message>
+        <source>Sequence parallel</source>
+        <translation>시퀀스 병렬</translation>
+    </message>
+    <message>
+        <source>Split the norm, dropout and residual activations over the tensor-parallel GPUs too</source>
+        <translation>정규화, 드롭아웃, 잔차 활성값도 텐서 병렬 GPU들에 나눔</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>파이프라인 스테이지</translation>
+    </message>
+    <message>
+        <source>Stages the layers are split into; the plan shows the fullest stage</source>
+        <translation>레이어를 나누는 스테이지 수; 계획은 메모리를 가장 많이 쓰는 스테이지를 보여줌</translation>
+    </message>
+    <message>
+        <source>Effective batch = %1 × %2 × %3 data-parallel replicas = %4 sequences (%5 tokens) per optimizer step</source>
+        <extracomment>micro-batch × accumulation × data-parallel replicas = sequences (tokens) per optimizer step</extracomment>
+        <translation>유효 배치 = %1 × %2 × 데이터 병렬 복제본 %3개 = 옵티마이저 스텝당 시퀀스 %4개 (토큰 %5개)</translation>
+    </message>
 </context>
 <context>
     <name>Screenshot</name>

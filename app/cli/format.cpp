@@ -93,8 +93,12 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
     out << ")\n" << scenarioSummary(s) << "\n";
     out << "GPU: " << plan.gpu.name << " (" << gib(static_cast<double>(plan.capacityBytes)) << ") × "
         << s.hardware.count << ", sharding " << shardingName(s.hardware.sharding)
-        << (s.hardware.cpuOffload ? " + CPU offload" : "") << " · profile " << profileName(s.profile) << "\n"
-        << origin << "\n";
+        << (s.hardware.cpuOffload ? " + CPU offload" : "");
+    if (!plan.ranks.empty())
+        out << ", tp " << plan.tensorParallel << (s.hardware.parallel.sp && plan.tensorParallel > 1 ? " + sp" : "")
+            << " × pp " << plan.pipelineParallel << " (" << pipelineScheduleName(s.hardware.parallel.ppSchedule)
+            << ") × dp " << plan.dataParallel;
+    out << " · profile " << profileName(s.profile) << "\n" << origin << "\n";
     out << "Peak " << gib(static_cast<double>(plan.peakBytes)) << " at " << eventLabel(plan.events[plan.peakEvent])
         << " (of " << plan.events.size() << " events)\n";
     for (std::size_t c = 0; c < kCategoryCount; ++c) {
@@ -110,6 +114,17 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
         << gib(static_cast<double>(plan.peakReservedBytes)) << " · device used (nvidia-smi, with "
         << gib(static_cast<double>(plan.contextBytes)) << " context) " << gib(static_cast<double>(plan.deviceUsedBytes))
         << "\nVerdict: " << verdict(plan) << "\n";
+    // Tensor/pipeline parallelism: every stage, the worst marked (its plan is the one above).
+    if (!plan.ranks.empty()) {
+        out << "Stages (the counters above are the worst's):\n";
+        for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
+            const RankPlan& rank = plan.ranks[r];
+            out << "  stage " << rank.stage << ": " << rank.layers << " layers, " << rank.inFlightMicroBatches
+                << " micro-batch" << (rank.inFlightMicroBatches == 1 ? "" : "es") << " in flight, peak allocated "
+                << gib(static_cast<double>(rank.peakAllocatedBytes)) << ", device used "
+                << gib(static_cast<double>(rank.deviceUsedBytes)) << (r == plan.worstRank ? "  (worst)" : "") << "\n";
+        }
+    }
     for (const std::string& note : plan.notes)
         out << "Note: " << note << "\n";
     if (withTensors) {

@@ -94,6 +94,14 @@ std::string getGpu(const Scenario& s) { return s.hardware.gpu; }
 std::string getGpus(const Scenario& s) { return count(s.hardware.count); }
 std::string getSharding(const Scenario& s) { return shardingName(s.hardware.sharding); }
 std::string getCpuOffload(const Scenario& s) { return onOff(s.hardware.cpuOffload); }
+std::string getTp(const Scenario& s) { return count(s.hardware.parallel.tp); }
+std::string getPp(const Scenario& s) { return count(s.hardware.parallel.pp); }
+std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
+std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
+std::string getGlobalBatch(const Scenario& s)
+{
+    return train(s) && s.train.globalBatch != 0 ? count(s.train.globalBatch) : "";
+}
 std::string getBatch(const Scenario& s) { return train(s) ? "" : count(s.inference.batch); }
 std::string getPromptTokens(const Scenario& s) { return train(s) ? "" : count(s.inference.promptTokens); }
 std::string getNewTokens(const Scenario& s) { return train(s) ? "" : count(s.inference.newTokens); }
@@ -247,6 +255,13 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("sharding", "NAME", "none, ddp, zero1, zero2, zero3 or fsdp", "sharding", getSharding);
         add("cpu-offload", "", "optimizer state and fp32 master weights (zero3: parameters too) in CPU memory",
             "cpu-offload", getCpuOffload);
+        add("tp", "N", "tensor-parallel degree (Megatron-style splits; GPUs / (tp x pp) is the data-parallel degree)",
+            "tp", getTp);
+        add("sp", "", "sequence parallelism over the tensor-parallel ranks", "sp", getSp);
+        add("pp", "N", "pipeline stages", "pp", getPp);
+        add("pp-schedule", "NAME", "pipeline schedule: 1f1b or gpipe", "pp-schedule", getPpSchedule);
+        add("global-batch", "N", "sequences per step; must equal micro-batch x grad-accum x data-parallel degree",
+            "global-batch", getGlobalBatch);
         group = "Inference (with --mode inference)";
         add("batch", "N", "sequences generated together", "batch", getBatch);
         add("prompt-tokens", "N", "prompt length", "prompt-tokens", getPromptTokens);

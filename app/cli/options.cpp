@@ -281,6 +281,12 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     HR_TRY(parseEnum(o, "sharding", parseSharding, s.hardware.sharding, "none, ddp, zero1, zero2, zero3, fsdp"));
     if (o.has("cpu-offload"))
         s.hardware.cpuOffload = true;
+    HR_COUNT("tp", s.hardware.parallel.tp);
+    HR_COUNT("pp", s.hardware.parallel.pp);
+    if (o.has("sp"))
+        s.hardware.parallel.sp = true;
+    HR_TRY(parseEnum(o, "pp-schedule", parsePipelineSchedule, s.hardware.parallel.ppSchedule, "1f1b, gpipe"));
+    HR_COUNT("global-batch", t.globalBatch);
     HR_TRY(parseEnum(o, "profile", parseProfile, s.profile, "pytorch, headroom"));
     HR_COUNT("batch", in.batch);
     HR_COUNT("prompt-tokens", in.promptTokens);

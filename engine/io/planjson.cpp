@@ -51,6 +51,23 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
     j["trainable_parameters"] = plan.trainableParameters;
     j["tokens_per_micro_batch"] = plan.tokensPerMicroBatch;
     j["notes"] = plan.notes;
+    // Tensor/pipeline parallelism: one entry per pipeline stage; the counters
+    // above are the worst stage's (Plan::ranks). Absent for one GPU or data
+    // parallelism, so those plans' JSON is as before.
+    if (!plan.ranks.empty()) {
+        j["parallel"] = {{"tp", plan.tensorParallel}, {"pp", plan.pipelineParallel}, {"dp", plan.dataParallel}};
+        nlohmann::json ranks = nlohmann::json::array();
+        for (const RankPlan& r : plan.ranks)
+            ranks.push_back({{"stage", r.stage},
+                             {"layers", r.layers},
+                             {"in_flight_micro_batches", r.inFlightMicroBatches},
+                             {"peak_allocated_bytes", r.peakAllocatedBytes},
+                             {"peak_reserved_bytes", r.peakReservedBytes},
+                             {"device_used_bytes", r.deviceUsedBytes},
+                             {"categories", categoriesJson(r.breakdown)}});
+        j["ranks"] = std::move(ranks);
+        j["worst_rank"] = plan.worstRank;
+    }
     if (withTimeline) {
         nlohmann::json timeline = nlohmann::json::array();
         for (std::size_t e = 0; e < plan.events.size(); ++e) {

@@ -81,7 +81,8 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         Reader t(*train, "train", error);
         t.allowOnly({"precision", "weight_quant", "optimizer", "peft", "micro_batch", "seq_len", "grad_accum",
                      "checkpointing", "checkpoint_every", "attention", "chunked_cross_entropy", "loss_chunks",
-                     "optimizer_in_backward", "activation_offload", "galore_rank", "loop", "use_cache"});
+                     "optimizer_in_backward", "activation_offload", "galore_rank", "loop", "use_cache",
+                     "global_batch"});
         TrainConfig& c = s.train;
         t.enumeration("precision", parsePrecision, precisionName, c.precision);
         t.enumeration("weight_quant", parseWeightQuant, weightQuantName, c.weightQuant);
@@ -126,6 +127,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         t.boolean("activation_offload", c.activationOffload);
         t.integer("galore_rank", 1, kMaxRank, c.galoreRank);
         t.enumeration("loop", parseTrainingLoop, trainingLoopName, c.loop);
+        t.integer("global_batch", 1, kMaxCount, c.globalBatch);  // absent: 0, not given
         // use_cache: true or false as passed to the model, or "config" for the
         // config.json's own value (the default when absent).
         if (const json* cache = t.find("use_cache"); cache && !t.failed()) {
@@ -162,7 +164,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
 
     if (const json* hardware = top.object("hardware")) {
         Reader h(*hardware, "hardware", error);
-        h.allowOnly({"gpu", "count", "sharding", "cpu_offload"});
+        h.allowOnly({"gpu", "count", "sharding", "cpu_offload", "parallel"});
         HardwareConfig& c = s.hardware;
         std::string gpu;
         h.string("gpu", gpu, false);
@@ -175,6 +177,18 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         h.integer("count", 1, kMaxGpus, c.count);
         h.enumeration("sharding", parseSharding, shardingName, c.sharding);
         h.boolean("cpu_offload", c.cpuOffload);
+        // Tensor and pipeline parallelism (issue 15; plan/parallel.h checks
+        // that the layout divides the GPUs and the model).
+        if (const json* parallel = h.object("parallel")) {
+            Reader p(*parallel, "hardware.parallel", error);
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp"});
+            ParallelConfig& l = c.parallel;
+            p.integer("tp", 1, kMaxGpus, l.tp);
+            p.boolean("sp", l.sp);
+            p.integer("pp", 1, kMaxGpus, l.pp);
+            p.enumeration("pp_schedule", parsePipelineSchedule, pipelineScheduleName, l.ppSchedule);
+            p.integer("vpp", 1, kMaxGpus, l.vpp);
+        }
     }
 
     if (error)
@@ -227,7 +241,7 @@ ordered scenarioToOrdered(const Scenario& scenario)
     const TrainConfig& t = scenario.train;
     const InferenceConfig& i = scenario.inference;
     const HardwareConfig& h = scenario.hardware;
-    return ordered{
+    ordered document{
         {"schema", kScenarioSchema},
         {"model", model},
         {"mode", modeName(scenario.mode)},
@@ -277,6 +291,19 @@ ordered scenarioToOrdered(const Scenario& scenario)
          }},
         {"profile", profileName(scenario.profile)},
     };
+    // Written only when set, so a one-GPU or data-parallel scenario saves the
+    // same text as before issue 15.
+    if (t.globalBatch != 0)
+        document["train"]["global_batch"] = t.globalBatch;
+    if (!h.parallel.isDefault())
+        document["hardware"]["parallel"] = ordered{
+            {"tp", h.parallel.tp},
+            {"sp", h.parallel.sp},
+            {"pp", h.parallel.pp},
+            {"pp_schedule", pipelineScheduleName(h.parallel.ppSchedule)},
+            {"vpp", h.parallel.vpp},
+        };
+    return document;
 }
 
 } // namespace

@@ -128,6 +128,10 @@ Result<FitResult> largestMicroBatch(const Scenario& scenario, std::uint64_t uppe
 {
     const ParameterTable table = buildParameterTable(scenario.model);
     Scenario s = scenario;
+    // The search asks which micro-batch fits; a global batch (a check that
+    // micro_batch x grad_accum x dp is what the run wants, plan/parallel.h)
+    // would refuse every other one. It changes no byte of a plan.
+    s.train.globalBatch = 0;
     return searchLargest(upperBound, [&](std::uint64_t x, const PlanOptions& options) {
         if (s.mode == Mode::Train)
             s.train.microBatch = x;

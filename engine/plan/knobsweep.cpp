@@ -51,6 +51,9 @@ SweepResult computeSweep(const Scenario& scenario, SweepAxis axis)
     result.current = knob(s, axis);
     const ParameterTable table = buildParameterTable(s.model);
     auto own = makePlan(s, table);
+    // The other points vary the micro-batch: the global batch (a check only,
+    // plan/parallel.h) would refuse them. It changes no byte of a plan.
+    s.train.globalBatch = 0;
     if (!own) {
         result.error = own.error();
         return result;
@@ -107,6 +110,7 @@ FitMap computeFitMap(const Scenario& scenario, std::size_t size, std::uint64_t b
     constexpr std::uint64_t kSequenceGranule = 64;
     FitMap map;
     Scenario s = scenario;
+    s.train.globalBatch = 0;  // as computeSweep: the map varies the micro-batch
     map.currentBatch = knob(s, SweepAxis::MicroBatch);
     map.currentSequence = knob(s, SweepAxis::SequenceLength);
     const ParameterTable table = buildParameterTable(s.model);

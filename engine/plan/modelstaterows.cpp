@@ -403,7 +403,8 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // gradient out of place (torch/csrc/autograd/input_buffer.cpp
         // accumulate), so three vocab x hidden gradients are alive at once.
         // Checked against the accountant's SGD cases, whose peak this is.
-        const bool embedGradSplit = ctx.fullFinetune && gradShards == 1;
+        // A pipeline stage after the first holds no word embedding (parallel.h).
+        const bool embedGradSplit = ctx.fullFinetune && gradShards == 1 && ctx.holdsEmbedding();
         const Bytes embedGrad = embedGradSplit ? satMul(satMul(ctx.model.vocab, ctx.model.hidden), gradBytes) : 0;
         // A classifier head has no output embedding to tie (BertForSequenceClassification).
         const bool tied = ctx.model.tieEmbeddings && !ctx.model.classifier();

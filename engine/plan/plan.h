@@ -90,6 +90,19 @@ struct Event {
 };
 std::string eventLabel(const Event& e);  // "forward layer 12", "loss backward"
 
+// One distinct kind of rank of a tensor/pipeline-parallel layout (plan/
+// parallel.h): a pipeline stage (tensor-parallel ranks of a stage are
+// symmetric), with the counters of its own plan.
+struct RankPlan {
+    std::uint64_t stage = 0;
+    std::uint64_t layers = 0;                // decoder layers on this stage
+    std::uint64_t inFlightMicroBatches = 1;  // micro-batches whose activations the stage holds at once
+    Bytes peakAllocatedBytes = 0;
+    Bytes peakReservedBytes = 0;
+    Bytes deviceUsedBytes = 0;
+    CategoryBytes breakdown{};               // bytes per category at the stage's peak
+};
+
 // What one GPU holds at its peak, and the three counters the pytorch profile
 // predicts (memory-model.md §6): peak allocated (torch.cuda.max_memory_allocated),
 // peak reserved (max_memory_reserved), and device used as nvidia-smi shows it.
@@ -127,6 +140,13 @@ struct Plan {
     Bytes trainableParameters = 0;
     Bytes tokensPerMicroBatch = 0;
     std::vector<std::string> notes;      // assumptions that shaped this plan, in plain words
+
+    // Tensor/pipeline parallelism (empty when tp = pp = 1): one entry per
+    // stage; everything above is the plan of ranks[worstRank], the stage with
+    // the most device memory used.
+    std::vector<RankPlan> ranks;
+    std::size_t worstRank = 0;
+    std::uint64_t tensorParallel = 1, pipelineParallel = 1, dataParallel = 1;
 };
 
 } // namespace headroom

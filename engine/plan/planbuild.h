@@ -3,13 +3,24 @@
 // Internal to the planner: the numbers every row builder needs, derived once
 // from the scenario, and the row builders themselves.
 #include "model/parametertable.h"
+#include "plan/parallel.h"
 #include "plan/plan.h"
+#include "plan/planner.h"
 #include "plan/profile.h"
 
 #include <string>
 #include <vector>
 
 namespace headroom::detail {
+
+// One rank of a tensor/pipeline-parallel layout (plan/parallel.h): the
+// BuildContext's model and table are then that rank's (rankModelSpec,
+// rankParameterTable); fullModel is the whole model.
+struct RankShape {
+    const ParallelLayout* layout = nullptr;
+    std::uint64_t stage = 0;
+    const ModelSpec* fullModel = nullptr;
+};
 
 struct BuildContext {
     BuildContext(const Scenario& s, const ModelSpec& m, const ParameterTable& t, const RuntimeProfile& p, const GpuSpec& g)
@@ -39,6 +50,9 @@ struct BuildContext {
     std::vector<std::string> loraTargets; // resolved PEFT target module names
     std::vector<std::string>* notes = nullptr;
     std::vector<TensorPiece>* pieces = nullptr; // Plan::pieces, for rows made of several tensors
+    const RankShape* rank = nullptr;            // a rank of a tp/pp layout; nullptr: one GPU or data parallel
+    // Whether this GPU holds the word embedding (every GPU but a pipeline stage after the first).
+    bool holdsEmbedding() const { return !rank || rank->stage == 0; }
 
     bool isLoraTarget(const ParamTensor& t) const;
     // Remembers isLoraTarget() for each tensor of table.layer, which the row
@@ -65,6 +79,20 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // Inference: weights, KV cache, prefill temporaries, decode.
 void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+
+// A rank of a tp/pp layout (parallelrows.cpp): the model state and
+// activation rows above for the rank's model, the activations that sequence
+// parallelism divides, the stage's own globals, and the micro-batches in flight.
+void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+
+// One GPU's plan for `model` and `table` (planner.cpp); rank: the rank of a
+// tp/pp layout they are, or nullptr for today's one-GPU / data-parallel plan.
+Result<Plan> planOneRank(const Scenario& scenario, const ModelSpec& model, const ParameterTable& table,
+                         const PlanOptions& options, const RankShape* rank);
+
+// Plans every stage of a tp/pp layout and returns the worst (parallelrows.cpp).
+Result<Plan> makeParallelPlan(const Scenario& scenario, const ParameterTable& table, const PlanOptions& options,
+                              const ParallelLayout& layout);
 
 // Bytes per stored element of a quantized linear weight (bitsandbytes):
 // int8 1 + fp32 row scale; NF4 0.5 + fp32 absmax per 64; double quant 8-bit

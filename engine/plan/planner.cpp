@@ -129,18 +129,30 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const Pla
 {
     if (auto e = validate(sc))
         return *e;
+    auto layout = parallelLayout(sc);
+    if (!layout)
+        return layout.error();
+    if (layout->modelParallel())
+        return detail::makeParallelPlan(sc, table, options, *layout);
+    return detail::planOneRank(sc, sc.model, table, options, nullptr);
+}
+
+Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const ParameterTable& table,
+                                 const PlanOptions& options, const RankShape* rank)
+{
     const GpuSpec* gpu = lookupGpu(sc.hardware.gpu);
     if (!gpu)
         return findGpu(sc.hardware.gpu).error();
 
     Plan plan;
     const RuntimeProfile& profile = runtimeProfile(sc.profile);
-    const ModelSpec& m = sc.model;
     detail::BuildContext ctx(sc, m, table, profile, *gpu);
     ctx.notes = &plan.notes;
     ctx.pieces = &plan.pieces;
     ctx.mode = sc.mode;
-    ctx.shards = sc.hardware.count;
+    ctx.rank = rank;
+    // The data-parallel degree: every GPU, or count / (tp x pp) for a rank of a layout.
+    ctx.shards = rank ? rank->layout->dp : sc.hardware.count;
 
     if (sc.mode == Mode::Train) {
         const TrainConfig& tc = sc.train;
@@ -151,7 +163,7 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const Pla
         ctx.act = p == Precision::Fp32 ? 4 : 2;
         ctx.fullFinetune = tc.peft.method == PeftMethod::None;
         ctx.quantizedBase = tc.weightQuant != WeightQuant::None;
-        const bool zero = sc.hardware.count > 1 &&
+        const bool zero = ctx.shards > 1 &&
                           (sc.hardware.sharding == Sharding::Zero1 || sc.hardware.sharding == Sharding::Zero2 ||
                            sc.hardware.sharding == Sharding::Zero3);
         // DeepSpeed's mixed precision (16-bit model, fp32 master and states in
@@ -222,7 +234,9 @@ Result<Plan> makePlan(const Scenario& sc, const ParameterTable& table, const Pla
 
     plan.tensors.reserve(64);
     const std::string headroomGap = sc.profile == Profile::Headroom ? headroomProgramGap(sc) : std::string("-");
-    if (headroomGap.empty()) {
+    if (rank) {
+        detail::addParallelRankRows(ctx, plan.tensors);
+    } else if (headroomGap.empty()) {
         detail::addHeadroomRows(ctx, plan.tensors);
     } else {
         if (sc.profile == Profile::Headroom)

@@ -40,6 +40,8 @@ constexpr std::array<std::pair<TrainingLoop, const char*>, 2> kLoop{{
     {TrainingLoop::Trainer, "trainer"}, {TrainingLoop::Custom, "custom"}}};
 constexpr std::array<std::pair<UseCache, const char*>, 3> kUseCache{{
     {UseCache::ConfigDefault, "config"}, {UseCache::On, "on"}, {UseCache::Off, "off"}}};
+constexpr std::array<std::pair<PipelineSchedule, const char*>, 2> kSchedule{{
+    {PipelineSchedule::OneFOneB, "1f1b"}, {PipelineSchedule::GPipe, "gpipe"}}};
 
 } // namespace
 
@@ -67,5 +69,7 @@ const char* trainingLoopName(TrainingLoop l) { return nameOf(kLoop, l); }
 const char* useCacheName(UseCache u) { return nameOf(kUseCache, u); }
 bool parseTrainingLoop(const std::string& s, TrainingLoop& out) { return parseName(kLoop, s, out); }
 bool parseUseCache(const std::string& s, UseCache& out) { return parseName(kUseCache, s, out); }
+const char* pipelineScheduleName(PipelineSchedule p) { return nameOf(kSchedule, p); }
+bool parsePipelineSchedule(const std::string& s, PipelineSchedule& out) { return parseName(kSchedule, s, out); }
 
 } // namespace headroom

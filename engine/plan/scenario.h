@@ -73,6 +73,11 @@ struct TrainConfig {
     std::uint64_t galoreRank = 128;
     TrainingLoop loop = TrainingLoop::Trainer;
     UseCache useCache = UseCache::ConfigDefault;
+    // Sequences per optimizer step over all data-parallel ranks; 0: not
+    // given. When given it must equal micro_batch x grad_accum x the
+    // data-parallel degree (plan/parallel.h), so a layout cannot change the
+    // batch silently.
+    std::uint64_t globalBatch = 0;
 };
 
 enum class KvCacheDtype { Fp32, Fp16, Bf16, Fp8, Int8 };
@@ -89,11 +94,28 @@ struct InferenceConfig {
 
 enum class Sharding { None, Ddp, Zero1, Zero2, Zero3, Fsdp };
 
+// Pipeline schedules (Narayanan et al. 2021, arXiv:2104.04473 §2.2).
+enum class PipelineSchedule { OneFOneB, GPipe };
+
+// Megatron-style model parallelism over the scenario's GPUs (issue 15):
+// tensor parallelism of degree tp (with sequence parallelism when sp),
+// pipeline parallelism of degree pp. The data-parallel degree is
+// count / (tp x pp); "sharding" acts over it. plan/parallel.h checks a layout.
+struct ParallelConfig {
+    std::uint64_t tp = 1;
+    bool sp = false;
+    std::uint64_t pp = 1;
+    PipelineSchedule ppSchedule = PipelineSchedule::OneFOneB;
+    std::uint64_t vpp = 1;  // virtual stages per rank (interleaved 1F1B): only 1 is planned yet
+    bool isDefault() const { return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1; }
+};
+
 struct HardwareConfig {
     std::string gpu = "rtx-4090";
     std::uint64_t count = 1;
     Sharding sharding = Sharding::None;
     bool cpuOffload = false;   // ZeRO-Offload / FSDP CPU offload: optimizer states (and for stage 3, parameters) on CPU
+    ParallelConfig parallel;
 };
 
 enum class Profile { Pytorch, Headroom };
@@ -121,6 +143,7 @@ const char* modeName(Mode m);
 const char* kvCacheDtypeName(KvCacheDtype d);
 const char* trainingLoopName(TrainingLoop l);
 const char* useCacheName(UseCache u);
+const char* pipelineScheduleName(PipelineSchedule p);
 bool parsePrecision(const std::string& s, Precision& out);
 bool parseWeightQuant(const std::string& s, WeightQuant& out);
 bool parseOptimizer(const std::string& s, Optimizer& out);
@@ -133,5 +156,6 @@ bool parseMode(const std::string& s, Mode& out);
 bool parseKvCacheDtype(const std::string& s, KvCacheDtype& out);
 bool parseTrainingLoop(const std::string& s, TrainingLoop& out);
 bool parseUseCache(const std::string& s, UseCache& out);
+bool parsePipelineSchedule(const std::string& s, PipelineSchedule& out);
 
 } // namespace headroom

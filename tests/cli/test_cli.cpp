@@ -743,6 +743,55 @@ private slots:
         QVERIFY2(r.err.endsWith('\n') && r.err.count('\n') == 1, r.describe().constData());
     }
 
+    // plan --json with tensor and pipeline parallelism (issue 15): one entry
+    // per pipeline stage under "ranks", the top-level counters the worst's.
+    void planJsonRanks()
+    {
+        const json j = planJson(words("--model meta-llama/Llama-3.1-8B --peft none --precision bf16 --optimizer adamw "
+                                      "--gpu h100-sxm-80gb --gpus 8 --tp 2 --sp --pp 2 --grad-accum 4 --global-batch 16"));
+        QVERIFY(j.is_object());
+        QVERIFY(j.contains("ranks") && j.at("ranks").is_array());
+        const json& ranks = j.at("ranks");
+        QCOMPARE(ranks.size(), std::size_t{2});
+        QCOMPARE(j.at("parallel").at("tp").get<int>(), 2);
+        QCOMPARE(j.at("parallel").at("pp").get<int>(), 2);
+        QCOMPARE(j.at("parallel").at("dp").get<int>(), 2);
+        const auto worst = j.at("worst_rank").get<std::size_t>();
+        QVERIFY(worst < 2);
+        for (std::size_t s = 0; s < ranks.size(); ++s) {
+            const json& r = ranks[s];
+            QCOMPARE(r.at("stage").get<std::size_t>(), s);
+            QCOMPARE(r.at("layers").get<int>(), 16);  // 32 layers over 2 stages
+            QCOMPARE(r.at("in_flight_micro_batches").get<int>(), s == 0 ? 2 : 1);  // 1F1B: pp - stage
+            for (const char* key : {"peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes"})
+                QVERIFY2(r.at(key).get<std::uint64_t>() <= j.at(key).get<std::uint64_t>(), key);
+            QVERIFY(r.at("categories").contains("weights"));
+        }
+        for (const char* key : {"peak_allocated_bytes", "peak_reserved_bytes", "device_used_bytes"})
+            QCOMPARE(ranks[worst].at(key).get<std::uint64_t>(), j.at(key).get<std::uint64_t>());
+        // One GPU: no ranks, as before.
+        QVERIFY(!planJson({}).contains("ranks"));
+        // The text plan names the layout and lists the stages, the worst marked.
+        const CliResult text = runCli(words("plan --model meta-llama/Llama-3.1-8B --peft none --precision bf16 "
+                                            "--gpu h100-sxm-80gb --gpus 8 --tp 2 --pp 2 --grad-accum 4"));
+        QVERIFY2(text.exitCode == 0, text.describe().constData());
+        QVERIFY2(text.out.contains("tp 2 × pp 2 (1f1b) × dp 2"), text.out.constData());
+        QVERIFY2(text.out.contains("  stage 1: 16 layers, 1 micro-batch in flight"), text.out.constData());
+        QCOMPARE(text.out.count("(worst)"), qsizetype{1});
+    }
+
+    // A layout that does not divide is refused in one line naming the field and the numbers.
+    void badLayoutNamesTheField()
+    {
+        const CliResult r = runCli(words("plan --model meta-llama/Llama-3.1-8B --peft none --gpus 6 --tp 4"));
+        QVERIFY2(r.exitCode == 2, r.describe().constData());
+        QVERIFY2(r.err.contains("hardware.parallel: tp 4 x pp 1 = 4 GPUs per model replica must divide hardware.count 6"),
+                 r.describe().constData());
+        const CliResult kv = runCli(words("plan --model meta-llama/Llama-3.1-8B --peft none --gpus 16 --tp 16"));
+        QVERIFY2(kv.exitCode == 2, kv.describe().constData());
+        QVERIFY2(kv.err.contains("hardware.parallel.tp: 8 KV heads do not divide by tp 16"), kv.describe().constData());
+    }
+
     void deviceFileRefused()
     {
 #if defined(Q_OS_LINUX)

@@ -156,6 +156,12 @@ void compareScenarios(const Scenario& a, const Scenario& b)
     QCOMPARE(a.hardware.count, b.hardware.count);
     QCOMPARE(int(a.hardware.sharding), int(b.hardware.sharding));
     QCOMPARE(a.hardware.cpuOffload, b.hardware.cpuOffload);
+    QCOMPARE(x.globalBatch, y.globalBatch);
+    QCOMPARE(a.hardware.parallel.tp, b.hardware.parallel.tp);
+    QCOMPARE(a.hardware.parallel.sp, b.hardware.parallel.sp);
+    QCOMPARE(a.hardware.parallel.pp, b.hardware.parallel.pp);
+    QCOMPARE(int(a.hardware.parallel.ppSchedule), int(b.hardware.parallel.ppSchedule));
+    QCOMPARE(a.hardware.parallel.vpp, b.hardware.parallel.vpp);
 }
 
 // A scenario with no field left at its default, so a writer that forgets a
@@ -196,6 +202,12 @@ Scenario everyFieldSet(const ModelSpec& model)
     s.hardware.count = 8;
     s.hardware.sharding = Sharding::Zero3;
     s.hardware.cpuOffload = true;
+    s.train.globalBatch = 96;
+    s.hardware.parallel.tp = 2;
+    s.hardware.parallel.sp = true;
+    s.hardware.parallel.pp = 2;
+    s.hardware.parallel.ppSchedule = PipelineSchedule::GPipe;
+    s.hardware.parallel.vpp = 3;
     return s;
 }
 
@@ -357,6 +369,18 @@ private slots:
         QCOMPARE(config->id, std::string("TinyLlama"));
         QCOMPARE(config->layers, std::uint64_t(22));
         QCOMPARE(config->kvHeads, std::uint64_t(4));
+    }
+
+    // A scenario without tensor/pipeline parallelism or a global batch saves
+    // the same text as before issue 15: neither key is written.
+    void defaultLayoutWritesNothingNew()
+    {
+        const std::string text = scenarioToText(Scenario{});
+        QVERIFY(text.find("\"parallel\"") == std::string::npos);
+        QVERIFY(text.find("global_batch") == std::string::npos);
+        Scenario s;
+        s.hardware.parallel.pp = 2;
+        QVERIFY(scenarioToText(s).find("\"pp_schedule\": \"1f1b\"") != std::string::npos);
     }
 
     void roundTripPreset()
@@ -728,6 +752,15 @@ private slots:
         row("count boolean", "/hardware/count", "false", E::InvalidArgument, "hardware.count");
         row("sharding unknown", "/hardware/sharding", R"("zero4")", E::InvalidArgument, "hardware.sharding");
         row("cpu_offload string", "/hardware/cpu_offload", R"("yes")", E::InvalidArgument, "hardware.cpu_offload");
+        row("parallel not an object", "/hardware/parallel", "2", E::InvalidArgument, "hardware.parallel");
+        row("tp zero", "/hardware/parallel/tp", "0", E::InvalidArgument, "hardware.parallel.tp");
+        row("tp fraction", "/hardware/parallel/tp", "1.5", E::InvalidArgument, "hardware.parallel.tp");
+        row("pp zero", "/hardware/parallel/pp", "0", E::InvalidArgument, "hardware.parallel.pp");
+        row("sp string", "/hardware/parallel/sp", R"("on")", E::InvalidArgument, "hardware.parallel.sp");
+        row("schedule unknown", "/hardware/parallel/pp_schedule", R"("interleaved")", E::InvalidArgument,
+            "hardware.parallel.pp_schedule");
+        row("parallel unknown field", "/hardware/parallel/cp", "2", E::InvalidArgument, "hardware.parallel.cp");
+        row("global batch zero", "/train/global_batch", "0", E::InvalidArgument, "train.global_batch");
     }
 
     void badInput()

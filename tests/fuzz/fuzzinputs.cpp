@@ -122,6 +122,12 @@ void scenarioInput(std::string_view bytes)
     const Result<Scenario> reread = scenarioFromText(saved);
     if (!reread)
         fail("a parsed scenario does not read back: " + reread.error().detail + "\n" + saved);
+    // Issue 15's fields: written only when set, and read back as written.
+    const ParallelConfig& was = scenario->hardware.parallel;
+    const ParallelConfig& now = reread->hardware.parallel;
+    if (was.tp != now.tp || was.sp != now.sp || was.pp != now.pp || was.ppSchedule != now.ppSchedule ||
+        was.vpp != now.vpp || scenario->train.globalBatch != reread->train.globalBatch)
+        fail("a scenario's parallel layout or global batch does not read back\n" + saved);
     const Result<Plan> before = makePlan(scenario.value());
     const Result<Plan> after = makePlan(reread.value());
     if (before.ok() != after.ok() || (before.ok() && before->deviceUsedBytes != after->deviceUsedBytes))

@@ -86,9 +86,16 @@ void checkPlan(const Plan& plan)
 void planAndCheck(const Scenario& scenario)
 {
     const Result<Plan> plan = makePlan(scenario);
-    if (plan)
+    if (plan) {
         checkPlan(plan.value());
-    else
+        // A tensor/pipeline-parallel plan reports its fullest stage (plan.h Plan::ranks).
+        if (!plan->ranks.empty()) {
+            FUZZ_CHECK(plan->worstRank < plan->ranks.size());
+            FUZZ_CHECK(plan->ranks[plan->worstRank].deviceUsedBytes == plan->deviceUsedBytes);
+            for (const RankPlan& r : plan->ranks)
+                FUZZ_CHECK(r.deviceUsedBytes <= plan->deviceUsedBytes);
+        }
+    } else
         FUZZ_CHECK(!plan.error().detail.empty());
 }
 
@@ -114,6 +121,16 @@ void planVariants(const ModelSpec& model)
     sharded.train.optimizer = Optimizer::Adafactor;
     sharded.train.checkpointing = Checkpointing::Full;
     planAndCheck(sharded);
+
+    // Tensor and pipeline parallelism (plan/parallel.h): planned, or refused in one line.
+    Scenario parallel = s;
+    parallel.hardware.count = 16;
+    parallel.hardware.sharding = Sharding::Zero1;
+    parallel.hardware.parallel.tp = 2;
+    parallel.hardware.parallel.sp = true;
+    parallel.hardware.parallel.pp = 2;
+    parallel.train.gradAccum = 4;
+    planAndCheck(parallel);
 
     Scenario serve = s;
     serve.mode = Mode::Inference;

@@ -48,7 +48,7 @@ private slots:
         Scenario inference = preset("Qwen/Qwen2.5-0.5B");
         inference.mode = Mode::Inference;
         inference.inference = {4, 3000, 700, KvCacheDtype::Fp8, Precision::Fp16, WeightQuant::Int8, Attention::Flash};
-        inference.hardware = {"a100-80gb", 1, Sharding::None, false};
+        inference.hardware = {"a100-80gb", 1, Sharding::None, false, {}};
         QTest::newRow("inference") << canonical(inference);
 
         Scenario sharded = preset("meta-llama/Llama-3.2-1B");
@@ -63,9 +63,21 @@ private slots:
         sharded.train.microBatch = 7;
         sharded.train.seqLen = 4096;
         sharded.train.gradAccum = 3;
-        sharded.hardware = {"h100-sxm-80gb", 8, Sharding::Zero3, true};
+        sharded.hardware = {"h100-sxm-80gb", 8, Sharding::Zero3, true, {}};
         sharded.profile = Profile::Headroom;
         QTest::newRow("ZeRO-3 offload, every 3rd layer") << canonical(sharded);
+
+        // Tensor and pipeline parallelism (issue 15): tp, sp and pp have inputs; the
+        // schedule, vpp and a consistent global batch are kept as loaded.
+        Scenario parallel = preset("meta-llama/Llama-3.1-8B");
+        parallel.train.peft = {};
+        parallel.train.weightQuant = WeightQuant::None;
+        parallel.train.gradAccum = 4;
+        parallel.train.globalBatch = 8;  // 1 x 4 x (16 / (2 x 4))
+        parallel.hardware.gpu = "h100-sxm-80gb";
+        parallel.hardware.count = 16;
+        parallel.hardware.parallel = {2, true, 4, PipelineSchedule::GPipe, 1};
+        QTest::newRow("tp 2 + sp x pp 4 gpipe") << canonical(parallel);
 
         Scenario galore = preset("gpt2");
         galore.train.optimizer = Optimizer::Galore;
@@ -130,6 +142,30 @@ private slots:
         // Effective batch = micro × accumulation × GPUs, said in the panel.
         const QString effective = panel.findChild<QLabel*>(QStringLiteral("effectiveBatch"))->text();
         QVERIFY2(effective.contains(QStringLiteral("160")), qPrintable(effective));  // 5 × 8 × 4
+    }
+
+    void parallelInputs()
+    {
+        ScenarioPanel panel;
+        Scenario s = teachingScenario().value();
+        s.hardware.count = 8;
+        panel.setScenario(s);
+        auto* tp = panel.findChild<QSpinBox*>(QStringLiteral("tensorParallel"));
+        auto* sp = panel.findChild<QCheckBox*>(QStringLiteral("sequenceParallel"));
+        auto* pp = panel.findChild<QSpinBox*>(QStringLiteral("pipelineParallel"));
+        QVERIFY(tp && sp && pp);
+        QVERIFY(!sp->isEnabled());  // nothing to split over one tensor-parallel GPU
+        tp->setValue(2);
+        QVERIFY(sp->isEnabled());
+        sp->setChecked(true);
+        pp->setValue(2);
+        const Scenario edited = panel.scenario();
+        QCOMPARE(edited.hardware.parallel.tp, 2u);
+        QVERIFY(edited.hardware.parallel.sp);
+        QCOMPARE(edited.hardware.parallel.pp, 2u);
+        // The effective batch counts data-parallel replicas: 8 GPUs / (2 x 2) = 2.
+        const QString effective = panel.findChild<QLabel*>(QStringLiteral("effectiveBatch"))->text();
+        QVERIFY2(effective.contains(QStringLiteral("× 2 data-parallel replicas")), qPrintable(effective));
     }
 
     void peftTargetsComeFromTheModel()

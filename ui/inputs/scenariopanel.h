@@ -74,6 +74,9 @@ private:
     QSpinBox* m_gpuCount;
     QComboBox* m_sharding;
     QCheckBox* m_cpuOffload;
+    QSpinBox* m_tensorParallel;      // hardware.parallel.tp
+    QCheckBox* m_sequenceParallel;   // hardware.parallel.sp
+    QSpinBox* m_pipelineParallel;    // hardware.parallel.pp
     // Run
     QComboBox* m_mode;
     QComboBox* m_profile;
@@ -113,5 +116,11 @@ private:
     std::vector<Field> m_fields;
     std::vector<std::pair<QCheckBox*, const char*>> m_checkTexts;
     QFormLayout* m_precisionForm = nullptr;
+    QFormLayout* m_hardwareForm = nullptr;
+    // Scenario settings the panel has no input for yet: kept from the last
+    // scenario shown, so that an edit does not drop them.
+    headroom::PipelineSchedule m_ppSchedule = headroom::PipelineSchedule::OneFOneB;
+    std::uint64_t m_vpp = 1;
+    std::uint64_t m_globalBatch = 0;
     QFormLayout* m_activationForm = nullptr;
 };

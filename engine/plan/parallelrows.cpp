@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The tensor table of one rank of a tensor/pipeline-parallel layout, and the
+// plan of a layout: every pipeline stage planned, the worst one reported.
+// Sources:
+// - Activations under tensor and sequence parallelism: Korthikanti et al.
+//   2022, "Reducing Activation Recomputation in Large Transformer Models"
+//   (arXiv:2205.05198) §4.2, Table 2: per layer sbh(34 + 5as/h) without
+//   parallelism; sbh(10 + 24/t + 5as/(ht)) with tensor parallelism t (the
+//   attention and MLP inner activations divided by t, the 10 sbh of the two
+//   norms' inputs, the two linear inputs after them and the two dropout masks
+//   replicated); sbh/t (34 + 5as/h) with sequence parallelism too (those 10
+//   sbh split along the sequence). Here the rank's layer saves are the
+//   planner's own itemisation (layersaves.cpp) over the rank's model (heads,
+//   KV heads, MLP width and vocabulary divided by t): what divides follows
+//   from the shapes; sequence parallelism then divides by t every activation
+//   row that does not depend on those widths (the b x s x h and b x s
+//   tensors of the norms, residual and dropout).
+// - Micro-batches in flight: Narayanan et al. 2021, "Efficient Large-Scale
+//   Language Model Training on GPU Clusters Using Megatron-LM"
+//   (arXiv:2104.04473) §2.2.1-2.2.2: under 1F1B stage i (of p) holds the
+//   activations of at most p - i micro-batches (the first stage p); under
+//   GPipe every stage holds all m micro-batches of the step.
+#include "plan/planbuild.h"
+#include "plan/sweep.h"
+
+#include <cstring>
+
+namespace headroom::detail {
+
+namespace {
+
+// The build context for the same rank with another model (the rank's model
+// with the tensor-parallel widths undivided): only the model differs.
+BuildContext withModel(const BuildContext& ctx, const ModelSpec& model)
+{
+    BuildContext w(ctx.scenario, model, ctx.table, ctx.profile, ctx.gpu);
+    w.mode = ctx.mode;
+    w.batch = ctx.batch;
+    w.seq = ctx.seq;
+    w.tokens = ctx.tokens;
+    w.act = ctx.act;
+    w.residual = ctx.residual;
+    w.autocast = ctx.autocast;
+    w.fullFinetune = ctx.fullFinetune;
+    w.quantizedBase = ctx.quantizedBase;
+    w.deepspeedStyle = ctx.deepspeedStyle;
+    w.dropoutActive = ctx.dropoutActive;
+    w.trainUseCache = ctx.trainUseCache;
+    w.shards = ctx.shards;
+    w.checkpointEvery = ctx.checkpointEvery;
+    w.loraTargets = ctx.loraTargets;
+    w.rank = ctx.rank;
+    return w; // notes and pieces stay null: this build is only compared
+}
+
+// Sequence parallelism (Korthikanti et al. 2022 §4.2.2): the activation rows
+// whose bytes do not change when the tensor-parallel widths are undivided are
+// the replicated ones (b x s x h, b x s): divide them by t. A row so divided
+// is one tensor to the allocator (its pieces no longer add up).
+void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows, std::size_t begin)
+{
+    const RankShape& rank = *ctx.rank;
+    const ParallelLayout& l = *rank.layout;
+    ModelSpec whole = ctx.model;
+    whole.heads = rank.fullModel->heads;
+    whole.kvHeads = rank.fullModel->kvHeads;
+    whole.intermediate = rank.fullModel->intermediate;
+    whole.vocab = l.paddedVocab;
+    std::vector<TensorRow> undivided;
+    addActivationRows(withModel(ctx, whole), undivided);
+    if (undivided.size() != rows.size() - begin) {
+        ctx.note(
+            "Sequence parallelism was not applied: the rank's activation rows did not match the undivided model's.");
+        return;
+    }
+    for (std::size_t i = 0; i < undivided.size(); ++i) {
+        TensorRow& row = rows[begin + i];
+        if (std::strcmp(row.name, undivided[i].name) != 0 || row.bytes != undivided[i].bytes)
+            continue;
+        row.bytes = ceilDiv(row.bytes, l.tp);
+        row.pieceBegin = row.pieceEnd = 0;
+    }
+}
+
+bool forwardPhase(Phase p) { return p >= Phase::EmbedFwd && p <= Phase::LossFwd; }
+bool backwardPhase(Phase p) { return p >= Phase::LossBwd && p <= Phase::EmbedBwd; }
+
+} // namespace
+
+void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const RankShape& rank = *ctx.rank;
+    const ParallelLayout& l = *rank.layout;
+    addModelStateRows(ctx, rows);
+    const std::size_t activationsBegin = rows.size();
+    addActivationRows(ctx, rows);
+    if (l.sp && l.tp > 1)
+        applySequenceParallel(ctx, rows, activationsBegin);
+
+    // Pipeline stage assignment (Megatron-LM GPTModel pre_process /
+    // post_process): the embedding's rows on the first stage, the final
+    // norm's, the LM head's and the loss's on the last. Their parameters are
+    // already placed by rankParameterTable; these are the rows made in those
+    // events (activations, temporaries, the embedding's backward gradient).
+    const bool first = l.firstStage(rank.stage), last = l.lastStage(rank.stage);
+    std::erase_if(rows, [&](const TensorRow& row) {
+        if (row.layers != LayerSet::Global)
+            return false;
+        const bool embedSide = row.allocAt == Phase::EmbedFwd || row.allocAt == Phase::EmbedBwd;
+        const bool headSide = row.allocAt >= Phase::HeadFwd && row.allocAt <= Phase::HeadBwd;
+        return (embedSide && !first) || (headSide && !last);
+    });
+
+    // The earlier micro-batches in flight: what one micro-batch keeps from
+    // its forward to its backward on this stage (saved activations,
+    // checkpoint boundaries, the loss's saved log-softmax), held k - 1 more
+    // times from the first forward to the last backward of the step.
+    const std::uint64_t inFlight = l.inFlightMicroBatches(rank.stage);
+    if (inFlight > 1) {
+        Bytes perMicroBatch = 0;
+        for (const TensorRow& row : rows)
+            if ((row.category == Category::Activations || row.category == Category::Logits) &&
+                forwardPhase(row.allocAt) && backwardPhase(row.freeAt))
+                perMicroBatch =
+                    satAdd(perMicroBatch, satMul(row.bytes, instanceCount(row, ctx.model.layers, ctx.checkpointEvery,
+                                                                          ctx.model.slidingPeriod)));
+        rows.push_back({"pipeline.in_flight",
+                        l.schedule == PipelineSchedule::GPipe
+                            ? "saved activations of the step's other micro-batches: GPipe runs every forward before "
+                              "any backward (Narayanan et al. 2021 §2.2.1)"
+                            : "saved activations of the other micro-batches in flight: 1F1B holds pp - stage on stage "
+                              "`stage` (Narayanan et al. 2021 §2.2.2)",
+                        Category::Activations, satMul(perMicroBatch, inFlight - 1), Phase::EmbedFwd, Phase::EmbedBwd,
+                        LayerSet::Global, false});
+    }
+}
+
+Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, const PlanOptions& options,
+                              const ParallelLayout& layout)
+{
+    std::vector<RankPlan> ranks;
+    Plan worst;
+    std::size_t worstIndex = 0;
+    for (std::uint64_t stage = 0; stage < layout.pp; ++stage) {
+        const ModelSpec model = rankModelSpec(sc.model, layout, stage);
+        const ParameterTable rankTable = rankParameterTable(table, sc.model, layout, stage);
+        const RankShape shape{&layout, stage, &sc.model};
+        auto plan = planOneRank(sc, model, rankTable, options, &shape);
+        if (!plan)
+            return plan.error();
+        RankPlan r;
+        r.stage = stage;
+        r.layers = model.layers;
+        r.inFlightMicroBatches = layout.inFlightMicroBatches(stage);
+        r.peakAllocatedBytes = plan->peakAllocatedBytes;
+        r.peakReservedBytes = plan->peakReservedBytes;
+        r.deviceUsedBytes = plan->deviceUsedBytes;
+        r.breakdown = plan->breakdown;
+        ranks.push_back(r);
+        if (stage == 0 || plan->deviceUsedBytes > worst.deviceUsedBytes) {
+            worst = std::move(plan.value());
+            worstIndex = static_cast<std::size_t>(stage);
+        }
+    }
+    worst.ranks = std::move(ranks);
+    worst.worstRank = worstIndex;
+    worst.tensorParallel = layout.tp;
+    worst.pipelineParallel = layout.pp;
+    worst.dataParallel = layout.dp;
+    // The model's own counts, not the rank's.
+    worst.totalParameters = table.totalElements();
+    worst.activeParameters = table.activeElements(sc.model.expertsPerToken, sc.model.experts);
+    worst.trainableParameters = worst.totalParameters;
+
+    std::string layoutNote =
+        "Layout: tp " + std::to_string(layout.tp) + (layout.sp && layout.tp > 1 ? " with sequence parallelism" : "") +
+        " x pp " + std::to_string(layout.pp) + " (" + pipelineScheduleName(layout.schedule) + ") x dp " +
+        std::to_string(layout.dp) + " over " + std::to_string(sc.hardware.count) +
+        " GPUs; the counters are those of pipeline stage " + std::to_string(worstIndex) + ", the fullest.";
+    worst.notes.insert(worst.notes.begin(), layoutNote);
+    if (layout.sp && layout.tp == 1)
+        worst.notes.push_back("Sequence parallelism has no effect with tp 1.");
+    if (layout.paddedVocab != sc.model.vocab)
+        worst.notes.push_back("Vocabulary padded from " + std::to_string(sc.model.vocab) + " to " +
+                              std::to_string(layout.paddedVocab) +
+                              ", a multiple of tp (Megatron-LM _vocab_size_with_padding).");
+    if (sc.model.layers % layout.pp != 0) {
+        const std::uint64_t extra = sc.model.layers % layout.pp;
+        worst.notes.push_back("Uneven pipeline split: stages " + std::to_string(layout.pp - extra) + " to " +
+                              std::to_string(layout.pp - 1) + " have " + std::to_string(layout.stageLayers.back()) +
+                              " layers, the others " + std::to_string(layout.stageLayers.front()) + ".");
+    }
+    if (layout.pp > 1 && layout.microBatches < layout.pp)
+        worst.notes.push_back("Fewer micro-batches (grad_accum " + std::to_string(layout.microBatches) +
+                              ") than pipeline stages (" + std::to_string(layout.pp) +
+                              "): the pipeline is never full.");
+    worst.notes.push_back(
+        "Not modelled with tensor and pipeline parallelism: NCCL and point-to-point communication buffers, "
+        "Megatron's distributed optimizer and fp32 gradient buffers, context and expert parallelism, interleaved "
+        "schedules.");
+    return worst;
+}
+
+} // namespace headroom::detail
