@@ -63,7 +63,7 @@ Result<Measurement> measurementFromJson(const json& doc)
     Measurement m;
     r.boundedString("device", kMaxNameChars, m.device);
     if (!error && m.device != kMeasuredOnCuda && m.device != kMeasuredOnCpu)
-        r.fail(ErrorCode::InvalidArgument, "device", "must be \"cuda\" or \"cpu\", got \"" + m.device + "\"");
+        r.fail(ErrorCode::InvalidArgument, "device", "must be \"cuda\" or \"cpu\", got " + show(json(m.device)));
     if (!error && measuredOnCpu(m)) {
         // Zeros here would read as a measurement; a CPU run measured none.
         for (const char* key : {"max_memory_allocated_bytes", "max_memory_reserved_bytes", "device_used_bytes",
@@ -85,7 +85,7 @@ Result<Measurement> measurementFromJson(const json& doc)
     r.boundedString("device_used_source", kMaxNameChars, m.deviceUsedSource);
     if (!error && !m.deviceUsedSource.empty() && m.deviceUsedSource != "nvml" && m.deviceUsedSource != "mem_get_info")
         r.fail(ErrorCode::InvalidArgument, "device_used_source",
-               "must be \"nvml\" or \"mem_get_info\", got \"" + m.deviceUsedSource + "\"");
+               "must be \"nvml\" or \"mem_get_info\", got " + show(json(m.deviceUsedSource)));
     if (!error && !m.deviceUsedSource.empty() && !m.deviceUsedBytes)
         r.fail(ErrorCode::MissingField, "device_used_bytes", "required with device_used_source");
 

@@ -151,6 +151,10 @@ private slots:
                                        << QStringLiteral("max_memory_alocated_bytes: unknown field");
         QTest::newRow("device used negative") << with("device_used_bytes", -1) << QStringLiteral("device_used_bytes:");
         QTest::newRow("source unknown") << with("device_used_source", "smi") << QStringLiteral("device_used_source:");
+        // fuzz_measurement (seed 1): a newline in the value broke the one-line error.
+        QTest::newRow("source with a newline") << with("device_used_source", "\nvml")
+                                               << QStringLiteral("device_used_source: must be \"nvml\" or \"mem_get_info\", got \"\\nvml\"");
+        QTest::newRow("device with a newline") << with("device", "cu\nda") << QStringLiteral("got \"cu\\nda\"");
         QTest::newRow("source without bytes")
             << with("device_used_source", "nvml") << QStringLiteral("device_used_bytes: required with");
         QTest::newRow("phases array") << with("phases", nlohmann::json::array()) << QStringLiteral("phases: must be a JSON object");
