@@ -37,6 +37,45 @@ inline std::string describe(const Scenario& s)
     return out.str();
 }
 
+// The step options both random families draw, in this order (the draws
+// decide which scenarios the suites run): batch shape, accumulation, and
+// every precision, optimizer, attention form and checkpointing by
+// construction (index-driven), plus random mixing.
+template <class Pick>
+void drawStepOptions(Scenario& s, std::size_t index, Pick& pick)
+{
+    s.train.microBatch = pick(1, 3);
+    s.train.seqLen = pick(2, 20);
+    s.train.gradAccum = pick(0, 2) == 0 ? pick(2, 3) : 1;
+    const Precision precisions[] = {Precision::Fp32, Precision::Bf16Mixed, Precision::Bf16, Precision::Fp16Mixed};
+    const Optimizer optimizers[] = {Optimizer::Sgd,  Optimizer::SgdMomentum, Optimizer::AdamW, Optimizer::AdamW8bit,
+                                    Optimizer::Lion, Optimizer::Adafactor,   Optimizer::Lomo};
+    const Attention attentions[] = {Attention::Eager, Attention::Sdpa, Attention::Flash};
+    const Checkpointing checkpointing[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK};
+    s.train.precision = precisions[index % 4];
+    s.train.optimizer = optimizers[(index / 4 + pick(0, 6)) % 7];
+    s.train.attention = attentions[pick(0, 2)];
+    s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
+    s.train.checkpointEvery = pick(2, 3);
+}
+
+// What the optimizer drawn asks of the rest.
+template <class Pick>
+void fitStepOptions(Scenario& s, Pick& pick)
+{
+    // LOMO updates inside backward: no accumulation, no fp16 loss scaling (rejected: see below).
+    if (s.train.optimizer == Optimizer::Lomo) {
+        s.train.gradAccum = 1;
+        if (s.train.precision == Precision::Fp16Mixed)
+            s.train.precision = Precision::Bf16;
+    }
+    // 8-bit AdamW's blockwise state only applies from 4096 elements: make some tensors that big.
+    if (s.train.optimizer == Optimizer::AdamW8bit && pick(0, 1) == 1) {
+        s.model.intermediate = 4096 / s.model.hidden + pick(0, 40);
+        s.model.vocab = 4096 / s.model.hidden + pick(1, 40);
+    }
+}
+
 inline Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
 {
     auto pick = [&](std::uint64_t lo, std::uint64_t hi) {
@@ -63,20 +102,7 @@ inline Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
         s.model.rotaryFraction = pick(0, 1) ? 0.5 : 1.0;
         s.model.qkvBias = s.model.attnOutBias = pick(0, 3) != 0;
     }
-    s.train.microBatch = pick(1, 3);
-    s.train.seqLen = pick(2, 20);
-    s.train.gradAccum = pick(0, 2) == 0 ? pick(2, 3) : 1;
-    // Every option value appears by construction (index-driven), plus random mixing.
-    const Precision precisions[] = {Precision::Fp32, Precision::Bf16Mixed, Precision::Bf16, Precision::Fp16Mixed};
-    const Optimizer optimizers[] = {Optimizer::Sgd,  Optimizer::SgdMomentum, Optimizer::AdamW, Optimizer::AdamW8bit,
-                                    Optimizer::Lion, Optimizer::Adafactor,   Optimizer::Lomo};
-    const Attention attentions[] = {Attention::Eager, Attention::Sdpa, Attention::Flash};
-    const Checkpointing checkpointing[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK};
-    s.train.precision = precisions[index % 4];
-    s.train.optimizer = optimizers[(index / 4 + pick(0, 6)) % 7];
-    s.train.attention = attentions[pick(0, 2)];
-    s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
-    s.train.checkpointEvery = pick(2, 3);
+    drawStepOptions(s, index, pick);
     s.train.chunkedCrossEntropy = pick(0, 2) == 0;
     s.train.lossChunks = pick(1, 8);
     // A third of the scenarios train LoRA adapters, half of those over an NF4 base (QLoRA).
@@ -94,17 +120,7 @@ inline Scenario randomScenario(std::mt19937_64& rng, std::size_t index)
     // models; embedding, attention and residual dropout in GPT-2 ones).
     if (pick(0, 2) == 0)
         s.model.dropout = 0.1;
-    // LOMO updates inside backward: no accumulation, no fp16 loss scaling (rejected: see below).
-    if (s.train.optimizer == Optimizer::Lomo) {
-        s.train.gradAccum = 1;
-        if (s.train.precision == Precision::Fp16Mixed)
-            s.train.precision = Precision::Bf16;
-    }
-    // 8-bit AdamW's blockwise state only applies from 4096 elements: make some tensors that big.
-    if (s.train.optimizer == Optimizer::AdamW8bit && pick(0, 1) == 1) {
-        s.model.intermediate = 4096 / s.model.hidden + pick(0, 40);
-        s.model.vocab = 4096 / s.model.hidden + pick(1, 40);
-    }
+    fitStepOptions(s, pick);
     return s;
 }
 
@@ -128,28 +144,8 @@ inline Scenario randomBertScenario(std::mt19937_64& rng, std::size_t index)
     }
     s.model.hiddenAct = pick(0, 3) == 0 ? "gelu_new" : "gelu";
     s.model.dropout = pick(0, 1) == 0 ? 0.1 : 0.0;
-    s.train.microBatch = pick(1, 3);
-    s.train.seqLen = pick(2, 20);
-    s.train.gradAccum = pick(0, 2) == 0 ? pick(2, 3) : 1;
-    const Precision precisions[] = {Precision::Fp32, Precision::Bf16Mixed, Precision::Bf16, Precision::Fp16Mixed};
-    const Optimizer optimizers[] = {Optimizer::Sgd,  Optimizer::SgdMomentum, Optimizer::AdamW, Optimizer::AdamW8bit,
-                                    Optimizer::Lion, Optimizer::Adafactor,   Optimizer::Lomo};
-    const Attention attentions[] = {Attention::Eager, Attention::Sdpa, Attention::Flash};
-    const Checkpointing checkpointing[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK};
-    s.train.precision = precisions[index % 4];
-    s.train.optimizer = optimizers[(index / 4 + pick(0, 6)) % 7];
-    s.train.attention = attentions[pick(0, 2)];
-    s.train.checkpointing = checkpointing[(index + pick(0, 2)) % 3];
-    s.train.checkpointEvery = pick(2, 3);
-    if (s.train.optimizer == Optimizer::Lomo) {
-        s.train.gradAccum = 1;
-        if (s.train.precision == Precision::Fp16Mixed)
-            s.train.precision = Precision::Bf16;
-    }
-    if (s.train.optimizer == Optimizer::AdamW8bit && pick(0, 1) == 1) {
-        s.model.intermediate = 4096 / s.model.hidden + pick(0, 40);
-        s.model.vocab = 4096 / s.model.hidden + pick(1, 40);
-    }
+    drawStepOptions(s, index, pick);
+    fitStepOptions(s, pick);
     return s;
 }
 

@@ -96,16 +96,21 @@ void Trainer::Impl::classifierBackward()
     classifierIn.release();
 }
 
+const Tensor& Trainer::Impl::transformWeight(Tensor& copy)
+{
+    if (!prec.weightCopies)
+        return globals[TransformW].value;
+    copy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, globals[TransformW].numel());
+    ops.cast(copy, globals[TransformW].value);
+    return copy;
+}
+
 void Trainer::Impl::mlmHeadForward()
 {
     const Tensor& last = d.L > 0 ? layerOut[d.L - 1] : embedOut;
     const bool tanh = tanhGelu(scenario.model.hiddenAct);
     Tensor transformCopy;
-    if (prec.weightCopies) {
-        transformCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, globals[TransformW].numel());
-        ops.cast(transformCopy, globals[TransformW].value);
-    }
-    const Tensor& transformW = prec.weightCopies ? transformCopy : globals[TransformW].value;
+    const Tensor& transformW = transformWeight(transformCopy);
     // The dense output (GELU's backward reads it) and GELU's output (the LayerNorm's input), both saved.
     transformPre = makeTensor(alloc, row::kTransformSaved, Category::Activations, prec.act, d.N * d.C);
     transformAct = makeTensor(alloc, row::kTransformSaved, Category::Activations, prec.act, d.N * d.C);
@@ -125,11 +130,7 @@ void Trainer::Impl::mlmHeadBackward()
     const Tensor& last = d.L > 0 ? layerOut[d.L - 1] : embedOut;
     const bool tanh = tanhGelu(scenario.model.hiddenAct);
     Tensor transformCopy;
-    if (prec.weightCopies) {
-        transformCopy = makeTensor(alloc, row::kHeadCopy, Category::Temporaries, prec.act, globals[TransformW].numel());
-        ops.cast(transformCopy, globals[TransformW].value);
-    }
-    const Tensor& transformW = prec.weightCopies ? transformCopy : globals[TransformW].value;
+    const Tensor& transformW = transformWeight(transformCopy);
     makeHeadCopy();
     residualGrad = makeTensor(alloc, row::kResidualGrad, Category::Activations, prec.act, d.N * d.C);
     auto temp = [&] { return makeTensor(alloc, row::kHeadGradIn, Category::Temporaries, prec.act, d.N * d.C); };

@@ -183,6 +183,10 @@ struct Trainer::Impl {
     bool tiedHead() const { return scenario.model.tieEmbeddings || bert; }
     void mlmHeadForward();
     void mlmHeadBackward();
+    // The MLM transform's weight as its matmul reads it: a low-precision copy
+    // (kept in `copy`, freed when it goes) where the precision makes weight
+    // copies, else the parameter itself.
+    const Tensor& transformWeight(Tensor& copy);
     void neoxForward(std::size_t l, const Tensor& x, LayerSaves& s, const Tensor* out, const LayerCopies& c);
     void neoxBackward(std::size_t l, const Tensor& x, LayerSaves& s, const LayerCopies& c);
     // GPT-2's c_attn and GPT-NeoX's query_key_value (gpt2layer.cpp).
