@@ -238,7 +238,7 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("micro-batch", "N", "sequences per forward pass", "micro-batch", getMicroBatch);
         add("seq-len", "N", "tokens per sequence", "seq-len", getSeqLen);
         add("grad-accum", "N", "gradient accumulation steps", "grad-accum", getGradAccum);
-        add("checkpointing", "MODE", "gradient checkpointing: none, full or every-k", "checkpointing",
+        add("checkpointing", "MODE", "gradient checkpointing: none, full, every-k or selective-op (torchtitan's op-level policy)", "checkpointing",
             getCheckpointing);
         add("checkpoint-every", "K", "checkpoint one layer in K (implies --checkpointing every-k)", "checkpoint-every",
             getCheckpointEvery);
@@ -252,7 +252,7 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         group = "Hardware";
         add("gpu", "ID", "a GPU by catalog id (see headroom-cli gpus)", "gpu", getGpu);
         add("gpus", "N", "number of GPUs", "gpus", getGpus);
-        add("sharding", "NAME", "none, ddp, zero1, zero2, zero3 or fsdp", "sharding", getSharding);
+        add("sharding", "NAME", "none, ddp, zero1, zero2, zero3, fsdp or fsdp2", "sharding", getSharding);
         add("cpu-offload", "", "optimizer state and fp32 master weights (zero3: parameters too) in CPU memory",
             "cpu-offload", getCpuOffload);
         add("tp", "N", "tensor-parallel degree (Megatron-style splits; GPUs / (tp x pp) is the data-parallel degree)",

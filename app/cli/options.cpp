@@ -255,7 +255,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     HR_COUNT("micro-batch", t.microBatch);
     HR_COUNT("seq-len", t.seqLen);
     HR_COUNT("grad-accum", t.gradAccum);
-    HR_TRY(parseEnum(o, "checkpointing", parseCheckpointing, t.checkpointing, "none, full, every-k"));
+    HR_TRY(parseEnum(o, "checkpointing", parseCheckpointing, t.checkpointing, "none, full, every-k, selective-op"));
     HR_COUNT("checkpoint-every", t.checkpointEvery);
     if (o.has("checkpoint-every") && !o.has("checkpointing"))
         t.checkpointing = Checkpointing::EveryK;
@@ -278,7 +278,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     if (o.has("gpu"))
         s.hardware.gpu = o.value("gpu");
     HR_COUNT("gpus", s.hardware.count);
-    HR_TRY(parseEnum(o, "sharding", parseSharding, s.hardware.sharding, "none, ddp, zero1, zero2, zero3, fsdp"));
+    HR_TRY(parseEnum(o, "sharding", parseSharding, s.hardware.sharding, "none, ddp, zero1, zero2, zero3, fsdp, fsdp2"));
     if (o.has("cpu-offload"))
         s.hardware.cpuOffload = true;
     HR_COUNT("tp", s.hardware.parallel.tp);

@@ -161,7 +161,8 @@ int zeroStage(Sharding sharding)
     case Sharding::Zero3: return 3;
     case Sharding::None:
     case Sharding::Ddp:
-    case Sharding::Fsdp: return 0;
+    case Sharding::Fsdp:
+    case Sharding::Fsdp2: return 0;
     }
     return 0;
 }

@@ -141,13 +141,20 @@ Result<std::string> exportAccelerateFsdpYaml(const Scenario& sc, const Plan& pla
     comment("Use: accelerate launch --config_file THIS_FILE your_script.py (hf-python writes one).");
     comment("Keys as `accelerate config` writes them (accelerate commands/config/cluster.py) and `accelerate launch` "
             "reads them (accelerate utils/launch.py).");
-    if (sc.hardware.sharding != Sharding::Fsdp)
+    const bool fsdp2 = sc.hardware.sharding == Sharding::Fsdp2;
+    if (sc.hardware.sharding != Sharding::Fsdp && !fsdp2)
         comment(std::string("The scenario itself is not sharded with FSDP (sharding ") +
                 shardingName(sc.hardware.sharding) + "): this is the FSDP equivalent, and the numbers below are " +
                 "Headroom's for " + shardingName(sc.hardware.sharding) +
                 ". Export with --sharding fsdp to plan FSDP itself.");
     comment(predictionLine(sc, plan));
     comment("Scenario: " + scenarioLine(sc));
+    if (t.checkpointing == Checkpointing::SelectiveOps)
+        comment("Headroom planned torchtitan's op-level selective checkpointing; accelerate's "
+                "fsdp_activation_checkpointing checkpoints every layer whole, which keeps less.");
+    if (fsdp2)
+        comment("FSDP2 (fsdp_version 2, accelerate >= 1.6 with torch >= 2.6): per-parameter sharding; "
+                "accelerate applies fully_shard to each decoder layer and the root.");
     if (checkpoint && t.checkpointing == Checkpointing::EveryK && t.checkpointEvery > 1)
         comment("Headroom planned checkpointing of one layer in " + std::to_string(t.checkpointEvery) +
                 "; FSDP's activation checkpointing wraps every layer.");
@@ -166,14 +173,26 @@ Result<std::string> exportAccelerateFsdpYaml(const Scenario& sc, const Plan& pla
     y += "  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n";
     y += "  # No fsdp_transformer_layer_cls_to_wrap: accelerate then wraps the model's _no_split_modules, its\n";
     y += "  # decoder layer class (accelerate utils/dataclasses.py, FullyShardedDataParallelPlugin).\n";
-    y += "  fsdp_backward_prefetch: BACKWARD_PRE\n";
+    // FSDP2 has no prefetch, sharding-strategy or use_orig_params settings
+    // (accelerate utils/dataclasses.py FullyShardedDataParallelPlugin
+    // __post_init__: forward_prefetch is refused, the others dropped with a
+    // warning); reshard_after_forward is its FULL_SHARD.
+    if (!fsdp2)
+        y += "  fsdp_backward_prefetch: BACKWARD_PRE\n";
     y += "  fsdp_cpu_ram_efficient_loading: true\n";
-    y += "  fsdp_forward_prefetch: false\n";
+    if (!fsdp2)
+        y += "  fsdp_forward_prefetch: false\n";
     y += "  fsdp_offload_params: " + yamlBool(sc.hardware.cpuOffload) + "\n";
-    y += "  fsdp_sharding_strategy: FULL_SHARD\n";
+    if (fsdp2)
+        y += "  fsdp_reshard_after_forward: true\n";
+    else
+        y += "  fsdp_sharding_strategy: FULL_SHARD\n";
     y += "  fsdp_state_dict_type: SHARDED_STATE_DICT\n";
+    // accelerate launch requires it with cpu_ram_efficient_loading (utils/launch.py).
     y += "  fsdp_sync_module_states: true\n";
-    y += "  fsdp_use_orig_params: true\n";
+    if (!fsdp2)
+        y += "  fsdp_use_orig_params: true\n";
+    y += std::string("  fsdp_version: ") + (fsdp2 ? "2" : "1") + "\n";
     y += "machine_rank: 0\n";
     y += "main_training_function: main\n";
     y += std::string("mixed_precision: ") + accelerateMixedPrecision(t.precision) + "\n";

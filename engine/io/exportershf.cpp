@@ -176,7 +176,7 @@ void writeHeader(Script& s, const Scenario& sc, const Plan& plan)
         if (isDeepSpeed(sc.hardware.sharding))
             s.comment("Launch: deepspeed --num_gpus " + std::to_string(sc.hardware.count) +
                       " this_script.py  (ds_config.json: headroom-cli export --format deepspeed-json, same options)");
-        else if (sc.hardware.sharding == Sharding::Fsdp)
+        else if (sc.hardware.sharding == Sharding::Fsdp || sc.hardware.sharding == Sharding::Fsdp2)
             s.comment("Launch: accelerate launch --config_file fsdp.yaml this_script.py  (fsdp.yaml: headroom-cli "
                       "export --format accelerate-fsdp-yaml), or torchrun --nproc_per_node " +
                       std::to_string(sc.hardware.count) + " this_script.py");
@@ -271,7 +271,7 @@ void writeTraining(Script& s, const Scenario& sc)
     const TrainConfig& t = sc.train;
     const bool peft = t.peft.method != PeftMethod::None;
     const bool quant = t.weightQuant != WeightQuant::None;
-    const bool fsdp = sc.hardware.sharding == Sharding::Fsdp;
+    const bool fsdp = sc.hardware.sharding == Sharding::Fsdp || sc.hardware.sharding == Sharding::Fsdp2;
     const bool checkpoint = t.checkpointing != Checkpointing::None;
 
     s.comment("max_seq_length = " + std::to_string(t.seqLen) +

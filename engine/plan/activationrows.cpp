@@ -109,6 +109,86 @@ void addClassifierHeadRows(const BuildContext& ctx, const Dims& d, std::vector<T
         lastHidden, Phase::HeadBwd, Phase::HeadBwd);
 }
 
+// A linear of the layer template has a bias when a bias tensor of the same
+// module follows it in the table: nn.Linear with a bias runs aten::addmm,
+// without one aten::mm (aten/src/ATen/native/Linear.cpp linear).
+bool hasBias(const std::vector<ParamTensor>& layer, const ParamTensor& weight)
+{
+    for (const ParamTensor& t : layer)
+        if (t.isBias && std::strcmp(t.path, weight.path) == 0)
+            return true;
+    return false;
+}
+
+const char* selectiveOpKey(ModuleKind kind)
+{
+    switch (kind) {
+    case ModuleKind::AttnQ: return "sac.q_proj_out";
+    case ModuleKind::AttnK: return "sac.k_proj_out";
+    case ModuleKind::AttnV: return "sac.v_proj_out";
+    case ModuleKind::AttnQkv: return "sac.qkv_proj_out";
+    case ModuleKind::AttnOut: return "sac.o_proj_out";
+    case ModuleKind::MlpGate: return "sac.gate_proj_out";
+    case ModuleKind::MlpUp: return "sac.up_proj_out";
+    case ModuleKind::MlpGateUp: return "sac.gate_up_proj_out";
+    case ModuleKind::MlpDown: return "sac.down_proj_out";
+    case ModuleKind::MlpIn: return "sac.fc_in_out";
+    default: return "sac.linear_out";
+    }
+}
+
+// torchtitan's op-level selective checkpointing (torchtitan @ 9dec370
+// parallelize_llama.py _apply_ac_to_transformer_block, selective_ac_option
+// "op"): each layer runs under torch.utils.checkpoint with a policy that
+// keeps (MUST_SAVE) the outputs of aten.mm, except every second one counted
+// from the layer's start, and of the flash and memory-efficient attention
+// kernels; everything else is recomputed in backward. The counter is made
+// fresh per checkpoint call (context_fn). Bias-free linears are aten.mm, in
+// the order the layer calls them (the parameter table's order); linears
+// with a bias are aten.addmm, neither kept nor counted. The cache lives
+// from the layer's forward to its recompute, which takes the kept tensors
+// instead of making them again (torch/utils/checkpoint.py
+// _CachedTorchDispatchMode): `reused` names the layer saves that are the
+// same tensors, left out of the recompute rows.
+SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kernel, std::vector<const char*>& reused)
+{
+    SavedSet kept;
+    std::uint64_t mm = 0;
+    for (const ParamTensor& t : ctx.table.layer) {
+        if (!t.isLinearWeight || hasBias(ctx.table.layer, t))
+            continue;
+        if (++mm % 2 == 0)
+            continue;
+        kept.save(selectiveOpKey(t.kind), satMul(satMul(d.T, t.rows), satMul(t.copies, d.p)),
+                  "output of a matmul the op-level policy keeps (every other aten.mm of the layer), held from forward to the recompute");
+        switch (t.kind) {
+        case ModuleKind::MlpGate: reused.push_back("mlp.gate_out"); break;
+        case ModuleKind::MlpUp: reused.push_back("mlp.up_out"); break;
+        case ModuleKind::MlpGateUp: reused.push_back("mlp.gate_out"); reused.push_back("mlp.up_out"); break;
+        case ModuleKind::AttnQkv: reused.push_back("attn.qkv_out"); break;
+        case ModuleKind::MlpIn: reused.push_back("mlp.fc_out"); break;
+        // Flash reads grouped values as the projection's view (no repeat_kv copy).
+        case ModuleKind::AttnV: if (kernel == Attention::Flash) reused.push_back("attn.v"); break;
+        default: break;
+        }
+    }
+    if (kernel == Attention::Flash || kernel == Attention::Sdpa) {
+        kept.save("sac.attn_out", satMul(d.T, d.a * d.d, d.p), "the fused attention kernel's output, kept by the op-level policy");
+        kept.save("sac.attn_lse", satMul(satMul(d.b, d.a), satMul(d.s, 4)), "the attention kernel's fp32 log-sum-exp, kept by the op-level policy");
+        reused.push_back("attn.out");
+        reused.push_back("attn.lse");
+    }
+    return kept;
+}
+
+bool listed(const std::vector<const char*>& keys, const char* key)
+{
+    for (const char* k : keys)
+        if (std::strcmp(k, key) == 0)
+            return true;
+    return false;
+}
+
 } // namespace
 
 void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
@@ -124,6 +204,13 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // during those two events. A checkpointed layer keeps only its input and
     // rebuilds everything during its backward.
     const SavedSet saves = layerSaves(ctx, d);
+    std::vector<const char*> reusedInRecompute;
+    const SavedSet kept = ctx.selectiveOps && ctx.anyCheckpointedLayer()
+                              ? selectiveOpSaves(ctx, d, savedAttentionKind(ctx, d), reusedInRecompute)
+                              : SavedSet();
+    for (const SavedItem& item : kept.items())
+        rows.push_back({item.key, item.source, Category::Activations, item.bytes, Phase::LayerFwd, Phase::LayerBwd,
+                        LayerSet::Checkpointed, false});
     for (const SavedItem& item : saves.items()) {
         if (ctx.anyPlainLayer()) {
             rows.push_back({item.key, item.source, Category::Activations, item.bytes, Phase::LayerFwd,
@@ -132,7 +219,7 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                 rows.push_back({item.key, "brought back from CPU for the layer's backward (activation offload)",
                                 Category::Activations, item.bytes, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Plain, false});
         }
-        if (ctx.anyCheckpointedLayer() && item.key != saves.layerInputKey)
+        if (ctx.anyCheckpointedLayer() && item.key != saves.layerInputKey && !listed(reusedInRecompute, item.key))
             rows.push_back({item.key, "recomputed during the layer's backward (gradient checkpointing)", Category::Activations,
                             item.bytes, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Checkpointed, false});
     }

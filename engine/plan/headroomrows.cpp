@@ -106,6 +106,10 @@ std::string headroomProgramGap(const Scenario& s)
         return "activation offload";
     if (s.hardware.count != 1)
         return "more than one GPU";
+    if (s.hardware.sharding == Sharding::Fsdp2)
+        return "FSDP2";
+    if (t.checkpointing == Checkpointing::SelectiveOps)
+        return "op-level selective checkpointing";
     return {};
 }
 

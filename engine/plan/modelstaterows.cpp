@@ -250,6 +250,46 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin)
     row.pieceEnd = static_cast<std::uint32_t>(kept);
 }
 
+// FSDP2 as torchtitan applies it (torchtitan @ 9dec370 parallelize_llama.py
+// apply_fsdp: fully_shard on every layer, then on the root; the last layer
+// with reshard_after_forward=False; MixedPrecisionPolicy(param_dtype,
+// reduce_dtype=fp32)). What torch/distributed/_composable/fsdp does with it
+// (torch 2.5-2.6, _fsdp_param_group.py and _fsdp_collectives.py):
+// - unshard: an all-gather output buffer of the unit's unsharded size in
+//   param_dtype, copied out into per-parameter unsharded tensors; the buffer
+//   is kept until the next all-gather begins (comm_ctx.all_gather_state,
+//   instead of record_stream). With the next unit's all-gather issued ahead
+//   (implicit forward prefetch, explicit backward prefetch of one unit) about
+//   two units are gathered at any time in a layer's forward and backward.
+// - the root unit (embeddings, final norm, head) is not resharded after
+//   forward (_lazy_init: the root's post_forward_mesh_info is None), nor is
+//   the last layer (torchtitan): both stay gathered into the backward.
+// - post_backward: the unsharded gradients (param_dtype) are copied into a
+//   reduce-scatter input of reduce_dtype (foreach_reduce), kept until the
+//   next reduce-scatter; the output becomes the sharded fp32 gradient.
+static void addFsdp2GatherRows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
+{
+    const Precision p = ctx.scenario.train.precision;
+    const bool mixed = p == Precision::Bf16Mixed || p == Precision::Fp16Mixed;
+    const Bytes paramBytes = mixed ? 2 : masterBytes(ctx);
+    const Bytes reduceBytes = mixed ? 4 : paramBytes;
+    const Bytes unit = satMul(layerParams, paramBytes);
+    rows.push_back(row("fsdp2.gathered_layer", "all-gathered parameters of the current layer and the next one's all-gather buffer, in param_dtype (FSDP2 unshard with one unit prefetched)",
+                       Category::Weights, satMul(unit, 2), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
+    rows.push_back(row("fsdp2.gathered_layer_bwd", "the same in backward: the current layer gathered, the previous one's all-gather prefetched",
+                       Category::Weights, satMul(unit, 2), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    rows.push_back(row("fsdp2.gathered_root", "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the end of the backward (not resharded after forward)",
+                       Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
+    rows.push_back(row("fsdp2.gathered_last_layer", "the last layer kept gathered from its forward to its backward (torchtitan: reshard_after_forward=False for it)",
+                       Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd));
+    if (ctx.mode != Mode::Train || !ctx.fullFinetune)
+        return;
+    rows.push_back(row("fsdp2.unsharded_grad", "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
+                       Category::Temporaries, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    rows.push_back(row("fsdp2.reduce_scatter_input", "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next layer's reduce-scatter",
+                       Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+}
+
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     const TrainConfig& tc = ctx.scenario.train;
@@ -257,13 +297,15 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const bool multi = ctx.shards > 1;
     const bool zero3 = sharding == Sharding::Zero3 && multi;
     const bool fsdp = sharding == Sharding::Fsdp && multi;
+    // FSDP2 shards and gathers even on one GPU (fully_shard over a world of one).
+    const bool fsdp2 = sharding == Sharding::Fsdp2;
     const bool zero2plus = (sharding == Sharding::Zero2 || sharding == Sharding::Zero3) && multi;
-    const bool shardStates = multi && (sharding == Sharding::Zero1 || zero2plus || fsdp);
+    const bool shardStates = (multi && (sharding == Sharding::Zero1 || zero2plus || fsdp)) || fsdp2;
     const bool offload = ctx.scenario.hardware.cpuOffload;
     const Phase last = Phase::OptimizerStep;
 
-    const GroupSums layer = sumGroup(ctx, ctx.table.layer, zero3 || fsdp);
-    const GroupSums global = sumGroup(ctx, ctx.table.global, zero3 || fsdp);
+    const GroupSums layer = sumGroup(ctx, ctx.table.layer, zero3 || fsdp || fsdp2);
+    const GroupSums global = sumGroup(ctx, ctx.table.global, zero3 || fsdp || fsdp2);
 
     // ---- Weights -------------------------------------------------------
     TensorRow w = row("weights.layer", "parameters of one layer in their stored dtype (parameter table x bytes per element; memory-model.md §4, §5)",
@@ -280,7 +322,9 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         return;
 
     const Bytes lowBytes = tc.precision == Precision::Fp8Mixed ? 1 : 2;
-    if (zero3 || fsdp) {
+    if (fsdp2) {
+        addFsdp2GatherRows(ctx, layer.params, global.params, rows);
+    } else if (zero3 || fsdp) {
         // The current layer is gathered unsharded in 16-bit, and the next is
         // prefetched (FSDP forward/backward prefetch; DeepSpeed stage3 prefetch
         // bucket) [flag: one prefetched unit].
@@ -369,9 +413,9 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const bool accumulating = tc.gradAccum > 1;
     const bool fusedUpdate = tc.optimizer == Optimizer::Lomo || tc.optimizer == Optimizer::AdaLomo || tc.optimizerInBackward;
     Bytes gradBytes = ctx.fullFinetune ? (ctx.deepspeedStyle ? 2 : masterBytes(ctx)) : 4;
-    if (fsdp && ctx.fullFinetune)
+    if ((fsdp || fsdp2) && ctx.fullFinetune)
         gradBytes = masterBytes(ctx);
-    const Bytes gradShards = (zero2plus || fsdp) ? ctx.shards : 1;
+    const Bytes gradShards = (zero2plus || fsdp || fsdp2) ? ctx.shards : 1;
     if (fusedUpdate) {
         // LOMO / optimizer-in-backward: each gradient is applied and freed in its
         // hook, so about one tensor's gradient is alive (LOMO paper §3.2, Table 1).

@@ -83,6 +83,29 @@ std::optional<Error> validate(const Scenario& sc)
         return makeError(ErrorCode::UnsupportedCombination, "GaLore projects full-parameter gradients: it does not combine with LoRA");
     if (tc.peft.method != PeftMethod::None && hw.sharding == Sharding::Zero3 && tc.weightQuant != WeightQuant::None)
         return makeError(ErrorCode::UnsupportedCombination, "bitsandbytes quantized weights are not sharded by ZeRO-3 in this planner");
+    if (hw.sharding == Sharding::Fsdp2) {
+        // What plan/modelstaterows.cpp addFsdp2GatherRows describes: torchtitan's
+        // full fine-tune. The rest is not modelled yet (issue 15), so it is refused.
+        if (tc.peft.method != PeftMethod::None)
+            return makeError(ErrorCode::UnsupportedCombination, "FSDP2 is planned for full fine-tuning only: LoRA and QLoRA under fully_shard are not modelled yet");
+        if (tc.precision == Precision::Fp8Mixed || tc.precision == Precision::Fp16)
+            return makeError(ErrorCode::UnsupportedCombination, std::string("FSDP2 with ") + precisionName(tc.precision) +
+                                                                    " is not modelled yet: use fp32, bf16, bf16-mixed or fp16-mixed");
+        if (hw.cpuOffload)
+            return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with CPU offload (CPUOffloadPolicy) is not modelled yet");
+        if (!hw.parallel.isDefault())
+            return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with tensor or pipeline parallelism is not modelled yet");
+        if (tc.optimizer == Optimizer::Lomo || tc.optimizer == Optimizer::AdaLomo || tc.optimizerInBackward)
+            return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with an update inside backward (LOMO, optimizer in backward) is not modelled yet");
+    }
+    if (tc.checkpointing == Checkpointing::SelectiveOps) {
+        if (tc.peft.method != PeftMethod::None)
+            return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing is planned for full fine-tuning only (LoRA's matmuls change which outputs it keeps)");
+        if (m.isMoe())
+            return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing of mixture-of-experts layers is not modelled yet");
+        if (tc.activationOffload)
+            return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing with activation offload is not modelled yet");
+    }
     return std::nullopt;
 }
 
@@ -174,7 +197,11 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         const bool mixed = p == Precision::Fp16Mixed || p == Precision::Bf16Mixed || p == Precision::Fp8Mixed;
         // Autocast runs over fp32 weights: full fine-tuning in a mixed mode, or
         // adapters over an fp32-cast quantized base (PEFT k-bit training).
-        ctx.autocast = mixed && !ctx.deepspeedStyle;
+        // FSDP2's MixedPrecisionPolicy casts the gathered parameters to 16-bit
+        // instead (torchtitan trains without autocast): the whole forward, the
+        // residual stream included, runs in 16-bit over fp32 sharded masters.
+        const bool fsdp2Cast = sc.hardware.sharding == Sharding::Fsdp2 && mixed;
+        ctx.autocast = mixed && !ctx.deepspeedStyle && !fsdp2Cast;
         ctx.residual = (ctx.autocast && (ctx.fullFinetune || ctx.quantizedBase)) ? 4 : ctx.act;
         ctx.dropoutActive = m.dropout > 0;
         // use_cache in training: the config's value unless the user set one;
@@ -209,7 +236,9 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         case Checkpointing::None: plan.checkpointEvery = 0; break;
         case Checkpointing::Full: plan.checkpointEvery = 1; break;
         case Checkpointing::EveryK: plan.checkpointEvery = tc.checkpointEvery; break;
+        case Checkpointing::SelectiveOps: plan.checkpointEvery = 1; break;
         }
+        ctx.selectiveOps = tc.checkpointing == Checkpointing::SelectiveOps;
         if ((p == Precision::Bf16 || p == Precision::Bf16Mixed) && !gpu->bf16)
             plan.notes.push_back(gpu->name + " has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice.");
         if (p == Precision::Fp8Mixed && !gpu->fp8)

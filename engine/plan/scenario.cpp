@@ -23,13 +23,14 @@ constexpr std::array<std::pair<Optimizer, const char*>, 10> kOptimizer{{
     {Optimizer::AdaLomo, "adalomo"}, {Optimizer::Galore, "galore"}}};
 constexpr std::array<std::pair<PeftMethod, const char*>, 3> kPeft{{
     {PeftMethod::None, "none"}, {PeftMethod::Lora, "lora"}, {PeftMethod::Qlora, "qlora"}}};
-constexpr std::array<std::pair<Checkpointing, const char*>, 3> kCheckpointing{{
-    {Checkpointing::None, "none"}, {Checkpointing::Full, "full"}, {Checkpointing::EveryK, "every-k"}}};
+constexpr std::array<std::pair<Checkpointing, const char*>, 4> kCheckpointing{{
+    {Checkpointing::None, "none"}, {Checkpointing::Full, "full"}, {Checkpointing::EveryK, "every-k"},
+    {Checkpointing::SelectiveOps, "selective-op"}}};
 constexpr std::array<std::pair<Attention, const char*>, 3> kAttention{{
     {Attention::Eager, "eager"}, {Attention::Sdpa, "sdpa"}, {Attention::Flash, "flash"}}};
-constexpr std::array<std::pair<Sharding, const char*>, 6> kSharding{{
+constexpr std::array<std::pair<Sharding, const char*>, 7> kSharding{{
     {Sharding::None, "none"}, {Sharding::Ddp, "ddp"}, {Sharding::Zero1, "zero1"}, {Sharding::Zero2, "zero2"},
-    {Sharding::Zero3, "zero3"}, {Sharding::Fsdp, "fsdp"}}};
+    {Sharding::Zero3, "zero3"}, {Sharding::Fsdp, "fsdp"}, {Sharding::Fsdp2, "fsdp2"}}};
 constexpr std::array<std::pair<Profile, const char*>, 2> kProfile{{
     {Profile::Pytorch, "pytorch"}, {Profile::Headroom, "headroom"}}};
 constexpr std::array<std::pair<Mode, const char*>, 2> kMode{{{Mode::Train, "train"}, {Mode::Inference, "inference"}}};

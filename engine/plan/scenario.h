@@ -40,7 +40,12 @@ struct PeftConfig {
     std::vector<std::string> targets;
 };
 
-enum class Checkpointing { None, Full, EveryK };
+// SelectiveOps: torchtitan's op-level selective activation checkpointing
+// (torchtitan parallelize_llama.py _apply_ac_to_transformer_block, option
+// "op"): every layer is checkpointed, but the outputs of every other
+// bias-free matmul and of the fused attention kernel are kept for the
+// recompute (plan/activationrows.cpp).
+enum class Checkpointing { None, Full, EveryK, SelectiveOps };
 
 // The training loop around forward and backward, because it decides what
 // the model outputs keep alive (docs/planner.md "The training loop").
@@ -92,7 +97,12 @@ struct InferenceConfig {
     Attention attention = Attention::Sdpa;
 };
 
-enum class Sharding { None, Ddp, Zero1, Zero2, Zero3, Fsdp };
+// Fsdp: FSDP1 FULL_SHARD (flat parameters). Fsdp2: per-parameter FSDP2
+// (fully_shard) as torchtitan applies it: one unit per layer plus the root,
+// MixedPrecisionPolicy(param_dtype 16-bit, reduce_dtype fp32) in the mixed
+// precisions, the last layer and the root not resharded after forward
+// (plan/modelstaterows.cpp).
+enum class Sharding { None, Ddp, Zero1, Zero2, Zero3, Fsdp, Fsdp2 };
 
 // Pipeline schedules (Narayanan et al. 2021, arXiv:2104.04473 §2.2).
 enum class PipelineSchedule { OneFOneB, GPipe };

@@ -26,6 +26,9 @@ CASES = {
     # QLoRA under FSDP, and a scenario that is not FSDP itself (the file says so).
     "fsdp-qlora-2gpu": ["--sharding", "fsdp", "--gpus", "2", "--peft", "qlora", "--precision", "bf16-mixed"],
     "zero3-as-fsdp-8gpu": ["--peft", "none", "--sharding", "zero3", "--gpus", "8", "--precision", "bf16-mixed"],
+    # FSDP2 (fsdp_version 2) with torchtitan's op-level checkpointing planned.
+    "fsdp2-bf16-8gpu": ["--peft", "none", "--sharding", "fsdp2", "--gpus", "8", "--precision", "bf16-mixed",
+                        "--checkpointing", "selective-op"],
 }
 COMMON = ["--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--optimizer", "adamw"]
 # The launcher's mixed_precision names for Headroom's precisions.
@@ -70,8 +73,18 @@ class AccelerateYaml(common.TempDirTest):
                         mock.patch("accelerate.utils.dataclasses.is_cuda_available", return_value=True), \
                         mock.patch("torch.cuda.current_device", return_value=0):
                     plugin = FullyShardedDataParallelPlugin()
-                self.assertEqual(plugin.sharding_strategy, ShardingStrategy.FULL_SHARD)
-                self.assertEqual(plugin.cpu_offload.offload_params, offload)
+                if value(options, "--sharding") == "fsdp2":
+                    self.assertEqual(plugin.fsdp_version, 2)
+                    self.assertIs(plugin.reshard_after_forward, True)
+                else:
+                    self.assertEqual(plugin.fsdp_version, 1)
+                    self.assertEqual(plugin.sharding_strategy, ShardingStrategy.FULL_SHARD)
+                if plugin.fsdp_version == 2:
+                    # FSDP2 offloads with a CPUOffloadPolicy; OffloadPolicy() is "none".
+                    from torch.distributed.fsdp import CPUOffloadPolicy
+                    self.assertEqual(isinstance(plugin.cpu_offload, CPUOffloadPolicy), offload)
+                else:
+                    self.assertEqual(plugin.cpu_offload.offload_params, offload)
                 self.assertEqual(plugin.activation_checkpointing, checkpointing)
                 self.assertIsNotNone(plugin.auto_wrap_policy, "TRANSFORMER_BASED_WRAP")
 

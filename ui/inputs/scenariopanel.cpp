@@ -283,7 +283,7 @@ void ScenarioPanel::retranslate()
         item.toolTip = DisplayNames::profileDescription(static_cast<Profile>(item.data.toInt()));
     setComboItems(m_profile, profiles);
     setComboItems(m_sharding, enumItems({Sharding::None, Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3,
-                                         Sharding::Fsdp},
+                                         Sharding::Fsdp, Sharding::Fsdp2},
                                         DisplayNames::sharding));
     setComboItems(m_precision, enumItems({Precision::Fp32, Precision::Fp16Mixed, Precision::Bf16Mixed, Precision::Bf16,
                                           Precision::Fp16, Precision::Fp8Mixed},
@@ -296,7 +296,8 @@ void ScenarioPanel::retranslate()
                                           Optimizer::AdaLomo, Optimizer::Galore},
                                          DisplayNames::optimizer));
     setComboItems(m_checkpointing,
-                  enumItems({Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK}, DisplayNames::checkpointing));
+                  enumItems({Checkpointing::None, Checkpointing::Full, Checkpointing::EveryK, Checkpointing::SelectiveOps},
+                            DisplayNames::checkpointing));
     const auto attentions = {Attention::Eager, Attention::Sdpa, Attention::Flash};
     setComboItems(m_attention, enumItems(attentions, DisplayNames::attention));
     setComboItems(m_inferAttention, enumItems(attentions, DisplayNames::attention));

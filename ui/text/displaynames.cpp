@@ -103,6 +103,7 @@ QString DisplayNames::checkpointing(Checkpointing checkpointing)
     case Checkpointing::None: return tr("Off");
     case Checkpointing::Full: return tr("Every layer");
     case Checkpointing::EveryK: return tr("Every k-th layer");
+    case Checkpointing::SelectiveOps: return tr("Selective, op level (torchtitan)");
     }
     return QString();
 }
@@ -154,6 +155,7 @@ QString DisplayNames::sharding(Sharding sharding)
     case Sharding::Zero2: return tr("ZeRO-2 (+ gradients)");
     case Sharding::Zero3: return tr("ZeRO-3 (+ parameters)");
     case Sharding::Fsdp: return tr("FSDP (full shard)");
+    case Sharding::Fsdp2: return tr("FSDP2 (per-parameter shards)");
     }
     return QString();
 }

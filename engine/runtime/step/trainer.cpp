@@ -79,6 +79,9 @@ Trainer::Impl::Impl(const Scenario& s, TrackingAllocator& a, Ops& k, const Train
     case Checkpointing::None: checkpointEvery = 0; break;
     case Checkpointing::Full: checkpointEvery = 1; break;
     case Checkpointing::EveryK: checkpointEvery = t.checkpointEvery; break;
+    // Refused before a step is built (headroomProgramGap); the layers would
+    // be checkpointed whole.
+    case Checkpointing::SelectiveOps: checkpointEvery = 1; break;
     }
     lora = t.peft.method != PeftMethod::None;
     gpt2 = m.family == Family::Gpt2;

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// torchtitan's way of training (plan/activationrows.cpp selectiveOpSaves,
+// plan/modelstaterows.cpp addFsdp2GatherRows): op-level selective activation
+// checkpointing and FSDP2. Every expected number is derived by hand from the
+// policy and FSDP2's buffers, for a 4-layer Llama-like model (hidden 256, 8
+// heads, 2 KV heads, head_dim 32, MLP 704, vocabulary 1000), micro-batch 2 x
+// sequence 128, flash attention.
+#include "model/hfconfig.h"
+#include "plan/planner.h"
+#include "io/scenariofile.h"
+
+#include <QtTest>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+using namespace headroom;
+
+namespace {
+
+constexpr Bytes h = 256, a = 8, kv = 2, d = 32, i = 704, V = 1000, L = 4;
+constexpr Bytes b = 2, s = 128, T = b * s;
+
+ModelSpec smallModel(const char* type)
+{
+    const nlohmann::json config{{"model_type", type},       {"hidden_size", h},          {"num_hidden_layers", L},
+                                {"num_attention_heads", a}, {"num_key_value_heads", kv}, {"intermediate_size", i},
+                                {"vocab_size", V},          {"tie_word_embeddings", false}};
+    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
+    if (!spec)
+        qFatal("config did not import: %s", spec.error().detail.c_str());
+    return spec.value();
+}
+
+Scenario scenario(Checkpointing ckpt, Precision p = Precision::Bf16, const char* type = "llama")
+{
+    Scenario sc;
+    sc.model = smallModel(type);
+    sc.train.precision = p;
+    sc.train.optimizer = Optimizer::AdamW;
+    sc.train.microBatch = b;
+    sc.train.seqLen = s;
+    sc.train.attention = Attention::Flash;
+    sc.train.checkpointing = ckpt;
+    sc.hardware.gpu = "h100-sxm-80gb";
+    return sc;
+}
+
+Plan planOf(const Scenario& sc)
+{
+    auto plan = makePlan(sc);
+    if (!plan)
+        qFatal("plan failed: %s", plan.error().detail.c_str());
+    return plan.value();
+}
+
+const TensorRow* findRow(const Plan& p, const char* name)
+{
+    for (const TensorRow& r : p.tensors)
+        if (std::strcmp(r.name, name) == 0)
+            return &r;
+    return nullptr;
+}
+
+Bytes rowBytes(const Plan& p, const char* name)
+{
+    const TensorRow* r = findRow(p, name);
+    return r ? r->bytes : 0;
+}
+
+// What a checkpointed layer holds from its forward to its backward.
+Bytes heldPerLayer(const Plan& p)
+{
+    Bytes sum = 0;
+    for (const TensorRow& r : p.tensors)
+        if (r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerFwd && r.freeAt == Phase::LayerBwd)
+            sum += r.bytes;
+    return sum;
+}
+
+// One layer's parameters: q, k, v, o, gate, up, down and two RMSNorms.
+constexpr Bytes layerParams = h * a * d + 2 * h * kv * d + a * d * h + 3 * h * i + 2 * h;
+constexpr Bytes globalParams = 2 * V * h + h; // embedding, untied head, final norm
+
+} // namespace
+
+class TestTorchtitan : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Llama's bias-free linears are aten.mm in the order q, k, v, o, gate, up,
+    // down: the policy keeps the 1st, 3rd, 5th and 7th (q, v, gate, down), and
+    // the flash kernel's output and log-sum-exp. With the layer input as the
+    // boundary, in pure bf16 (2 bytes everywhere; the input in the residual
+    // stream's bf16): 2T(h + a·d + kv·d + i + h + a·d) + 4·b·a·s.
+    void keepsEveryOtherMatmulAndTheKernel()
+    {
+        const Plan p = planOf(scenario(Checkpointing::SelectiveOps));
+        const Bytes expected = 2 * T * (h + a * d + kv * d + i + h + a * d) + 4 * b * a * s;
+        QCOMPARE(heldPerLayer(p), expected);
+        QCOMPARE(rowBytes(p, "sac.q_proj_out"), 2 * T * a * d);
+        QCOMPARE(rowBytes(p, "sac.v_proj_out"), 2 * T * kv * d);
+        QCOMPARE(rowBytes(p, "sac.gate_proj_out"), 2 * T * i);
+        QCOMPARE(rowBytes(p, "sac.down_proj_out"), 2 * T * h);
+        QVERIFY(!findRow(p, "sac.k_proj_out"));
+        QVERIFY(!findRow(p, "sac.o_proj_out"));
+        QVERIFY(!findRow(p, "sac.up_proj_out"));
+    }
+
+    // Qwen2's q, k and v carry a bias: aten.addmm, neither kept nor counted.
+    // The mm are o, gate, up, down; the policy keeps o and up.
+    void biasedLinearsAreNotCounted()
+    {
+        const Plan p = planOf(scenario(Checkpointing::SelectiveOps, Precision::Bf16, "qwen2"));
+        QCOMPARE(rowBytes(p, "sac.o_proj_out"), 2 * T * h);
+        QCOMPARE(rowBytes(p, "sac.up_proj_out"), 2 * T * i);
+        QVERIFY(!findRow(p, "sac.q_proj_out"));
+        QVERIFY(!findRow(p, "sac.gate_proj_out"));
+        QVERIFY(!findRow(p, "sac.down_proj_out"));
+    }
+
+    // The recompute takes the kept tensors instead of making them again: the
+    // gate output (saved by the activation), the kernel's output and
+    // log-sum-exp are not recomputed; under full checkpointing they are.
+    void recomputeReusesWhatWasKept()
+    {
+        const auto recomputed = [](const Plan& p, const char* name) {
+            for (const TensorRow& r : p.tensors)
+                if (std::strcmp(r.name, name) == 0 && r.allocAt == Phase::LayerBwd && r.layers == LayerSet::Checkpointed)
+                    return true;
+            return false;
+        };
+        const Plan sac = planOf(scenario(Checkpointing::SelectiveOps));
+        const Plan full = planOf(scenario(Checkpointing::Full));
+        for (const char* name : {"mlp.gate_out", "attn.out", "attn.lse", "attn.v"}) {
+            QVERIFY2(recomputed(full, name), name);
+            QVERIFY2(!recomputed(sac, name), name);
+        }
+        QVERIFY(recomputed(sac, "mlp.up_out"));
+        QVERIFY(recomputed(sac, "attn.q"));
+    }
+
+    // Keeping part of a layer costs more than keeping its input only, and less
+    // than keeping everything.
+    void liesBetweenFullAndNone()
+    {
+        Scenario sc = scenario(Checkpointing::None);
+        sc.train.seqLen = 2048;
+        const Bytes none = planOf(sc).peakAllocatedBytes;
+        sc.train.checkpointing = Checkpointing::SelectiveOps;
+        const Bytes sac = planOf(sc).peakAllocatedBytes;
+        sc.train.checkpointing = Checkpointing::Full;
+        const Bytes full = planOf(sc).peakAllocatedBytes;
+        const std::string why = "full " + std::to_string(full) + ", selective " + std::to_string(sac) + ", none " + std::to_string(none);
+        QVERIFY2(full < sac && sac < none, why.c_str());
+    }
+
+    // FSDP2 over 8 GPUs in bf16-mixed: fp32 master shards, fp32 gradient and
+    // AdamW shards, two gathered units in bf16, the last layer and the root
+    // kept gathered, the unsharded bf16 gradients and an fp32 reduce-scatter
+    // input per layer in backward; no autocast (the residual stream is bf16).
+    void fsdp2Buffers()
+    {
+        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
+        sc.hardware.count = 8;
+        sc.hardware.sharding = Sharding::Fsdp2;
+        const Plan p = planOf(sc);
+        const auto shard = [](Bytes bytes) { return (bytes + 7) / 8; };
+        QCOMPARE(rowBytes(p, "weights.layer"), shard(4 * layerParams));
+        QCOMPARE(rowBytes(p, "grads.layer"), shard(4 * layerParams));
+        QCOMPARE(rowBytes(p, "optimizer.layer"), shard(8 * layerParams));
+        QCOMPARE(rowBytes(p, "fsdp2.gathered_layer"), 2 * 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.gathered_layer_bwd"), 2 * 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.gathered_last_layer"), 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.gathered_root"), 2 * globalParams);
+        QCOMPARE(rowBytes(p, "fsdp2.unsharded_grad"), 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.reduce_scatter_input"), 4 * layerParams);
+        QCOMPARE(rowBytes(p, "checkpoint.layer_input"), 2 * T * h);
+        for (const TensorRow& r : p.tensors)
+            QVERIFY2(std::strncmp(r.name, "autocast.", 9) != 0, r.name);
+        // The same scenario under FSDP1 keeps autocast over its flat parameters.
+        sc.hardware.sharding = Sharding::Fsdp;
+        QCOMPARE(rowBytes(planOf(sc), "checkpoint.layer_input"), 4 * T * h);
+    }
+
+    void refusesWhatIsNotModelled_data()
+    {
+        QTest::addColumn<QByteArray>("what");
+        QTest::newRow("lora") << QByteArray("lora");
+        QTest::newRow("fp8") << QByteArray("fp8");
+        QTest::newRow("offload") << QByteArray("offload");
+        QTest::newRow("tp") << QByteArray("tp");
+        QTest::newRow("selective lora") << QByteArray("selective lora");
+    }
+    void refusesWhatIsNotModelled()
+    {
+        QFETCH(QByteArray, what);
+        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
+        sc.hardware.count = 8;
+        sc.hardware.sharding = Sharding::Fsdp2;
+        if (what == "lora")
+            sc.train.peft.method = PeftMethod::Lora;
+        if (what == "fp8")
+            sc.train.precision = Precision::Fp8Mixed;
+        if (what == "offload")
+            sc.hardware.cpuOffload = true;
+        if (what == "tp")
+            sc.hardware.parallel.tp = 2;
+        if (what == "selective lora") {
+            sc.hardware.sharding = Sharding::None;
+            sc.train.checkpointing = Checkpointing::SelectiveOps;
+            sc.train.peft.method = PeftMethod::Lora;
+        }
+        auto plan = makePlan(sc);
+        QVERIFY(!plan);
+        QCOMPARE(int(plan.error().code), int(ErrorCode::UnsupportedCombination));
+    }
+
+    // Both names are saved and read back.
+    void namesRoundTrip()
+    {
+        Scenario sc = scenario(Checkpointing::SelectiveOps, Precision::Bf16Mixed);
+        sc.hardware.count = 8;
+        sc.hardware.sharding = Sharding::Fsdp2;
+        const std::string text = scenarioToText(sc);
+        QVERIFY(text.find("\"selective-op\"") != std::string::npos);
+        QVERIFY(text.find("\"fsdp2\"") != std::string::npos);
+        auto back = scenarioFromText(text);
+        QVERIFY2(back, back ? "" : back.error().detail.c_str());
+        QCOMPARE(int(back->train.checkpointing), int(Checkpointing::SelectiveOps));
+        QCOMPARE(int(back->hardware.sharding), int(Sharding::Fsdp2));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTorchtitan)
+#include "test_torchtitan.moc"
