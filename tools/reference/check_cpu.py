@@ -10,7 +10,13 @@ workspaces); dropout's mask and autocast's casts stay on. Every step's peak
 and what stays allocated after it must agree; the allocation counts are
 printed and may differ by the CPU's random inputs (randint) and, with sdpa,
 by the kernel (meta decomposes sdpa to the math path, the CPU runs its fused
-flash kernel). Exits non-zero if a peak differs.
+flash kernel).
+
+First, selective-op checkpointing on tiny Llamas with every emulation on
+(sac_checks): the CPU gets stand-in kernels for the CUDA attention ops that
+emulate.py's sdpa calls, so the policy sees the same ops on both devices; the
+peaks must agree, the policy decide alike, and each layer keep what the
+policy implies between forward and backward. Exits non-zero if a peak differs.
 """
 import os
 import sys
