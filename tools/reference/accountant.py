@@ -156,10 +156,67 @@ def build_model(scenario, device="meta"):
                                      double_quant=quant == "nf4-dq")
     if peft.get("method", "none") != "none":
         model = _apply_lora(model, peft)
-    if train.get("checkpointing", "none") == "full":
+    checkpointing = train.get("checkpointing", "none")
+    if checkpointing == "full":
         model.gradient_checkpointing_enable()   # transformers' default: use_reentrant=False
+    elif checkpointing == "selective-op":
+        # transformers hands these kwargs to torch.utils.checkpoint.checkpoint
+        # for every decoder layer (modeling_utils.py gradient_checkpointing_enable:
+        # functools.partial(checkpoint, **kwargs)); checkpoint calls context_fn
+        # once per call, so each layer's forward gets its own mm counter.
+        model.gradient_checkpointing_enable(
+            gradient_checkpointing_kwargs={"use_reentrant": False, "context_fn": op_sac_context})
+    elif checkpointing != "none":
+        raise ScenarioError(f"checkpointing {checkpointing} is not emulated by the accountant")
     model.train()
     return model
+
+
+# --- torchtitan's op-level selective activation checkpointing -----------------
+# torchtitan (parallelisms/parallelize_llama.py, _apply_ac_to_transformer_block,
+# selective_ac_option "op"): each transformer block runs under non-reentrant
+# torch.utils.checkpoint whose policy keeps the outputs of the ops below and
+# recomputes the rest, except that only every other aten.mm is kept (the 1st,
+# 3rd, 5th... of the block's forward, counted afresh for the recompute).
+# Bias linears lower to aten.addmm, which is not in the list and not counted.
+
+def _sac_save_ops():
+    ops = {torch.ops.aten.mm.default,
+           torch.ops.aten._scaled_dot_product_efficient_attention.default,
+           torch.ops.aten._scaled_dot_product_flash_attention.default,
+           torch.ops.aten.abs.default,
+           torch.ops.aten.max.default}
+    # The reduce-scatter of tensor parallelism (never reached in one-GPU runs).
+    functional = getattr(torch.ops, "_c10d_functional", None)
+    if functional is not None and hasattr(functional, "reduce_scatter_tensor"):
+        ops.add(functional.reduce_scatter_tensor.default)
+    return frozenset(ops)
+
+
+SAC_SAVE_OPS = _sac_save_ops()
+
+# A list to append (is_recompute, op, saved) to for every decision the policy
+# makes (check_cpu.py reads it); None: no record.
+SAC_POLICY_LOG = None
+
+
+def op_sac_context():
+    """The context_fn handed to torch.utils.checkpoint for one block's call:
+    a fresh pair of mm counters (forward, recompute) and the policy."""
+    from torch.utils.checkpoint import CheckpointPolicy, create_selective_checkpoint_contexts
+    mm_calls = {False: 0, True: 0}
+
+    def policy(ctx, func, *args, **kwargs):
+        if func == torch.ops.aten.mm.default:
+            mm_calls[ctx.is_recompute] += 1
+            keep = mm_calls[ctx.is_recompute] % 2 == 1
+        else:
+            keep = func in SAC_SAVE_OPS
+        if SAC_POLICY_LOG is not None:
+            SAC_POLICY_LOG.append((ctx.is_recompute, func, keep))
+        return CheckpointPolicy.MUST_SAVE if keep else CheckpointPolicy.PREFER_RECOMPUTE
+
+    return create_selective_checkpoint_contexts(policy)
 
 
 def _apply_lora(model, peft):
@@ -355,6 +412,26 @@ def _inputs(model, train, device, vocab):
     return {"input_ids": ids, "labels": labels}
 
 
+@contextlib.contextmanager
+def _checkpoint_device(device):
+    """torch.utils.checkpoint takes its device from the non-CPU tensors it is
+    given (checkpoint.py _infer_device_type); with CPU tensors only (the
+    check_cpu.py runs) it falls back to DefaultDeviceType, 'cuda', whose
+    autocast state the emulated autocast does not set, so a bf16-mixed
+    recompute would run without it. Point the fallback at 'meta', the device
+    the emulation answers for, while a CPU run lasts. Meta runs are untouched."""
+    if device != "cpu":
+        yield
+        return
+    from torch.utils.checkpoint import DefaultDeviceType
+    saved = DefaultDeviceType.get_device_type()
+    DefaultDeviceType.set_device_type("meta")
+    try:
+        yield
+    finally:
+        DefaultDeviceType.set_device_type(saved)
+
+
 def run(scenario, steps=2, em=None, keep_events=False, device="meta", events_out=None, snapshot_at=None):
     """Trains the scenario's model for `steps` steps; returns the report.
 
@@ -404,7 +481,8 @@ def run(scenario, steps=2, em=None, keep_events=False, device="meta", events_out
     mode = TrackingMode(tracker, em)
     autocast_ctx = (lambda: emulate.autocast(True, autocast_dtype)) if (autocast_dtype and em.autocast) \
         else contextlib.nullcontext
-    with meta_stubs(), emulate.Patches(em, autocast_dtype if em.autocast else None), mode:
+    with meta_stubs(), emulate.Patches(em, autocast_dtype if em.autocast else None), \
+            _checkpoint_device(device), mode:
         for step in range(steps):
             tracker.step = step
             tracker.reset_window()

@@ -222,6 +222,40 @@ PLAN = [
         {"model": CLS, "loop": "custom", "micro_batch": 32, "seq_len": 256}]),
 ]
 
+# torchtitan's op-level selective activation checkpointing (accountant.py
+# op_sac_context): each layer keeps the outputs of its odd-numbered aten.mm
+# calls and of the flash or memory-efficient attention kernel. The variants
+# move what a layer keeps: flash (bf16), the math path (fp32 with grouped KV
+# heads: no kernel to keep), memory-efficient (fp32 without grouped KV heads:
+# Phi-3, SmolLM2),
+# eager (nothing from attention), q/k/v biases (Qwen2.5: addmm, so o_proj and
+# up_proj become the odd mm), fused qkv and gate_up (Phi-3: four mm a layer),
+# LoRA (its two mm per adapted projection shift the count).
+SAC = {"checkpointing": "selective-op"}
+PLAN += [
+    ("meta-llama/Llama-3.2-1B", "llama", [
+        SAC, {**SAC, "micro_batch": 2, "seq_len": 4096},
+        {**SAC, "precision": "fp32"}, {**SAC, "precision": "fp32", "micro_batch": 2, "seq_len": 4096},
+        {**SAC, "precision": "bf16"}, {**SAC, "attention": "eager", "micro_batch": 2, "seq_len": 2048},
+        {**SAC, "peft": {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]},
+         "micro_batch": 4}]),
+    ("meta-llama/Llama-3.1-8B", "llama", [
+        {**SAC, "precision": "bf16", "seq_len": 4096}]),
+    ("TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T", "llama", [
+        {**SAC, "micro_batch": 8, "seq_len": 2048}]),
+    ("Qwen/Qwen2.5-0.5B", "qwen2", [
+        {**SAC, "micro_batch": 16, "seq_len": 2048}]),
+    ("Qwen/Qwen2.5-1.5B", "qwen2", [
+        {**SAC, "micro_batch": 4, "seq_len": 4096}]),
+    ("google/gemma-2b", "gemma", [
+        {**SAC, "micro_batch": 4, "seq_len": 2048}]),
+    ("microsoft/Phi-3-mini-4k-instruct", "phi3", [
+        {**SAC, "micro_batch": 4, "seq_len": 2048}, {**SAC, "precision": "fp32", "seq_len": 512},
+        {**SAC, "precision": "fp32", "optimizer": "sgd", "micro_batch": 2, "seq_len": 2048}]),
+    ("HuggingFaceTB/SmolLM2-1.7B", "llama", [
+        {**SAC, "precision": "fp32", "micro_batch": 4, "seq_len": 2048}]),
+]
+
 
 def case_id(model_id, train, model=None):
     base = model_id.split("/")[-1].lower()
@@ -229,8 +263,10 @@ def case_id(model_id, train, model=None):
         labels = model.get("num_labels", 2)
         base += "-cls" + ("" if labels == 2 else str(labels))
     parts = [train["precision"], train["attention"], f"b{train['micro_batch']}", f"s{train['seq_len']}"]
-    if train["checkpointing"] != "none":
+    if train["checkpointing"] == "full":
         parts.append("ckpt")
+    elif train["checkpointing"] != "none":
+        parts.append(train["checkpointing"])
     if train["optimizer"] != "adamw":
         parts.append(train["optimizer"])
     if train.get("peft"):
