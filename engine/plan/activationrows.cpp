@@ -154,11 +154,35 @@ SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kern
 {
     SavedSet kept;
     std::uint64_t mm = 0;
+    Bytes loraKept = 0;
+    const Bytes rank = ctx.scenario.train.peft.rank;
     for (const ParamTensor& t : ctx.table.layer) {
-        if (!t.isLinearWeight || hasBias(ctx.table.layer, t))
+        if (!t.isLinearWeight)
             continue;
-        if (++mm % 2 == 0)
-            continue;
+        // A LoRA-wrapped linear runs its base layer, then lora_A and lora_B,
+        // two more bias-free matmuls (PEFT lora/layer.py Linear.forward:
+        // result + lora_B(lora_A(dropout(x))) * scaling).
+        if (ctx.isLoraTarget(t)) {
+            const bool baseCounted = !hasBias(ctx.table.layer, t);
+            const std::uint64_t first = mm + (baseCounted ? 1 : 0);
+            if ((first + 1) % 2 == 1)
+                loraKept = satAdd(loraKept, satMul(satMul(d.T, rank), satMul(t.copies, d.p)));
+            if ((first + 2) % 2 == 1)
+                loraKept = satAdd(loraKept, satMul(satMul(d.T, t.rows), satMul(t.copies, d.p)));
+            if (!baseCounted) {
+                mm += 2;
+                continue;
+            }
+            const bool baseKept = (mm + 1) % 2 == 1;
+            mm += 3;
+            if (!baseKept)
+                continue;
+        } else {
+            if (hasBias(ctx.table.layer, t))
+                continue;
+            if (++mm % 2 == 0)
+                continue;
+        }
         kept.save(selectiveOpKey(t.kind), satMul(satMul(d.T, t.rows), satMul(t.copies, d.p)),
                   "output of a matmul the op-level policy keeps (every other aten.mm of the layer), held from forward to the recompute");
         switch (t.kind) {
@@ -172,6 +196,7 @@ SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kern
         default: break;
         }
     }
+    kept.save("sac.lora_out", loraKept, "outputs of LoRA's lora_A / lora_B matmuls that the op-level policy keeps");
     if (kernel == Attention::Flash || kernel == Attention::Sdpa) {
         kept.save("sac.attn_out", satMul(d.T, d.a * d.d, d.p), "the fused attention kernel's output, kept by the op-level policy");
         kept.save("sac.attn_lse", satMul(satMul(d.b, d.a), satMul(d.s, 4)), "the attention kernel's fp32 log-sum-exp, kept by the op-level policy");

@@ -99,8 +99,8 @@ std::optional<Error> validate(const Scenario& sc)
             return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with an update inside backward (LOMO, optimizer in backward) is not modelled yet");
     }
     if (tc.checkpointing == Checkpointing::SelectiveOps) {
-        if (tc.peft.method != PeftMethod::None)
-            return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing is planned for full fine-tuning only (LoRA's matmuls change which outputs it keeps)");
+        if (tc.peft.method == PeftMethod::Qlora)
+            return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing with QLoRA (bitsandbytes' 4-bit matmuls) is not modelled yet");
         if (m.isMoe())
             return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing of mixture-of-experts layers is not modelled yet");
         if (tc.activationOffload)

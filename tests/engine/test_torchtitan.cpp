@@ -107,6 +107,26 @@ private slots:
         QVERIFY(!findRow(p, "sac.up_proj_out"));
     }
 
+    // LoRA on q and v adds lora_A and lora_B after each base matmul (PEFT):
+    // q 1, q.A 2, q.B 3, k 4, v 5, v.A 6, v.B 7, o 8, gate 9, up 10, down 11.
+    // Kept: q, q.B, v, v.B, gate, down (the accountant's policy log shows
+    // the same choice for Llama with LoRA on q and v).
+    void loraMatmulsShiftTheParity()
+    {
+        Scenario sc = scenario(Checkpointing::SelectiveOps, Precision::Bf16Mixed);
+        sc.train.peft.method = PeftMethod::Lora;
+        sc.train.peft.rank = 8;
+        sc.train.peft.targets = {"q_proj", "v_proj"};
+        const Plan p = planOf(sc);
+        QCOMPARE(rowBytes(p, "sac.q_proj_out"), 2 * T * a * d);
+        QCOMPARE(rowBytes(p, "sac.v_proj_out"), 2 * T * kv * d);
+        QCOMPARE(rowBytes(p, "sac.lora_out"), 2 * T * (a * d + kv * d));
+        QCOMPARE(rowBytes(p, "sac.gate_proj_out"), 2 * T * i);
+        QCOMPARE(rowBytes(p, "sac.down_proj_out"), 2 * T * h);
+        QVERIFY(!findRow(p, "sac.o_proj_out"));
+        QVERIFY(!findRow(p, "sac.up_proj_out"));
+    }
+
     // Qwen2's q, k and v carry a bias: aten.addmm, neither kept nor counted.
     // The mm are o, gate, up, down; the policy keeps o and up.
     void biasedLinearsAreNotCounted()
@@ -190,7 +210,7 @@ private slots:
         QTest::newRow("fp8") << QByteArray("fp8");
         QTest::newRow("offload") << QByteArray("offload");
         QTest::newRow("tp") << QByteArray("tp");
-        QTest::newRow("selective lora") << QByteArray("selective lora");
+        QTest::newRow("selective qlora") << QByteArray("selective qlora");
     }
     void refusesWhatIsNotModelled()
     {
@@ -206,10 +226,11 @@ private slots:
             sc.hardware.cpuOffload = true;
         if (what == "tp")
             sc.hardware.parallel.tp = 2;
-        if (what == "selective lora") {
+        if (what == "selective qlora") {
             sc.hardware.sharding = Sharding::None;
             sc.train.checkpointing = Checkpointing::SelectiveOps;
-            sc.train.peft.method = PeftMethod::Lora;
+            sc.train.peft.method = PeftMethod::Qlora;
+            sc.train.weightQuant = WeightQuant::Nf4;
         }
         auto plan = makePlan(sc);
         QVERIFY(!plan);
