@@ -391,9 +391,15 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         if (gradShards == 1)
             appendTrainablePieces(ctx, ctx.table.layer, 1, gradBytes);
         attachPieces(ctx, layerGrads, gradPieces);
-        // Accumulated gradients are alive through every micro-batch, but the
-        // first step makes them in its first backward (AccumulateGrad), not at load.
-        if (accumulating && ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
+        // Accumulated gradients are alive through every micro-batch but the
+        // first of a step: zero_grad frees them after each optimizer step
+        // and the next step's first backward makes them (AccumulateGrad), not
+        // at load (plan.h freedAtZeroGrad). DeepSpeed's ZeRO optimizer keeps
+        // its gradient partitions (not modelled: kept from load).
+        const bool gradsPerStep = accumulating && !ctx.deepspeedStyle;
+        const bool gradsInBackward = gradsPerStep && ctx.profile.gradientsMadeInBackward;
+        layerGrads.freedAtZeroGrad = gradsPerStep;
+        if (gradsInBackward)
             layerGrads.firstAllocAt = Phase::LayerBwd;
         rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
@@ -409,15 +415,37 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // A classifier head has no output embedding to tie (BertForSequenceClassification).
         const bool tied = ctx.model.tieEmbeddings && !ctx.model.classifier();
         const Bytes globalGrads = ceilDiv(satMul(global.trainable, gradBytes), gradShards);
+        // Tied and accumulated, the word embedding's .grad is made apart from
+        // the head's: in a step's first micro-batch by the embedding's
+        // backward (the InputBuffer's sum becomes .grad), its own row.
+        const bool tiedGradSplit = embedGradSplit && tied && accumulating && gradsInBackward;
+        const bool embedGradOwnRow = (embedGradSplit && !tied) || tiedGradSplit;
         TensorRow globalGradRow =
             row("grads.global", "gradients of the embeddings, final norm and head (param dtype)", Category::Gradients,
-                (tied || accumulating) ? globalGrads : globalGrads - std::min(globalGrads, embedGrad), headFrom, last);
-        if (accumulating && ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
+                embedGradOwnRow && !(accumulating && !tied) ? globalGrads - std::min(globalGrads, embedGrad) : globalGrads,
+                headFrom, last);
+        globalGradRow.freedAtZeroGrad = gradsPerStep;
+        if (gradsInBackward)
             globalGradRow.firstAllocAt = Phase::HeadBwd;
         rows.push_back(globalGradRow);
         if (embedGradSplit && !tied && !accumulating)
             rows.push_back(row("grads.embedding", "the word embedding's gradient, made by the embedding's backward (embedding_dense_backward)",
                                Category::Gradients, embedGrad, Phase::EmbedBwd, last));
+        if (tiedGradSplit) {
+            TensorRow tiedGrad = row("grads.embedding", "the tied word embedding's gradient, made in a step's first micro-batch by the embedding's backward (the out-of-place sum with the head's, input_buffer.cpp accumulate)",
+                                     Category::Gradients, embedGrad, Phase::Load, last);
+            tiedGrad.freedAtZeroGrad = true;
+            tiedGrad.firstAllocAt = Phase::EmbedBwd;
+            rows.push_back(tiedGrad);
+            // From the second micro-batch on .grad exists, and the head's
+            // gradient of the tied weight still waits in autograd's
+            // InputBuffer for the embedding's, from the head's backward to
+            // the embedding's (torch/csrc/autograd/input_buffer.cpp; the
+            // accountant: llama-3.2-1b ga4, an fp32 vocab x hidden _to_copy
+            // in head_bwd freed in embed_bwd, every micro-batch).
+            rows.push_back(row("grads.tied_head_pending", "the head's gradient of the tied embedding, held by autograd's InputBuffer until the embedding's backward adds its own",
+                               Category::Gradients, embedGrad, Phase::HeadBwd, Phase::EmbedBwd));
+        }
         if (embedGradSplit && (tied || accumulating))
             rows.push_back(row("grads.embedding_backward", tied ? "embedding_dense_backward's gradient and its out-of-place sum with the tied head's (autograd InputBuffer)"
                                                                  : "embedding_dense_backward's gradient before it is added into .grad",
