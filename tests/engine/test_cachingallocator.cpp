@@ -434,6 +434,50 @@ private slots:
               static_cast<unsigned long long>(plan->allocatorSegments));
     }
 
+    void optimizerStateInParameterOrder()
+    {
+        // Llama 3.2 1B (tied embeddings), full fine-tune, AdamW, bf16-mixed:
+        // fp32 parameters, so fp32 state and gradients.
+        auto model = presetModel("meta-llama/Llama-3.2-1B");
+        QVERIFY(model.ok());
+        QVERIFY(model->tieEmbeddings);
+        Scenario sc;
+        sc.model = model.value();
+        sc.train.precision = Precision::Bf16Mixed;
+        sc.train.optimizer = Optimizer::AdamW;
+        sc.train.gradAccum = 1;
+        auto plan = makePlan(sc);
+        QVERIFY(plan.ok());
+        const Bytes embedding = model->vocab * model->hidden * 4;
+        AllocatorStreamLabels labels;
+        std::vector<AllocatorEvent> stream;
+        appendAllocatorStream(plan.value(), 1, stream, &labels);
+        auto requestsAt = [&](Phase phase) {
+            std::vector<Bytes> bytes;
+            for (std::size_t m = 0; m < labels.marks.size(); ++m) {
+                if (plan->events[labels.marks[m].event].phase != phase)
+                    continue;
+                const std::size_t end = m + 1 < labels.marks.size() ? labels.marks[m + 1].position : stream.size();
+                for (std::size_t k = labels.marks[m].position; k < end; ++k)
+                    if (stream[k].kind == AllocatorEvent::Kind::Alloc)
+                        bytes.push_back(stream[k].bytes);
+            }
+            return bytes;
+        };
+        // The first step() makes exp_avg and exp_avg_sq parameter by
+        // parameter in model.parameters() order: the embedding's first
+        // (torch/optim/adamw.py _init_group; the accountant's trace: two
+        // zeros_like of vocab x hidden fp32 open the step).
+        const auto step = requestsAt(Phase::OptimizerStep);
+        QVERIFY(step.size() >= 2);
+        QCOMPARE(step[0], embedding);
+        QCOMPARE(step[1], embedding);
+        // The tied embedding's backward: embedding_dense_backward's output and
+        // its sum with the head's gradient, two tensors of vocab x hidden.
+        const auto embedBackward = requestsAt(Phase::EmbedBwd);
+        QCOMPARE(std::count(embedBackward.begin(), embedBackward.end(), embedding), 2);
+    }
+
     void largePlanSimulates()
     {
         // docs/benchmarks.md's scenario: Llama-3.1-70B (80 layers), QLoRA,
