@@ -12,9 +12,13 @@ namespace {
 
 struct Instance {
     std::uint32_t allocAt, freeAt; // event indices
-    std::uint32_t firstAllocAt;    // the first step's allocAt (TensorRow::firstAllocAt; allocAt when not lazy)
+    // Where a row spanning the step is made (TensorRow::firstAllocAt; allocAt
+    // when not lazy): once for a persistent one, in each step's first
+    // micro-batch for a per-step one. allocAt for every other row.
+    std::uint32_t firstAllocAt;
     Bytes bytes;
-    bool persistent;
+    bool persistent;                    // made once, never freed
+    bool perStep;                       // TensorRow::freedAtZeroGrad: made each step, freed at its end
     std::uint32_t pieceBegin, pieceEnd; // the row's runs of tensors (TensorRow::pieceBegin)
     std::uint32_t firstId;              // its tensors take ids firstId, firstId + 1...
 };
@@ -47,8 +51,11 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     const std::size_t E = plan.events.size();
     if (E == 0 || steps <= 0)
         return;
+    const std::uint64_t microBatches =
+        mode == Mode::Train && E >= 2 ? std::clamp<std::uint64_t>(plan.microBatchesPerStep, 1, kAllocatorMicroBatches) : 1;
     thread_local std::vector<Instance> instances;
-    thread_local std::vector<std::uint32_t> allocStart, allocOrder, firstStart, firstOrder, freeStart, freeOrder;
+    thread_local std::vector<std::uint32_t> firstStart, firstOrder, freeStart, freeOrder;
+    thread_local std::vector<char> alive;
     instances.clear();
     std::uint32_t nextId = 0;
     if (labels)
@@ -63,11 +70,15 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
         auto add = [&](std::int64_t layer) {
             const auto from = static_cast<std::uint32_t>(eventIndex(mode, row.allocAt, layer, L));
             const auto to = static_cast<std::uint32_t>(eventIndex(mode, row.freeAt, layer, L));
-            const auto first = row.firstAllocAt == Phase::Load
+            const bool spansStep = from == 0 && to == E - 1;
+            // One micro-batch a step: the table's (gradients resident) is
+            // every micro-batch, so accumulated gradients are kept as before.
+            const bool perStep = spansStep && row.freedAtZeroGrad && microBatches > 1;
+            const auto first = !spansStep || row.firstAllocAt == Phase::Load
                                    ? from
                                    : static_cast<std::uint32_t>(eventIndex(mode, row.firstAllocAt, layer, L));
             instances.push_back(
-                {from, to, first, row.bytes, from == 0 && to == E - 1, row.pieceBegin, row.pieceEnd, nextId});
+                {from, to, first, row.bytes, spansStep && !perStep, perStep, row.pieceBegin, row.pieceEnd, nextId});
             nextId += ids;
             if (labels) {
                 labels->rowOfId.resize(nextId, row.name);
@@ -82,14 +93,16 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod))
                 add(static_cast<std::int64_t>(l));
     }
-    bucket(instances, E, &Instance::allocAt, allocStart, allocOrder);
     bucket(instances, E, &Instance::firstAllocAt, firstStart, firstOrder);
     bucket(instances, E, &Instance::freeAt, freeStart, freeOrder);
+    alive.assign(instances.size(), 0);
 
-    out.reserve(out.size() + static_cast<std::size_t>(nextId) * 2 * static_cast<std::size_t>(steps));
+    out.reserve(out.size() + static_cast<std::size_t>(nextId) * 2 * static_cast<std::size_t>(steps * microBatches));
     // An instance's tensors, in the order of its runs; one id each. Freed in
     // the order they were made (a foreach op's outputs die with their list).
-    auto allocate = [&](const Instance& i) {
+    auto allocate = [&](std::uint32_t n) {
+        const Instance& i = instances[n];
+        alive[n] = 1;
         if (i.pieceBegin == i.pieceEnd) {
             out.push_back({AllocatorEvent::Kind::Alloc, i.firstId, i.bytes});
             return;
@@ -99,7 +112,9 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             for (std::uint64_t c = 0; c < plan.pieces[p].count; ++c)
                 out.push_back({AllocatorEvent::Kind::Alloc, id++, plan.pieces[p].bytes});
     };
-    auto release = [&](const Instance& i) {
+    auto release = [&](std::uint32_t n) {
+        const Instance& i = instances[n];
+        alive[n] = 0;
         std::uint32_t id = i.firstId;
         for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
             for (std::uint64_t c = 0; c < plan.pieces[p].count; ++c)
@@ -107,33 +122,49 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
         if (i.pieceBegin == i.pieceEnd)
             out.push_back({AllocatorEvent::Kind::Free, i.firstId, 0});
     };
-    auto freesAfter = [&](std::size_t event) {
+    // The instances alive whose last event was `event`; at the end of a step
+    // (zeroGrad) the per-step ones too.
+    auto freesAfter = [&](std::size_t event, bool zeroGrad) {
         for (std::uint32_t k = freeStart[event]; k < freeStart[event + 1]; ++k) {
-            const Instance& i = instances[freeOrder[k]];
-            if (!i.persistent)
-                release(i);
+            const std::uint32_t n = freeOrder[k];
+            const Instance& i = instances[n];
+            if (alive[n] && !i.persistent && (zeroGrad || !i.perStep))
+                release(n);
         }
     };
+    bool stepEnded = false; // the pass before this one ended with the optimizer step
     for (int step = 0; step < steps; ++step) {
-        for (std::size_t e = 0; e < E; ++e) {
-            if (labels)
-                labels->marks.push_back({out.size(), step, e});
-            if (e > 0)
-                freesAfter(e - 1);
-            else if (step > 0)
-                freesAfter(E - 1);
-            // The first step makes everything, lazy rows where they are made;
-            // later steps what does not persist.
-            const std::vector<std::uint32_t>& begin = step == 0 ? firstStart : allocStart;
-            const std::vector<std::uint32_t>& order = step == 0 ? firstOrder : allocOrder;
-            for (std::uint32_t k = begin[e]; k < begin[e + 1]; ++k) {
-                const Instance& i = instances[order[k]];
-                if (step == 0 || !i.persistent)
-                    allocate(i);
+        for (std::uint64_t micro = 0; micro < microBatches; ++micro) {
+            // Only the last micro-batch of a step runs the optimizer step.
+            const std::size_t lastEvent = micro + 1 == microBatches ? E - 1 : E - 2;
+            for (std::size_t e = 0; e <= lastEvent; ++e) {
+                if (labels)
+                    labels->marks.push_back({out.size(), step, e});
+                if (e > 0) {
+                    freesAfter(e - 1, false);
+                } else if (step > 0 || micro > 0) {
+                    if (stepEnded) {
+                        freesAfter(E - 1, true);
+                    } else {
+                        // A micro-batch without the optimizer step: what
+                        // lives to the step's end in the table dies with it.
+                        freesAfter(E - 2, false);
+                        freesAfter(E - 1, false);
+                    }
+                }
+                // Table order: the rows made here (lazy ones where the first
+                // step makes them; per-step ones in each step's first
+                // micro-batch), not those alive already.
+                for (std::uint32_t k = firstStart[e]; k < firstStart[e + 1]; ++k) {
+                    const std::uint32_t n = firstOrder[k];
+                    if (!alive[n])
+                        allocate(n);
+                }
             }
+            stepEnded = lastEvent == E - 1;
         }
     }
-    freesAfter(E - 1);
+    freesAfter(E - 1, true);
 }
 
 std::vector<AllocatorEvent> allocatorStream(const Plan& plan, int steps)

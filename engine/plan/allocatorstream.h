@@ -21,12 +21,19 @@ namespace headroom {
 // order, row by row and layer by layer.
 //
 // Order:
+// - A step is Plan::microBatchesPerStep passes over the events (at most
+//   kAllocatorMicroBatches, sweep.h); only the last runs the optimizer step,
+//   and in the others what the table keeps to the step's end dies with the
+//   micro-batch (before the next one's load event).
 // - Rows allocated at load and alive through the last event persist between
 //   steps (weights, optimizer state...): allocated once, before step 1, never
-//   freed. Every other instance is allocated and freed in each step. A row
+//   freed. Every other instance is allocated and freed in each pass. A row
 //   the first step makes later (TensorRow::firstAllocAt: torch.optim's lazy
 //   state) is allocated at that event of the first step instead, and
-//   persists from there.
+//   persists from there. With several micro-batches a step, a row freed at
+//   zero_grad (TensorRow::freedAtZeroGrad: accumulated gradients) is
+//   allocated at its firstAllocAt event in each step's first micro-batch and
+//   freed at the step's end, with the optimizer step's other frees.
 // - At each event, first the frees of the instances whose last event was the
 //   one before (for the first event of a later step: the last event of the
 //   step before), then the allocations of the event in table order.
@@ -36,6 +43,8 @@ namespace headroom {
 //   made. Within one event the table has no finer order, so every allocation
 //   of the event coexists, as in the sweep's timeline.
 // - After the last step, the instances still alive but not persistent are freed.
+//   A pass marks its events with its step (AllocatorStreamLabels), so a step
+//   of several micro-batches marks each event once per micro-batch.
 //
 // `labels`, when given, says where each step's event begins in `out` and which
 // row each id belongs to, so the stream can be read against a recorded one

@@ -296,10 +296,16 @@ void addHeadroomRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     add(row::kGradsLayer, "the layer's gradients in the gradient dtype", Category::Gradients,
         satMul(layerTrainable, z.grad), accumulating ? load : Phase::LayerBwd, fused ? Phase::LayerBwd : last,
         LayerSet::All);
+    // Accumulated, they are released after their update at the end of every
+    // step and made again before the next step's first micro-batch
+    // (optimizerstep.cpp optimizerStep: p.grad.release(); trainer.cpp
+    // runMicroBatch: allocateGrads(Phase::Load) at micro 0).
+    rows.back().freedAtZeroGrad = accumulating;
     // Chunked loss: the lm_head's backward runs inside the loss backward.
     const bool chunked = tc.chunkedCrossEntropy;
     add(row::kGradsGlobal, "gradients of the global tensors", Category::Gradients, satMul(globalTrainable, z.grad),
         accumulating ? load : (chunked ? Phase::LossBwd : Phase::HeadBwd), fused ? Phase::EmbedBwd : last);
+    rows.back().freedAtZeroGrad = accumulating;
 
     // ---- Activations ------------------------------------------------------
     // A sequence classifier has one label per sequence (BertForSequenceClassification).

@@ -7,6 +7,7 @@
 #include "plan/sweep.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace headroom::detail {
 
@@ -214,6 +215,15 @@ void appendTrainablePieces(const BuildContext& ctx, const std::vector<ParamTenso
             ctx.pieces->push_back({satMul(t.rows, rank, bytesPerElement), satMul(count, t.copies)});
         }
     }
+}
+
+// A global tensor whose module the model registers before its layers, so
+// that model.parameters() yields it first: the embeddings (wte, wpe,
+// embed_tokens; BERT's bert.embeddings.*, its LayerNorm included).
+bool registeredBeforeLayers(const ParamTensor& t)
+{
+    return t.kind == ModuleKind::Embedding || t.kind == ModuleKind::PositionEmbedding ||
+           t.kind == ModuleKind::TokenTypeEmbedding || std::strstr(t.path, ".embeddings.") != nullptr;
 }
 
 std::size_t piecesBegin(const BuildContext& ctx) { return ctx.pieces ? ctx.pieces->size() : 0; }
@@ -435,9 +445,15 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         if (gradShards == 1)
             appendTrainablePieces(ctx, ctx.table.layer, 1, gradBytes);
         attachPieces(ctx, layerGrads, gradPieces);
-        // Accumulated gradients are alive through every micro-batch, but the
-        // first step makes them in its first backward (AccumulateGrad), not at load.
-        if (accumulating && ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
+        // Accumulated gradients are alive through every micro-batch but the
+        // first of a step: zero_grad frees them after each optimizer step
+        // and the next step's first backward makes them (AccumulateGrad), not
+        // at load (plan.h freedAtZeroGrad). DeepSpeed's ZeRO optimizer keeps
+        // its gradient partitions (not modelled: kept from load).
+        const bool gradsPerStep = accumulating && !ctx.deepspeedStyle;
+        const bool gradsInBackward = gradsPerStep && ctx.profile.gradientsMadeInBackward;
+        layerGrads.freedAtZeroGrad = gradsPerStep;
+        if (gradsInBackward)
             layerGrads.firstAllocAt = Phase::LayerBwd;
         rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
@@ -453,19 +469,50 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // A classifier head has no output embedding to tie (BertForSequenceClassification).
         const bool tied = ctx.model.tieEmbeddings && !ctx.model.classifier();
         const Bytes globalGrads = ceilDiv(satMul(global.trainable, gradBytes), gradShards);
+        // Tied and accumulated, the word embedding's .grad is made apart from
+        // the head's: in a step's first micro-batch by the embedding's
+        // backward (the InputBuffer's sum becomes .grad), its own row.
+        const bool tiedGradSplit = embedGradSplit && tied && accumulating && gradsInBackward;
+        const bool embedGradOwnRow = (embedGradSplit && !tied) || tiedGradSplit;
         TensorRow globalGradRow =
             row("grads.global", "gradients of the embeddings, final norm and head (param dtype)", Category::Gradients,
-                (tied || accumulating) ? globalGrads : globalGrads - std::min(globalGrads, embedGrad), headFrom, last);
-        if (accumulating && ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
+                embedGradOwnRow && !(accumulating && !tied) ? globalGrads - std::min(globalGrads, embedGrad) : globalGrads,
+                headFrom, last);
+        globalGradRow.freedAtZeroGrad = gradsPerStep;
+        if (gradsInBackward)
             globalGradRow.firstAllocAt = Phase::HeadBwd;
         rows.push_back(globalGradRow);
         if (embedGradSplit && !tied && !accumulating)
             rows.push_back(row("grads.embedding", "the word embedding's gradient, made by the embedding's backward (embedding_dense_backward)",
                                Category::Gradients, embedGrad, Phase::EmbedBwd, last));
-        if (embedGradSplit && (tied || accumulating))
-            rows.push_back(row("grads.embedding_backward", tied ? "embedding_dense_backward's gradient and its out-of-place sum with the tied head's (autograd InputBuffer)"
-                                                                 : "embedding_dense_backward's gradient before it is added into .grad",
-                               Category::Temporaries, tied ? satMul(embedGrad, 2) : embedGrad, Phase::EmbedBwd, Phase::EmbedBwd));
+        if (tiedGradSplit) {
+            TensorRow tiedGrad = row("grads.embedding", "the tied word embedding's gradient, made in a step's first micro-batch by the embedding's backward (the out-of-place sum with the head's, input_buffer.cpp accumulate)",
+                                     Category::Gradients, embedGrad, Phase::Load, last);
+            tiedGrad.freedAtZeroGrad = true;
+            tiedGrad.firstAllocAt = Phase::EmbedBwd;
+            rows.push_back(tiedGrad);
+            // From the second micro-batch on .grad exists, and the head's
+            // gradient of the tied weight still waits in autograd's
+            // InputBuffer for the embedding's, from the head's backward to
+            // the embedding's (torch/csrc/autograd/input_buffer.cpp; the
+            // accountant: llama-3.2-1b ga4, an fp32 vocab x hidden _to_copy
+            // in head_bwd freed in embed_bwd, every micro-batch).
+            rows.push_back(row("grads.tied_head_pending", "the head's gradient of the tied embedding, held by autograd's InputBuffer until the embedding's backward adds its own",
+                               Category::Gradients, embedGrad, Phase::HeadBwd, Phase::EmbedBwd));
+        }
+        if (embedGradSplit && (tied || accumulating)) {
+            TensorRow embedBackward = row("grads.embedding_backward", tied ? "embedding_dense_backward's gradient and its out-of-place sum with the tied head's (autograd InputBuffer)"
+                                                                            : "embedding_dense_backward's gradient before it is added into .grad",
+                                          Category::Temporaries, tied ? satMul(embedGrad, 2) : embedGrad, Phase::EmbedBwd, Phase::EmbedBwd);
+            // Tied, two tensors asked for one after the other: aten.embedding_dense_backward's
+            // output, then aten.add's (accountant: two vocab x hidden requests in embed_bwd).
+            if (tied && ctx.pieces) {
+                const std::size_t begin = piecesBegin(ctx);
+                ctx.pieces->push_back({embedGrad, 2});
+                attachPieces(ctx, embedBackward, begin);
+            }
+            rows.push_back(embedBackward);
+        }
         if (ctx.deepspeedStyle && !offload) {
             // DeepSpeed's mixed-precision optimizer converts its gradient partition
             // to fp32 inside step() and frees it after: stage 1/2 the whole
@@ -501,22 +548,46 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     if (!offload) {
         const Bytes stateShards = shardStates ? ctx.shards : 1;
         const bool paged = tc.optimizer == Optimizer::PagedAdamW8bit;
+        // torch.optim walks its parameters in model.parameters() order
+        // (adamw.py _init_group, _multi_tensor_adamw's foreach lists): the
+        // embeddings' modules, registered before the layers, come first; the
+        // final norm and an untied head after them. The first step's state
+        // and every step's foreach temporaries are asked for in that order.
+        std::vector<ParamTensor> leadingGlobal, trailingGlobal;
+        for (const ParamTensor& t : ctx.table.global)
+            (registeredBeforeLayers(t) ? leadingGlobal : trailingGlobal).push_back(t);
+        const Bytes leadingStateBytes = sumGroup(ctx, leadingGlobal, zero3 || fsdp).optimizerBytes;
+        const Bytes stateElementBytes = ctx.fullFinetune ? masterBytes(ctx) : 4;
+        const bool statePieces = stateShards == 1 && tc.optimizer == Optimizer::AdamW;
+        TensorRow leadingState = row("optimizer.embeddings", "optimizer state of the embeddings, made before the layers' (model.parameters() order)",
+                                     Category::OptimizerState, ceilDiv(leadingStateBytes, stateShards), Phase::Load, last, LayerSet::Global, paged);
+        const std::size_t leadingPieces = piecesBegin(ctx);
+        if (statePieces)
+            appendTrainablePieces(ctx, leadingGlobal, 1, stateElementBytes, 2);
+        attachPieces(ctx, leadingState, leadingPieces);
         TensorRow layerState = row("optimizer.layer", "optimizer state of one layer's trainable parameters (bytes per element by optimizer: memory-model.md §3)",
                                    Category::OptimizerState, ceilDiv(layer.optimizerBytes, stateShards), Phase::Load, last, LayerSet::All, paged);
         // AdamW's _init_group makes exp_avg and exp_avg_sq per parameter
         // (torch.zeros_like, torch/optim/adamw.py): two tensors each.
-        const std::size_t statePieces = piecesBegin(ctx);
-        if (stateShards == 1 && tc.optimizer == Optimizer::AdamW)
-            appendTrainablePieces(ctx, ctx.table.layer, 1, ctx.fullFinetune ? masterBytes(ctx) : 4, 2);
-        attachPieces(ctx, layerState, statePieces);
+        const std::size_t layerPieces = piecesBegin(ctx);
+        if (statePieces)
+            appendTrainablePieces(ctx, ctx.table.layer, 1, stateElementBytes, 2);
+        attachPieces(ctx, layerState, layerPieces);
         TensorRow globalState =
-            row("optimizer.global", "optimizer state of the embeddings, final norm and head", Category::OptimizerState,
-                ceilDiv(global.optimizerBytes, stateShards), Phase::Load, last, LayerSet::Global, paged);
+            row("optimizer.global", "optimizer state of the final norm and head (the tensors after the layers)", Category::OptimizerState,
+                ceilDiv(global.optimizerBytes - std::min(global.optimizerBytes, leadingStateBytes), stateShards),
+                Phase::Load, last, LayerSet::Global, paged);
+        const std::size_t globalPieces = piecesBegin(ctx);
+        if (statePieces)
+            appendTrainablePieces(ctx, trailingGlobal, 1, stateElementBytes, 2);
+        attachPieces(ctx, globalState, globalPieces);
         // torch.optim makes the state inside the first step() (profile.h
         // lazyOptimizerState); DeepSpeed's ZeRO optimizers make theirs when
         // they are built (stage_1_and_2.py initialize_optimizer_states).
         if (ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
-            layerState.firstAllocAt = globalState.firstAllocAt = last;
+            leadingState.firstAllocAt = layerState.firstAllocAt = globalState.firstAllocAt = last;
+        if (leadingState.bytes > 0)
+            rows.push_back(leadingState);
         rows.push_back(layerState);
         rows.push_back(globalState);
         if (ctx.deepspeedStyle) {
@@ -538,8 +609,9 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                                         Category::Temporaries, ceilDiv(satMul(trainableTotal, stateBytes), stateShards), last, last);
             const std::size_t tempPieces = piecesBegin(ctx);
             if (stateShards == 1) {
+                appendTrainablePieces(ctx, leadingGlobal, 1, stateBytes);
                 appendTrainablePieces(ctx, ctx.table.layer, ctx.table.layers, stateBytes);
-                appendTrainablePieces(ctx, ctx.table.global, 1, stateBytes);
+                appendTrainablePieces(ctx, trailingGlobal, 1, stateBytes);
             }
             attachPieces(ctx, foreachTemp, tempPieces);
             rows.push_back(foreachTemp);

@@ -71,11 +71,25 @@ struct TensorRow {
     // A row alive from Load that the first step makes later, at this event
     // (and keeps from then on, as from load): torch.optim makes its state in
     // the first optimizer.step(), not when the optimizer is built
-    // (RuntimeProfile::lazyOptimizerState). Load: made at load. Only the
+    // (RuntimeProfile::lazyOptimizerState); a freedAtZeroGrad row is made at
+    // this event in the first micro-batch of every step
+    // (RuntimeProfile::gradientsMadeInBackward). Load: made at load. Only the
     // allocator stream reads it (allocatorstream.h): the steps the table
     // describes, from the second on, are the same either way, but the first
     // step's cache is not.
     Phase firstAllocAt = Phase::Load;
+    // A row alive from Load through the last event (accumulated gradients)
+    // that is freed at the end of every step and made again at firstAllocAt
+    // in each step's first micro-batch: torch.optim's
+    // Optimizer.zero_grad(set_to_none=True), the default, sets each .grad to
+    // None after optimizer.step() (torch/optim/optimizer.py zero_grad), and
+    // AccumulateGrad makes it anew in the next backward (torch/csrc/autograd/
+    // functions/accumulate_grad.h); Headroom's engine releases each gradient
+    // after its update (runtime/step/optimizerstep.cpp optimizerStep). Only
+    // the allocator stream reads it (allocatorstream.h); the table's events
+    // are a micro-batch with the gradients resident, the second or a later
+    // one of its step.
+    bool freedAtZeroGrad = false;
 };
 
 // `count` tensors of `bytes` each, allocated one after the other.
@@ -112,6 +126,10 @@ struct Plan {
     std::uint64_t layers = 0;
     std::uint64_t checkpointEvery = 0;   // 0: no layer checkpointed; 1: every layer; k: layers l % k == 0
     std::uint64_t slidingPeriod = 0;     // ModelSpec::slidingPeriod: 0 every layer slides; P: l % P == P - 1 does not
+    // Micro-batches per optimizer step (train.grad_accum) the allocator stream
+    // replays the events for (allocatorstream.h); 1 for inference and for the
+    // ranks of a tensor/pipeline-parallel layout, whose table is one pass.
+    std::uint64_t microBatchesPerStep = 1;
     std::vector<Event> events;
     std::vector<CategoryBytes> timeline; // bytes per category at each event (everything on the device)
 

@@ -185,6 +185,8 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         const Precision p = tc.precision;
         ctx.act = p == Precision::Fp32 ? 4 : 2;
         ctx.fullFinetune = tc.peft.method == PeftMethod::None;
+        // A rank of a parallel layout: its table is one pass of the stage's schedule.
+        plan.microBatchesPerStep = rank ? 1 : tc.gradAccum;
         ctx.quantizedBase = tc.weightQuant != WeightQuant::None;
         const bool zero = ctx.shards > 1 &&
                           (sc.hardware.sharding == Sharding::Zero1 || sc.hardware.sharding == Sharding::Zero2 ||

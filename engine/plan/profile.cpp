@@ -23,6 +23,7 @@ RuntimeProfile makeHeadroom()
     p.fp32LogitsUpcast = false;
     p.foreachOptimizerTemporary = false;
     p.lazyOptimizerState = false;
+    p.gradientsMadeInBackward = false;
     p.autocastWeightCopies = true;
     p.cublasWorkspacesTraining = 1;
     return p;

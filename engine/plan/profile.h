@@ -29,6 +29,14 @@ struct RuntimeProfile {
     // the first step, 12.4 GiB allocated). Headroom's engine allocates its
     // state with the weights (runtime/step/trainer.cpp).
     bool lazyOptimizerState = true;
+    // With accumulation, each step's gradients are made by its first
+    // backward: AccumulateGrad makes a parameter's .grad when the backward
+    // first reaches it (torch/csrc/autograd/functions/accumulate_grad.h), the
+    // optimizer step's zero_grad having dropped the last step's
+    // (TensorRow::firstAllocAt, TensorRow::freedAtZeroGrad). Headroom's engine
+    // makes them all before the first micro-batch's forward
+    // (runtime/step/trainer.cpp runMicroBatch: allocateGrads(Phase::Load)).
+    bool gradientsMadeInBackward = true;
     // autocast caches low-precision copies of fp32 weights, saved for backward
     // (aten/src/ATen/autocast_mode.cpp cached_cast).
     bool autocastWeightCopies = true;

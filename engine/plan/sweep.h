@@ -51,6 +51,14 @@ std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uin
 // first one's cache).
 inline constexpr int kAllocatorSteps = 2;
 
+// Micro-batches of a step the simulation replays at most (Plan::
+// microBatchesPerStep): with accumulation the first makes the gradients
+// (zero_grad dropped the last step's) and the second runs with them
+// resident, as every later one does; the accountant's traces of the three
+// accumulation cases (Llama 3.2 1B ga4, Qwen2.5 0.5B ga8, GPT-2 ga4) reserve
+// nothing new after the second micro-batch of either step.
+inline constexpr std::uint64_t kAllocatorMicroBatches = 2;
+
 // Share of the churn (rounded peak less what persists from load) the quick
 // estimate of peak reserved adds for cached blocks (the planner's rule before
 // the simulation; Megatron-LM's theoretical_memory_usage.py multiplies by 1.05).

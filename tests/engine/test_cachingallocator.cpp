@@ -350,11 +350,75 @@ private slots:
         QCOMPARE(text, std::string("a0:1000 a1:1000 a2:2000 a3:2000 a4:1000 a5:1000 a6:1000 f4:0 f5:0 f6:0 f3:0 f2:0 "));
     }
 
+    void streamMicroBatches()
+    {
+        // Accumulation: gradients per layer that zero_grad frees after each
+        // step and the step's first backward makes again; a tensor held from
+        // the head to the step's end; the optimizer step's temporary.
+        Plan plan;
+        plan.layers = 2;
+        plan.events = buildEvents(Mode::Train, 2);
+        plan.microBatchesPerStep = 4; // replayed as 2 (kAllocatorMicroBatches)
+        TensorRow grads{"g", "", Category::Gradients, 100, Phase::Load, Phase::OptimizerStep, LayerSet::All};
+        grads.firstAllocAt = Phase::LayerBwd;
+        grads.freedAtZeroGrad = true;
+        plan.tensors = {
+            {"w", "", Category::Weights, 1000, Phase::Load, Phase::OptimizerStep, LayerSet::All},
+            grads,
+            {"act", "", Category::Activations, 2000, Phase::LayerFwd, Phase::LayerBwd, LayerSet::All},
+            {"out", "", Category::Logits, 300, Phase::HeadFwd, Phase::OptimizerStep},
+            {"tmp", "", Category::Temporaries, 400, Phase::OptimizerStep, Phase::OptimizerStep},
+        };
+        auto text = [](const std::vector<AllocatorEvent>& stream) {
+            std::string t;
+            for (const AllocatorEvent& e : stream) {
+                t += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
+                t += std::to_string(e.id);
+                t += ' ';
+            }
+            return t;
+        };
+        // Ids: 0,1 = w; 2,3 = g (layers 0,1; backward events 9 and 8); 4,5 =
+        // act; 6 = out; 7 = tmp. Events: 0 load ... 8 bwd layer 1, 9 bwd
+        // layer 0, 10 embed bwd, 11 step.
+        // Step 1, first micro-batch (no optimizer step): the weights; act 0,
+        // act 1, out in forward; g1 in layer 1's backward, act 1 freed, g0
+        // in layer 0's; act 0 freed. Second micro-batch: out, held to the
+        // step's end, dies with the first; the gradients are alive; tmp in
+        // the optimizer step. Step 2 begins with zero_grad: g0, g1 freed with
+        // out and tmp; its first backward makes them again.
+        const std::string micro0 = "a4 a5 a6 a3 f5 a2 f4 ";
+        const std::string micro1 = "f6 a4 a5 a6 f5 f4 a7 ";
+        const std::string stepEnd = "f2 f3 f6 f7 ";
+        const auto stream = allocatorStream(plan, 2);
+        QCOMPARE(text(stream), "a0 a1 " + micro0 + micro1 + stepEnd + micro0 + micro1 + stepEnd);
+        QVERIFY(simulateCachingAllocator(stream).ok());
+
+        // One micro-batch a step (a rank of a parallel layout): the gradients
+        // are made in the first step's backward and kept, as before.
+        plan.microBatchesPerStep = 1;
+        QCOMPARE(text(allocatorStream(plan, 2)),
+                 std::string("a0 a1 a4 a5 a6 a3 f5 a2 f4 a7 f6 f7 a4 a5 a6 f5 f4 a7 f6 f7 "));
+    }
+
     void planner()
     {
-        auto plan = makePlan(teachingScenario().value());
+        const Scenario scenario = teachingScenario().value();
+        auto plan = makePlan(scenario);
         QVERIFY(plan.ok());
         QVERIFY(plan->peakReservedBytes >= plan->peakAllocatedBytes);
+        // It accumulates: the stream replays micro-batches, and the
+        // gradients kept through them are freed at each step's zero_grad.
+        QVERIFY(scenario.train.gradAccum > 1);
+        QCOMPARE(plan->microBatchesPerStep, scenario.train.gradAccum);
+        int accumulatedGrads = 0;
+        for (const TensorRow& row : plan->tensors) {
+            if (row.category == Category::Gradients && row.allocAt == Phase::Load) {
+                QVERIFY2(row.freedAtZeroGrad, row.name);
+                ++accumulatedGrads;
+            }
+        }
+        QVERIFY(accumulatedGrads >= 2); // the layers' and the global ones
         QCOMPARE(plan->allocatorCacheBytes, plan->peakReservedBytes - plan->peakAllocatedBytes);
         const auto stream = allocatorStream(plan.value(), kAllocatorSteps);
         const auto s = simulateCachingAllocator(stream, runtimeProfile(Profile::Pytorch).allocator);
@@ -368,6 +432,50 @@ private slots:
               stream.size(), static_cast<double>(plan->peakAllocatedBytes) / GiB,
               static_cast<double>(plan->peakReservedBytes) / GiB,
               static_cast<unsigned long long>(plan->allocatorSegments));
+    }
+
+    void optimizerStateInParameterOrder()
+    {
+        // Llama 3.2 1B (tied embeddings), full fine-tune, AdamW, bf16-mixed:
+        // fp32 parameters, so fp32 state and gradients.
+        auto model = presetModel("meta-llama/Llama-3.2-1B");
+        QVERIFY(model.ok());
+        QVERIFY(model->tieEmbeddings);
+        Scenario sc;
+        sc.model = model.value();
+        sc.train.precision = Precision::Bf16Mixed;
+        sc.train.optimizer = Optimizer::AdamW;
+        sc.train.gradAccum = 1;
+        auto plan = makePlan(sc);
+        QVERIFY(plan.ok());
+        const Bytes embedding = model->vocab * model->hidden * 4;
+        AllocatorStreamLabels labels;
+        std::vector<AllocatorEvent> stream;
+        appendAllocatorStream(plan.value(), 1, stream, &labels);
+        auto requestsAt = [&](Phase phase) {
+            std::vector<Bytes> bytes;
+            for (std::size_t m = 0; m < labels.marks.size(); ++m) {
+                if (plan->events[labels.marks[m].event].phase != phase)
+                    continue;
+                const std::size_t end = m + 1 < labels.marks.size() ? labels.marks[m + 1].position : stream.size();
+                for (std::size_t k = labels.marks[m].position; k < end; ++k)
+                    if (stream[k].kind == AllocatorEvent::Kind::Alloc)
+                        bytes.push_back(stream[k].bytes);
+            }
+            return bytes;
+        };
+        // The first step() makes exp_avg and exp_avg_sq parameter by
+        // parameter in model.parameters() order: the embedding's first
+        // (torch/optim/adamw.py _init_group; the accountant's trace: two
+        // zeros_like of vocab x hidden fp32 open the step).
+        const auto step = requestsAt(Phase::OptimizerStep);
+        QVERIFY(step.size() >= 2);
+        QCOMPARE(step[0], embedding);
+        QCOMPARE(step[1], embedding);
+        // The tied embedding's backward: embedding_dense_backward's output and
+        // its sum with the head's gradient, two tensors of vocab x hidden.
+        const auto embedBackward = requestsAt(Phase::EmbedBwd);
+        QCOMPARE(std::count(embedBackward.begin(), embedBackward.end(), embedding), 2);
     }
 
     void largePlanSimulates()

@@ -166,16 +166,21 @@ private slots:
         std::printf("\npeak reserved vs the replayed trace: simulated plan median %.1f %%, worst %.1f %%; "
                     "estimate median %.1f %%, worst %.1f %%\n",
                     100 * simMedian, 100 * simWorst, 100 * estMedian, 100 * estWorst);
-        // Ratchet at the measured figures over 146 cases, 1.5 % and 14.8 %
+        // Ratchet at the measured figures over 146 cases, 1.4 % and 9.4 %
         // (issue 13 asks for 5 % median): the foreach step's temporaries are
         // one piece per parameter, the simulation runs at the card's
         // capacity, and torch.optim's state is made in the first step()
         // (profile.h lazyOptimizerState), after that step's forward and
         // backward have filled the cache (TinyLlama b8 s2048 ckpt was -19.8 %
-        // with the state made at load). The worst is BERT-base's classifier
-        // with checkpointing (-14.8 %), docs/validation/reference.md.
-        QVERIFY(simMedian <= 0.016);
-        QVERIFY(simWorst <= 0.149);
+        // with the state made at load), one tensor per parameter in
+        // model.parameters() order; accumulation replays two micro-batches a
+        // step with the gradients freed at zero_grad (Llama 3.2 1B ga4 was
+        // +7.6 %); the tied embedding's backward asks for its two tensors one
+        // by one (BERT-base's classifier with checkpointing was -14.8 %).
+        // The worst is Gemma 3 4B with checkpointing (-9.4 %),
+        // docs/validation/reference.md.
+        QVERIFY(simMedian <= 0.015);
+        QVERIFY(simWorst <= 0.094);
     }
 };
 
