@@ -46,7 +46,9 @@ int runReplay(const std::vector<std::string>& args)
         auto gpu = findGpu(o->value("gpu"));
         if (!gpu)
             return fail(gpu.error());
-        options.capacityBytes = allocatorCapacity(gpu->usableBytes(), runtimeProfile(Profile::Pytorch));
+        RuntimeProfile pytorch = runtimeProfile(Profile::Pytorch);
+        pytorch.contextBytes = pytorch.contextBytesOn(gpu->computeMajor);
+        options.capacityBytes = allocatorCapacity(gpu->usableBytes(), pytorch);
         options.pastCapacity = true;
     }
     auto trace = readAllocatorTraceFile(o->positional().front());

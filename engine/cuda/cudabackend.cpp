@@ -46,7 +46,7 @@ public:
         rt::DeviceMeasurement measured;
         measured.present = true;
         measured.totalBytes = m_context.afterInit.totalBytes;
-        measured.othersBytes = m_context.usedBeforeBytes;
+        measured.othersBytes = m_context.othersBeforeBytes;
         measured.contextBytes = m_context.contextBytes;
         if (!m_context.nvmlAvailable) {
             // Without NVML the memory in use before the context cannot be told

@@ -50,13 +50,15 @@ struct Nvml {
         }
         return true;
     }
-    bool usedBytes(const std::string& pciBusId, std::uint64_t& used) const
+    bool usedBytes(const std::string& pciBusId, std::uint64_t& used, std::uint64_t* total = nullptr) const
     {
         void* handle = nullptr;
         Memory memory{};
         if (handleByPci(pciBusId.c_str(), &handle) != 0 || memoryInfo(handle, &memory) != 0)
             return false;
         used = memory.used;
+        if (total)
+            *total = memory.total;
         return true;
     }
     ~Nvml()
@@ -167,7 +169,8 @@ Result<ContextMeasurement> initialiseAndMeasureContext(int device)
     char bus[32] = {};
     HR_CUDA(cudaDeviceGetPCIBusId(bus, sizeof bus, device));
     Nvml nvml;
-    m.nvmlAvailable = nvml.load() && nvml.usedBytes(bus, m.usedBeforeBytes);
+    std::uint64_t nvmlTotal = 0;
+    m.nvmlAvailable = nvml.load() && nvml.usedBytes(bus, m.usedBeforeBytes, &nvmlTotal);
     HR_CUDA(cudaSetDevice(device));
     HR_CUDA(cudaFree(nullptr)); // creates the primary context (CUDA C Programming Guide, "Initialization")
     HR_CUDA(cudaDeviceSynchronize());
@@ -179,6 +182,16 @@ Result<ContextMeasurement> initialiseAndMeasureContext(int device)
     if (!info.ok())
         return info.status();
     m.afterInit = info.value();
+    // NVML counts the driver's reserved framebuffer as used and in its total;
+    // cudaMemGetInfo leaves it out of both (H200, driver 580: NVML total
+    // 143771 MiB, CUDA total 150109880320 bytes, 615 MiB apart, and 618 MiB
+    // "used" with no process on the device; docs/validation/gpu-h200-2026-11-25.md).
+    // The memory others held before this run, in cudaMemGetInfo's terms, is
+    // NVML's used less that reserve.
+    if (m.nvmlAvailable) {
+        const std::uint64_t reserve = nvmlTotal > m.afterInit.totalBytes ? nvmlTotal - m.afterInit.totalBytes : 0;
+        m.othersBeforeBytes = m.usedBeforeBytes > reserve ? m.usedBeforeBytes - reserve : 0;
+    }
     return m;
 }
 

@@ -64,6 +64,7 @@ struct ContextMeasurement {
     std::uint64_t usedBeforeBytes = 0;
     std::uint64_t usedAfterBytes = 0;
     std::uint64_t contextBytes = 0;
+    std::uint64_t othersBeforeBytes = 0; // others' memory before the context, as cudaMemGetInfo counts (no driver reserve)
     MemInfo afterInit;                // cudaMemGetInfo once the context exists
 };
 Result<ContextMeasurement> initialiseAndMeasureContext(int device);

@@ -168,7 +168,9 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         return findGpu(sc.hardware.gpu).error();
 
     Plan plan;
-    const RuntimeProfile& profile = runtimeProfile(sc.profile);
+    // The profile with the context of this card's generation (profile.h contextBytesOn).
+    RuntimeProfile profile = runtimeProfile(sc.profile);
+    profile.contextBytes = profile.contextBytesOn(gpu->computeMajor);
     detail::BuildContext ctx(sc, m, table, profile, *gpu);
     ctx.notes = &plan.notes;
     ctx.pieces = &plan.pieces;

@@ -5,7 +5,18 @@ namespace headroom {
 
 namespace {
 
-RuntimeProfile makePytorch() { return RuntimeProfile{}; }
+// On an H200 (driver 580.159.04, PyTorch 2.11.0+cu130), cudaMemGetInfo's
+// used less torch.cuda.max_memory_reserved() was 751 MiB with eager
+// attention and 767 MiB with sdpa in all nine runs of
+// tools/reference/torch_peaks.py (presets techniques and speed,
+// 2026-11-25): the context, the kernels PyTorch loaded and cuBLAS's and
+// cuDNN's own state. The larger is taken.
+RuntimeProfile makePytorch()
+{
+    RuntimeProfile p;
+    p.hopperContextBytes = 767 * MiB;
+    return p;
+}
 
 // Headroom's own engine (issue 4 builds it): on the GPU its tensors come from
 // a caching block pool (runtime/blockpool.h) that the planner's caching
@@ -26,6 +37,11 @@ RuntimeProfile makeHeadroom()
     p.gradientsMadeInBackward = false;
     p.autocastWeightCopies = true;
     p.cublasWorkspacesTraining = 1;
+    // Headroom's CUDA engine on the same H200 (CUDA 13.0 runtime, static):
+    // context 548 995 072 bytes (NVML used after less before cudaFree(0))
+    // and its cuBLAS handles 71 303 168 (headroom-cli validate --backend cuda,
+    // 2026-11-25).
+    p.hopperContextBytes = 548'995'072 + 71'303'168;
     return p;
 }
 

@@ -66,6 +66,14 @@ struct RuntimeProfile {
     // and framework kernels add to it). An estimate until measured per device
     // by the validation run [flag].
     Bytes contextBytes = 512 * MiB;
+    // The same measured on a Hopper GPU (compute capability 9.x), 0 where not
+    // measured: device used less max reserved (docs/validation/gpu-h200-2026-11-25.md).
+    Bytes hopperContextBytes = 0;
+    // What the plan counts outside the allocator on a card of this compute capability.
+    Bytes contextBytesOn(int computeMajor) const
+    {
+        return computeMajor == 9 && hopperContextBytes != 0 ? hopperContextBytes : contextBytes;
+    }
 };
 
 const RuntimeProfile& runtimeProfile(Profile id);
