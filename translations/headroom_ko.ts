@@ -658,6 +658,14 @@
         <extracomment>millions of parameters</extracomment>
         <translation>%1 M</translation>
     </message>
+    <message>
+        <source>Selective, op level (torchtitan)</source>
+        <translation>선택적, 연산 단위 (torchtitan)</translation>
+    </message>
+    <message>
+        <source>FSDP2 (per-parameter shards)</source>
+        <translation>FSDP2 (파라미터별 샤딩)</translation>
+    </message>
 </context>
 <context>
     <name>ErrorText</name>
