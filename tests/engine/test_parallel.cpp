@@ -9,6 +9,7 @@
 #include "plan/parallel.h"
 #include "plan/planbuild.h"
 #include "plan/planner.h"
+#include "planrows.h"
 
 #include <QtTest>
 
@@ -16,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 using namespace headroom;
+using testing::rowBytes;
 
 namespace {
 
@@ -51,22 +53,6 @@ Scenario scenario(std::uint64_t gpus, std::uint64_t tp, std::uint64_t pp, bool s
     sc.hardware.parallel.pp = pp;
     sc.hardware.parallel.sp = sp;
     return sc;
-}
-
-Plan planOf(const Scenario& sc)
-{
-    auto plan = makePlan(sc);
-    if (!plan)
-        qFatal("plan failed: %s", plan.error().detail.c_str());
-    return plan.value();
-}
-
-Bytes rowBytes(const Plan& p, const char* name)
-{
-    for (const TensorRow& r : p.tensors)
-        if (std::strcmp(r.name, name) == 0)
-            return r.bytes;
-    return 0;
 }
 
 // What one layer saves from forward to backward (rows on the kept layers).
@@ -123,20 +109,20 @@ private slots:
     {
         // tp = pp = 1 is today's plan: no ranks, the counters as before.
         Scenario sc = scenario(1, 1, 1);
-        const Plan p = planOf(sc);
+        const Plan p = testing::planOrFail(sc);
         QVERIFY(p.ranks.empty());
         QCOMPARE(savedPerLayer(p), expectedSaved(1, false)); // 2,828,288 bytes
         QCOMPARE(rowBytes(p, "weights.layer"), layerParams(1) * 2);
         // A consistent global batch changes nothing.
         sc.train.globalBatch = b * 4;
-        const Plan same = planOf(sc);
+        const Plan same = testing::planOrFail(sc);
         QCOMPARE(same.peakAllocatedBytes, p.peakAllocatedBytes);
         QCOMPARE(same.peakReservedBytes, p.peakReservedBytes);
     }
 
     void tensorParallelWeights()
     {
-        const Plan p = planOf(scenario(2, 2, 1));
+        const Plan p = testing::planOrFail(scenario(2, 2, 1));
         QCOMPARE(p.ranks.size(), std::size_t{1});
         QCOMPARE(p.tensorParallel, std::uint64_t{2});
         QCOMPARE(p.dataParallel, std::uint64_t{1});
@@ -154,18 +140,18 @@ private slots:
     void tensorParallelActivations()
     {
         // Without sequence parallelism the norm/residual terms are replicated.
-        QCOMPARE(savedPerLayer(planOf(scenario(2, 2, 1))), expectedSaved(2, false)); // 1,939,456
+        QCOMPARE(savedPerLayer(testing::planOrFail(scenario(2, 2, 1))), expectedSaved(2, false)); // 1,939,456
         // With it they are divided too.
-        QCOMPARE(savedPerLayer(planOf(scenario(2, 2, 1, true))), expectedSaved(2, true)); // 1,414,144
+        QCOMPARE(savedPerLayer(testing::planOrFail(scenario(2, 2, 1, true))), expectedSaved(2, true)); // 1,414,144
         QCOMPARE(expectedSaved(2, false), Bytes{1939456});
         QCOMPARE(expectedSaved(2, true), Bytes{1414144});
         // The logits are vocabulary-parallel: T x V/t in bf16.
-        QCOMPARE(rowBytes(planOf(scenario(2, 2, 1)), "logits"), T * (V / 2) * 2);
+        QCOMPARE(rowBytes(testing::planOrFail(scenario(2, 2, 1)), "logits"), T * (V / 2) * 2);
     }
 
     void pipelineStages()
     {
-        const Plan p = planOf(scenario(2, 1, 2));
+        const Plan p = testing::planOrFail(scenario(2, 1, 2));
         QCOMPARE(p.ranks.size(), std::size_t{2});
         QCOMPARE(p.ranks[0].layers, std::uint64_t{2});
         QCOMPARE(p.ranks[1].layers, std::uint64_t{2});
@@ -174,7 +160,7 @@ private slots:
         QCOMPARE(p.ranks[0].breakdown[size_t(Category::Weights)], layerBytes + V * h * 2);
         QCOMPARE(p.ranks[1].breakdown[size_t(Category::Weights)], layerBytes + (V * h + h) * 2);
         // A tied LM head: the last stage holds its own copy of the embedding.
-        const Plan tied = planOf(scenario(2, 1, 2, false, smallLlama(true)));
+        const Plan tied = testing::planOrFail(scenario(2, 1, 2, false, smallLlama(true)));
         QCOMPARE(tied.ranks[1].breakdown[size_t(Category::Weights)], layerBytes + (V * h + h) * 2);
         QCOMPARE(tied.totalParameters, Bytes{L * layerParams(1) + V * h + h});
         // The top-level counters are the worst stage's.
@@ -189,7 +175,7 @@ private slots:
         // 1F1B, pp 2, 4 micro-batches: stage 0 holds 2, stage 1 holds 1
         // (Narayanan et al. 2021 §2.2.2). Stage 0's one extra micro-batch is
         // its two layers' saves (no Llama embedding row is saved).
-        const Plan p = planOf(scenario(2, 1, 2));
+        const Plan p = testing::planOrFail(scenario(2, 1, 2));
         QCOMPARE(p.ranks[0].inFlightMicroBatches, std::uint64_t{2});
         QCOMPARE(p.ranks[1].inFlightMicroBatches, std::uint64_t{1});
         Scenario first = scenario(2, 1, 2);
@@ -207,7 +193,7 @@ private slots:
         // 2Th + 2Th) and the loss's fp32 log-softmax (4·T·V).
         Scenario gpipe = scenario(2, 1, 2);
         gpipe.hardware.parallel.ppSchedule = PipelineSchedule::GPipe;
-        const Plan g = planOf(gpipe);
+        const Plan g = testing::planOrFail(gpipe);
         QCOMPARE(g.ranks[0].inFlightMicroBatches, std::uint64_t{4});
         QCOMPARE(g.ranks[1].inFlightMicroBatches, std::uint64_t{4});
         const Bytes lastStash = stash0 + (8 * T * h + 4 * T) + 4 * T * V; // 7,205,888
@@ -242,7 +228,7 @@ private slots:
     void unevenSplitAndPadding()
     {
         // 4 layers over 3 stages: the last stage takes the extra layer.
-        const Plan p = planOf(scenario(3, 1, 3));
+        const Plan p = testing::planOrFail(scenario(3, 1, 3));
         QCOMPARE(p.ranks[0].layers, std::uint64_t{1});
         QCOMPARE(p.ranks[1].layers, std::uint64_t{1});
         QCOMPARE(p.ranks[2].layers, std::uint64_t{2});
@@ -251,7 +237,7 @@ private slots:
             said = said || n.find("stages 2 to 2 have 2 layers") != std::string::npos;
         QVERIFY(said);
         // A vocabulary of 1001 over tp 2 is padded to 1002: 501 rows per rank.
-        const Plan padded = planOf(scenario(2, 2, 1, false, smallLlama(false, 1001)));
+        const Plan padded = testing::planOrFail(scenario(2, 2, 1, false, smallLlama(false, 1001)));
         QCOMPARE(rowBytes(padded, "weights.global"), (2 * 501 * h + h) * 2);
     }
 

@@ -7,6 +7,7 @@
 // sequence 128, flash attention.
 #include "model/hfconfig.h"
 #include "plan/planner.h"
+#include "planrows.h"
 #include "io/scenariofile.h"
 
 #include <QtTest>
@@ -15,6 +16,8 @@
 #include <nlohmann/json.hpp>
 
 using namespace headroom;
+using testing::findRow;
+using testing::rowBytes;
 
 namespace {
 
@@ -46,28 +49,6 @@ Scenario scenario(Checkpointing ckpt, Precision p = Precision::Bf16, const char*
     return sc;
 }
 
-Plan planOf(const Scenario& sc)
-{
-    auto plan = makePlan(sc);
-    if (!plan)
-        qFatal("plan failed: %s", plan.error().detail.c_str());
-    return plan.value();
-}
-
-const TensorRow* findRow(const Plan& p, const char* name)
-{
-    for (const TensorRow& r : p.tensors)
-        if (std::strcmp(r.name, name) == 0)
-            return &r;
-    return nullptr;
-}
-
-Bytes rowBytes(const Plan& p, const char* name)
-{
-    const TensorRow* r = findRow(p, name);
-    return r ? r->bytes : 0;
-}
-
 // What a checkpointed layer holds from its forward to its backward.
 Bytes heldPerLayer(const Plan& p)
 {
@@ -95,7 +76,7 @@ private slots:
     // stream's bf16): 2T(h + a·d + kv·d + i + h + a·d) + 4·b·a·s.
     void keepsEveryOtherMatmulAndTheKernel()
     {
-        const Plan p = planOf(scenario(Checkpointing::SelectiveOps));
+        const Plan p = testing::planOrFail(scenario(Checkpointing::SelectiveOps));
         const Bytes expected = 2 * T * (h + a * d + kv * d + i + h + a * d) + 4 * b * a * s;
         QCOMPARE(heldPerLayer(p), expected);
         QCOMPARE(rowBytes(p, "sac.q_proj_out"), 2 * T * a * d);
@@ -117,7 +98,7 @@ private slots:
         sc.train.peft.method = PeftMethod::Lora;
         sc.train.peft.rank = 8;
         sc.train.peft.targets = {"q_proj", "v_proj"};
-        const Plan p = planOf(sc);
+        const Plan p = testing::planOrFail(sc);
         QCOMPARE(rowBytes(p, "sac.q_proj_out"), 2 * T * a * d);
         QCOMPARE(rowBytes(p, "sac.v_proj_out"), 2 * T * kv * d);
         QCOMPARE(rowBytes(p, "sac.lora_out"), 2 * T * (a * d + kv * d));
@@ -131,7 +112,7 @@ private slots:
     // The mm are o, gate, up, down; the policy keeps o and up.
     void biasedLinearsAreNotCounted()
     {
-        const Plan p = planOf(scenario(Checkpointing::SelectiveOps, Precision::Bf16, "qwen2"));
+        const Plan p = testing::planOrFail(scenario(Checkpointing::SelectiveOps, Precision::Bf16, "qwen2"));
         QCOMPARE(rowBytes(p, "sac.o_proj_out"), 2 * T * h);
         QCOMPARE(rowBytes(p, "sac.up_proj_out"), 2 * T * i);
         QVERIFY(!findRow(p, "sac.q_proj_out"));
@@ -150,8 +131,8 @@ private slots:
                     return true;
             return false;
         };
-        const Plan sac = planOf(scenario(Checkpointing::SelectiveOps));
-        const Plan full = planOf(scenario(Checkpointing::Full));
+        const Plan sac = testing::planOrFail(scenario(Checkpointing::SelectiveOps));
+        const Plan full = testing::planOrFail(scenario(Checkpointing::Full));
         for (const char* name : {"mlp.gate_out", "attn.out", "attn.lse", "attn.v"}) {
             QVERIFY2(recomputed(full, name), name);
             QVERIFY2(!recomputed(sac, name), name);
@@ -166,11 +147,11 @@ private slots:
     {
         Scenario sc = scenario(Checkpointing::None);
         sc.train.seqLen = 2048;
-        const Bytes none = planOf(sc).peakAllocatedBytes;
+        const Bytes none = testing::planOrFail(sc).peakAllocatedBytes;
         sc.train.checkpointing = Checkpointing::SelectiveOps;
-        const Bytes sac = planOf(sc).peakAllocatedBytes;
+        const Bytes sac = testing::planOrFail(sc).peakAllocatedBytes;
         sc.train.checkpointing = Checkpointing::Full;
-        const Bytes full = planOf(sc).peakAllocatedBytes;
+        const Bytes full = testing::planOrFail(sc).peakAllocatedBytes;
         const std::string why = "full " + std::to_string(full) + ", selective " + std::to_string(sac) + ", none " + std::to_string(none);
         QVERIFY2(full < sac && sac < none, why.c_str());
     }
@@ -184,7 +165,7 @@ private slots:
         Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
         sc.hardware.count = 8;
         sc.hardware.sharding = Sharding::Fsdp2;
-        const Plan p = planOf(sc);
+        const Plan p = testing::planOrFail(sc);
         const auto shard = [](Bytes bytes) { return (bytes + 7) / 8; };
         QCOMPARE(rowBytes(p, "weights.layer"), shard(4 * layerParams));
         QCOMPARE(rowBytes(p, "grads.layer"), shard(4 * layerParams));
@@ -200,7 +181,7 @@ private slots:
             QVERIFY2(std::strncmp(r.name, "autocast.", 9) != 0, r.name);
         // The same scenario under FSDP1 keeps autocast over its flat parameters.
         sc.hardware.sharding = Sharding::Fsdp;
-        QCOMPARE(rowBytes(planOf(sc), "checkpoint.layer_input"), 4 * T * h);
+        QCOMPARE(rowBytes(testing::planOrFail(sc), "checkpoint.layer_input"), 4 * T * h);
     }
 
     void refusesWhatIsNotModelled_data()

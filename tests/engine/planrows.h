@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#pragma once
+// Test helpers over a plan's tensor table: a plan that must succeed, and a
+// row's bytes by name.
+#include "plan/planner.h"
+
+#include <QtTest>
+
+#include <cstring>
+
+namespace headroom::testing {
+
+inline Plan planOrFail(const Scenario& sc)
+{
+    auto plan = makePlan(sc);
+    if (!plan)
+        qFatal("plan failed: %s", plan.error().detail.c_str());
+    return plan.value();
+}
+
+inline const TensorRow* findRow(const Plan& p, const char* name)
+{
+    for (const TensorRow& r : p.tensors)
+        if (std::strcmp(r.name, name) == 0)
+            return &r;
+    return nullptr;
+}
+
+// The bytes per instance of the row named `name`; 0 when there is none.
+inline Bytes rowBytes(const Plan& p, const char* name)
+{
+    const TensorRow* r = findRow(p, name);
+    return r ? r->bytes : 0;
+}
+
+} // namespace headroom::testing
