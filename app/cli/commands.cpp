@@ -59,8 +59,8 @@ Result<bool> writePlanAllocatorTrace(const Plan& plan, const std::string& path)
                 << '\n';
         const AllocatorEvent& e = stream[k];
         if (e.kind == AllocatorEvent::Kind::Alloc)
-            out << "a " << e.id << ' ' << e.bytes << " # " << labels.rowOfId[e.id] << ' ' << labels.layerOfId[e.id]
-                << '\n';
+            out << "a " << e.id << ' ' << e.bytes << (e.stream ? " s" + std::to_string(e.stream) : std::string())
+                << " # " << labels.rowOfId[e.id] << ' ' << labels.layerOfId[e.id] << '\n';
         else
             out << "f " << e.id << '\n';
     }

@@ -12,11 +12,11 @@ namespace {
 
 bool isSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
-// Splits a line (comment already cut) into at most 4 words; the 4th means "too many".
-std::size_t words(std::string_view line, std::string_view (&out)[4])
+// Splits a line (comment already cut) into at most 5 words; the 5th means "too many".
+std::size_t words(std::string_view line, std::string_view (&out)[5])
 {
     std::size_t n = 0, i = 0;
-    while (i < line.size() && n < 4) {
+    while (i < line.size() && n < 5) {
         while (i < line.size() && isSpace(line[i]))
             ++i;
         if (i == line.size())
@@ -63,13 +63,22 @@ Result<AllocatorTrace> parseAllocatorTrace(std::string_view text)
         ++lineNumber;
         if (const std::size_t hash = line.find('#'); hash != std::string_view::npos)
             line = line.substr(0, hash);
-        std::string_view w[4];
+        std::string_view w[5];
         const std::size_t n = words(line, w);
         if (n == 0)
             continue;
         if (w[0] == "a") {
-            if (n != 3)
-                return lineError(lineNumber, "expected 'a <id> <bytes>', got " + shown(line));
+            if (n != 3 && n != 4)
+                return lineError(lineNumber, "expected 'a <id> <bytes> [s<stream>]', got " + shown(line));
+            unsigned stream = 0;
+            if (n == 4) {
+                const std::string_view tag = w[3];
+                const auto [sp, sec] = tag.size() > 1 && tag[0] == 's'
+                                           ? std::from_chars(tag.data() + 1, tag.data() + tag.size(), stream)
+                                           : std::from_chars_result{tag.data(), std::errc::invalid_argument};
+                if (sec != std::errc() || sp != tag.data() + tag.size() || stream == 0 || stream > 255)
+                    return lineError(lineNumber, "stream " + shown(tag) + " is not s1 to s255");
+            }
             Bytes bytes = 0;
             const auto [ptr, ec] = std::from_chars(w[2].data(), w[2].data() + w[2].size(), bytes);
             if (ec == std::errc::result_out_of_range)
@@ -86,7 +95,7 @@ Result<AllocatorTrace> parseAllocatorTrace(std::string_view text)
             const auto [it, inserted] = live.emplace(std::string(w[1]), number);
             if (!inserted)
                 return lineError(lineNumber, "allocation " + shown(w[1]) + " is already live");
-            trace.events.push_back({AllocatorEvent::Kind::Alloc, number, bytes});
+            trace.events.push_back({AllocatorEvent::Kind::Alloc, number, bytes, static_cast<std::uint8_t>(stream)});
         } else if (w[0] == "f") {
             if (n != 2)
                 return lineError(lineNumber, "expected 'f <id>', got " + shown(line));

@@ -7,6 +7,7 @@
 //
 // One event a line:
 //   a <id> <bytes>     allocate <bytes> (decimal) under <id>
+//   a <id> <bytes> s<n>  the same on CUDA stream <n> (1-255; without it, 0: the compute stream)
 //   f <id>             free the allocation <id>
 // <id> is any word without spaces or '#'; it names one live allocation and
 // may be used again once freed. '#' starts a comment up to the end of the

@@ -21,6 +21,7 @@ struct Instance {
     bool perStep;                       // TensorRow::freedAtZeroGrad: made each step, freed at its end
     std::uint32_t pieceBegin, pieceEnd; // the row's runs of tensors (TensorRow::pieceBegin)
     std::uint32_t firstId;              // its tensors take ids firstId, firstId + 1...
+    std::uint8_t stream;                // TensorRow::stream
 };
 
 // Instance numbers bucketed by the event `at` reads, in instance order (a counting sort).
@@ -78,7 +79,7 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
                                    ? from
                                    : static_cast<std::uint32_t>(eventIndex(mode, row.firstAllocAt, layer, L));
             instances.push_back(
-                {from, to, first, row.bytes, spansStep && !perStep, perStep, row.pieceBegin, row.pieceEnd, nextId});
+                {from, to, first, row.bytes, spansStep && !perStep, perStep, row.pieceBegin, row.pieceEnd, nextId, row.stream});
             nextId += ids;
             if (labels) {
                 labels->rowOfId.resize(nextId, row.name);
@@ -104,13 +105,13 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
         const Instance& i = instances[n];
         alive[n] = 1;
         if (i.pieceBegin == i.pieceEnd) {
-            out.push_back({AllocatorEvent::Kind::Alloc, i.firstId, i.bytes});
+            out.push_back({AllocatorEvent::Kind::Alloc, i.firstId, i.bytes, i.stream});
             return;
         }
         std::uint32_t id = i.firstId;
         for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
             for (std::uint64_t c = 0; c < plan.pieces[p].count; ++c)
-                out.push_back({AllocatorEvent::Kind::Alloc, id++, plan.pieces[p].bytes});
+                out.push_back({AllocatorEvent::Kind::Alloc, id++, plan.pieces[p].bytes, i.stream});
     };
     auto release = [&](std::uint32_t n) {
         const Instance& i = instances[n];

@@ -51,11 +51,18 @@ Bytes allocationSize(Bytes size)
 constexpr std::int32_t kNone = -1;
 constexpr std::int32_t kZeroSized = -2; // a live 0-byte request: PyTorch hands out no block
 
+// BlockComparatorSize: stream, then size, then address.
 struct FreeKey {
+    std::uint8_t stream;
     Bytes size;
     Bytes address;
     std::int32_t block;
-    bool operator<(const FreeKey& o) const { return size != o.size ? size < o.size : address < o.address; }
+    bool operator<(const FreeKey& o) const
+    {
+        if (stream != o.stream)
+            return stream < o.stream;
+        return size != o.size ? size < o.size : address < o.address;
+    }
 };
 // The free sets' nodes come from a free list of their own: a set's nodes
 // are all one size, and the simulation inserts and erases several per request.
@@ -126,6 +133,7 @@ struct Block {
     std::int32_t prev = kNone, next = kNone; // neighbours in the same segment (Block::prev/next)
     bool allocated = false;
     bool small = false;
+    std::uint8_t stream = 0; // the stream its segment was allocated on
     FreeSet::iterator inFree; // its entry in the pool's free set while cached
     std::int32_t wholeAt = kNone; // its index in the pool's wholeFree while cached as a whole segment
 };
@@ -199,7 +207,7 @@ struct CachingAllocatorSim::State {
     void insertFree(Pool& pool, std::int32_t i)
     {
         Block& b = at(i);
-        b.inFree = pool.free.insert({b.size, b.address, i}).first;
+        b.inFree = pool.free.insert({b.stream, b.size, b.address, i}).first;
         b.wholeAt = kNone;
         if (b.prev == kNone && b.next == kNone) {
             b.wholeAt = static_cast<std::int32_t>(pool.wholeFree.size());
@@ -221,15 +229,16 @@ struct CachingAllocatorSim::State {
 
     // get_free_block: the smallest cached block of at least `size` (ties:
     // lowest address), with the max_split_size rules.
-    std::int32_t getFreeBlock(Pool& pool, Bytes size)
+    std::int32_t getFreeBlock(Pool& pool, Bytes size, std::uint8_t stream)
     {
-        auto it = pool.free.lower_bound({size, 0, 0});
-        if (it == pool.free.end())
+        auto it = pool.free.lower_bound({stream, size, 0, 0});
+        if (it == pool.free.end() || it->stream != stream)
             return kNone;
         // With expandable segments a block that borders the unmapped rest of
         // its segment counts as large as it could grow, so any other fitting
         // block comes first. One segment per pool: only the tail borders it.
-        if (options.expandableSegments && it->block == pool.tail && std::next(it) != pool.free.end())
+        if (options.expandableSegments && it->block == pool.tail && std::next(it) != pool.free.end()
+            && std::next(it)->stream == stream)
             ++it;
         const Bytes maxSplit = options.maxSplitSize;
         // "Do not return an oversized block for a large request", and an
@@ -249,7 +258,7 @@ struct CachingAllocatorSim::State {
     // alloc_block: cudaMalloc a new segment (or, with expandable segments,
     // map more pages of the pool's segment: try_allocate_expandable_block).
     // kNone when the capacity does not allow it.
-    std::int32_t allocBlock(Pool& pool, Bytes size, Bytes allocSize)
+    std::int32_t allocBlock(Pool& pool, Bytes size, Bytes allocSize, std::uint8_t stream)
     {
         const Bytes capacity = options.capacityBytes;
         if (!options.expandableSegments) {
@@ -261,6 +270,7 @@ struct CachingAllocatorSim::State {
             b.address = nextAddress;
             b.size = allocSize;
             b.small = pool.small;
+            b.stream = stream;
             nextAddress += allocSize;
             reserved += allocSize;
             ++segments;
@@ -328,14 +338,14 @@ struct CachingAllocatorSim::State {
     // release_available_cached_blocks: with a max_split_size, free oversize
     // cached segments, the smallest one that covers the request or else the
     // largest ones until they add up to it.
-    bool releaseAvailable(Pool& pool, Bytes size)
+    bool releaseAvailable(Pool& pool, Bytes size, std::uint8_t stream)
     {
         const Bytes maxSplit = options.maxSplitSize;
         if (maxSplit == kNoMaxSplitSize || options.expandableSegments)
             return false;
         const Bytes target = std::max(size, maxSplit);
-        auto it = pool.free.lower_bound({target, 0, 0});
-        if (it != pool.free.end()) {
+        auto it = pool.free.lower_bound({stream, target, 0, 0});
+        if (it != pool.free.end() && it->stream == stream) {
             releaseSegment(pool, it->block);
             return true;
         }
@@ -343,7 +353,7 @@ struct CachingAllocatorSim::State {
             return false;
         --it;
         Bytes released = 0;
-        while (released < target && it->size >= maxSplit) {
+        while (released < target && it->size >= maxSplit && it->stream == stream) {
             const std::int32_t current = it->block;
             released += it->size;
             const bool first = it == pool.free.begin();
@@ -406,8 +416,10 @@ struct CachingAllocatorSim::State {
     }
 
     // malloc + alloc_found_block.
-    bool allocate(std::uint32_t id, Bytes request)
+    bool allocate(std::uint32_t id, Bytes request, std::uint8_t stream)
     {
+        if (options.expandableSegments)
+            stream = 0; // one segment per pool here, shared by every stream (header)
         if (live.size() <= id)
             live.resize(std::size_t{id} + 1, kNone);
         if (request == 0) { // CUDACachingAllocator::allocate: a 0-byte request gets no block
@@ -416,22 +428,22 @@ struct CachingAllocatorSim::State {
         }
         const Bytes size = cachingRoundSize(request, options.roundupPower2Divisions);
         Pool& pool = pools[size <= kSmallSize ? 0 : 1]; // get_pool
-        std::int32_t b = getFreeBlock(pool, size);
+        std::int32_t b = getFreeBlock(pool, size, stream);
         if (b == kNone) {
             const Bytes allocSize = allocationSize(size);
-            b = allocBlock(pool, size, allocSize);
-            if (b == kNone && releaseAvailable(pool, size))
-                b = allocBlock(pool, size, allocSize);
+            b = allocBlock(pool, size, allocSize, stream);
+            if (b == kNone && releaseAvailable(pool, size, stream))
+                b = allocBlock(pool, size, allocSize, stream);
             if (b == kNone) {
                 releaseCached();
                 ++stats.allocRetries;
-                b = allocBlock(pool, size, allocSize);
+                b = allocBlock(pool, size, allocSize, stream);
             }
             if (b == kNone && options.pastCapacity) {
                 // A device just large enough: it grows to take this segment,
                 // and from here its capacity is what it has grown to.
                 options.capacityBytes = 0;
-                b = allocBlock(pool, size, allocSize);
+                b = allocBlock(pool, size, allocSize, stream);
                 options.capacityBytes = reserved;
                 stats.overCapacity = true;
             }
@@ -445,6 +457,7 @@ struct CachingAllocatorSim::State {
             front.address = at(b).address;
             front.size = size;
             front.small = pool.small;
+            front.stream = at(b).stream;
             front.prev = at(b).prev;
             front.next = b;
             const std::int32_t f = newBlock(front);
@@ -527,9 +540,9 @@ CachingAllocatorSim& CachingAllocatorSim::operator=(CachingAllocatorSim&&) noexc
 
 void CachingAllocatorSim::reset(const CachingAllocatorOptions& options) { m_state->clear(options); }
 
-bool CachingAllocatorSim::allocate(std::uint32_t id, Bytes bytes)
+bool CachingAllocatorSim::allocate(std::uint32_t id, Bytes bytes, std::uint8_t stream)
 {
-    const bool ok = m_state->allocate(id, bytes);
+    const bool ok = m_state->allocate(id, bytes, stream);
     AllocatorStats& s = m_state->stats;
     s.finalAllocatedBytes = m_state->allocated;
     s.finalReservedBytes = m_state->reserved;
@@ -589,7 +602,7 @@ Result<AllocatorStats> simulateCachingAllocator(const std::vector<AllocatorEvent
             if (sim.isLive(e.id))
                 return makeError(ErrorCode::InvalidArgument, "event " + std::to_string(index) + ": allocation " +
                                                                  std::to_string(e.id) + " is already live");
-            if (!sim.allocate(e.id, e.bytes)) {
+            if (!sim.allocate(e.id, e.bytes, e.stream)) {
                 AllocatorStats s = sim.stats();
                 s.outOfMemory = true;
                 s.outOfMemoryEvent = index;

@@ -7,7 +7,13 @@
 // that stream: block rounding, the small and large pools, best-fit reuse,
 // splitting, merging of free neighbours and new segments.
 //
-// Not modelled: several streams (record_stream, events), CUDA graph pools,
+// Streams: each block belongs to the stream its segment was allocated on and
+// serves only requests of that stream (BlockComparatorSize orders the free
+// blocks by stream first; get_free_block takes a block of the request's
+// stream only), so what a side stream caches (FSDP2's collective buffers) is
+// not reused by the compute stream. With expandable segments all streams
+// share a pool's one segment here (PyTorch maps one per stream).
+// Not modelled: record_stream and events (a free is immediate), CUDA graph pools,
 // garbage_collection_threshold, the free-memory callbacks. Segment addresses
 // are handed out in allocation order, which is what breaks ties between free
 // blocks of one size; the driver's real addresses may order them otherwise.
@@ -63,6 +69,7 @@ struct AllocatorEvent {
     Kind kind;
     std::uint32_t id; // names one live allocation; free after alloc, may be reused after the free
     Bytes bytes = 0;  // the request (Alloc only); 0 is no allocation, as in PyTorch
+    std::uint8_t stream = 0; // the CUDA stream current at the request (Alloc only): 0 the compute stream
 };
 
 // The counters after the stream, named as torch.cuda.memory_stats() names them.
@@ -109,7 +116,8 @@ public:
     // Forgets every block and counter; keeps the storage.
     void reset(const CachingAllocatorOptions& options);
     // false on out of memory (only with a capacity). `id` must not be live.
-    bool allocate(std::uint32_t id, Bytes bytes);
+    // `stream`: the stream current at the request (0: the compute stream).
+    bool allocate(std::uint32_t id, Bytes bytes, std::uint8_t stream = 0);
     // `id` must be live (or a 0-byte allocation).
     void free(std::uint32_t id);
     bool isLive(std::uint32_t id) const;

@@ -264,32 +264,55 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin)
 // apply_fsdp: fully_shard on every layer, then on the root; the last layer
 // with reshard_after_forward=False; MixedPrecisionPolicy(param_dtype,
 // reduce_dtype=fp32)). What torch/distributed/_composable/fsdp does with it
-// (torch 2.5-2.6, _fsdp_param_group.py and _fsdp_collectives.py):
-// - unshard: an all-gather output buffer of the unit's unsharded size in
-//   param_dtype, copied out into per-parameter unsharded tensors; the buffer
-//   is kept until the next all-gather begins (comm_ctx.all_gather_state,
-//   instead of record_stream). With the next unit's all-gather issued ahead
-//   (implicit forward prefetch, explicit backward prefetch of one unit) about
-//   two units are gathered at any time in a layer's forward and backward.
+// (torch 2.6, _fsdp_param_group.py and _fsdp_collectives.py):
+// - unshard: foreach_all_gather makes the all-gather buffer (the unit's
+//   unsharded size in param_dtype) on the all-gather copy-in stream; the
+//   compute stream copies it out into per-parameter unsharded tensors
+//   (foreach_all_gather_copy_out). The buffer is kept until the next
+//   all-gather begins (comm_ctx.all_gather_state, instead of record_stream),
+//   and the next unit's all-gather is issued ahead (implicit forward
+//   prefetch, explicit backward prefetch of one unit): in a layer's forward
+//   and backward one unit is gathered on the compute stream and one buffer
+//   is held on the copy-in stream.
 // - the root unit (embeddings, final norm, head) is not resharded after
 //   forward (_lazy_init: the root's post_forward_mesh_info is None), nor is
 //   the last layer (torchtitan): both stay gathered into the backward.
-// - post_backward: the unsharded gradients (param_dtype) are copied into a
-//   reduce-scatter input of reduce_dtype (foreach_reduce), kept until the
-//   next reduce-scatter; the output becomes the sharded fp32 gradient.
-static void addFsdp2GatherRows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
+// - post_backward (foreach_reduce): the unsharded gradients (param_dtype,
+//   made by autograd on the compute stream) are copied into a reduce-scatter
+//   input of reduce_dtype on the compute stream, kept until the next
+//   reduce-scatter; the output, made on the reduce-scatter stream, becomes
+//   the sharded gradient (addModelStateRows gives the gradient rows that
+//   stream). The root's gradients wait for the root's post-backward, after
+//   the embedding's backward.
+// The caching allocator keeps each stream's blocks for that stream
+// (plan/cachingallocator.h), so the copy-in and reduce-scatter streams'
+// caches are reserved beside the compute stream's.
+static void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
 {
     const Precision p = ctx.scenario.train.precision;
     const bool mixed = p == Precision::Bf16Mixed || p == Precision::Fp16Mixed;
     const Bytes paramBytes = mixed ? 2 : masterBytes(ctx);
     const Bytes reduceBytes = mixed ? 4 : paramBytes;
     const Bytes unit = satMul(layerParams, paramBytes);
-    rows.push_back(row("fsdp2.gathered_layer", "all-gathered parameters of the current layer and the next one's all-gather buffer, in param_dtype (FSDP2 unshard with one unit prefetched)",
-                       Category::Weights, satMul(unit, 2), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
-    rows.push_back(row("fsdp2.gathered_layer_bwd", "the same in backward: the current layer gathered, the previous one's all-gather prefetched",
-                       Category::Weights, satMul(unit, 2), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    auto on = [](TensorRow r, std::uint8_t stream) {
+        r.stream = stream;
+        return r;
+    };
+    rows.push_back(row("fsdp2.unsharded_layer", "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
+                       Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
+    rows.push_back(row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit, Phase::LayerBwd,
+                       Phase::LayerBwd, LayerSet::All));
+    rows.push_back(on(row("fsdp2.all_gather_buffer", "the next layer's all-gather buffer, on the all-gather copy-in stream (forward prefetch)",
+                          Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+                      kAllGatherCopyInStream));
+    rows.push_back(on(row("fsdp2.all_gather_buffer_bwd", "the previous layer's all-gather buffer, on the all-gather copy-in stream (backward prefetch)",
+                          Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+                      kAllGatherCopyInStream));
     rows.push_back(row("fsdp2.gathered_root", "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the end of the backward (not resharded after forward)",
                        Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
+    rows.push_back(on(row("fsdp2.root_all_gather_buffer", "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
+                          Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
+                      kAllGatherCopyInStream));
     rows.push_back(row("fsdp2.gathered_last_layer", "the last layer kept gathered from its forward to its backward (torchtitan: reshard_after_forward=False for it)",
                        Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd));
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
@@ -298,6 +321,10 @@ static void addFsdp2GatherRows(const BuildContext& ctx, Bytes layerParams, Bytes
                        Category::Temporaries, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
     rows.push_back(row("fsdp2.reduce_scatter_input", "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next layer's reduce-scatter",
                        Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    rows.push_back(row("fsdp2.root_unsharded_grad", "the root's unsharded gradients in param_dtype, from the head's backward to the root's post-backward",
+                       Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd));
+    rows.push_back(row("fsdp2.root_reduce_scatter_input", "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
+                       Category::Temporaries, satMul(globalParams, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
 }
 
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
@@ -333,7 +360,7 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 
     const Bytes lowBytes = tc.precision == Precision::Fp8Mixed ? 1 : 2;
     if (fsdp2) {
-        addFsdp2GatherRows(ctx, layer.params, global.params, rows);
+        addFsdp2Rows(ctx, layer.params, global.params, rows);
     } else if (zero3 || fsdp) {
         // The current layer is gathered unsharded in 16-bit, and the next is
         // prefetched (FSDP forward/backward prefetch; DeepSpeed stage3 prefetch
@@ -455,6 +482,9 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         layerGrads.freedAtZeroGrad = gradsPerStep;
         if (gradsInBackward)
             layerGrads.firstAllocAt = Phase::LayerBwd;
+        // FSDP2's sharded gradients are its reduce-scatter outputs (addFsdp2Rows).
+        if (fsdp2)
+            layerGrads.stream = kReduceScatterStream;
         rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
         // the embedding's own backward, the last of the step (aten/src/ATen/
@@ -464,7 +494,7 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // accumulate), so three vocab x hidden gradients are alive at once.
         // Checked against the accountant's SGD cases, whose peak this is.
         // A pipeline stage after the first holds no word embedding (parallel.h).
-        const bool embedGradSplit = ctx.fullFinetune && gradShards == 1 && ctx.holdsEmbedding();
+        const bool embedGradSplit = ctx.fullFinetune && gradShards == 1 && ctx.holdsEmbedding() && !fsdp2;
         const Bytes embedGrad = embedGradSplit ? satMul(satMul(ctx.model.vocab, ctx.model.hidden), gradBytes) : 0;
         // A classifier head has no output embedding to tie (BertForSequenceClassification).
         const bool tied = ctx.model.tieEmbeddings && !ctx.model.classifier();
@@ -481,6 +511,14 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         globalGradRow.freedAtZeroGrad = gradsPerStep;
         if (gradsInBackward)
             globalGradRow.firstAllocAt = Phase::HeadBwd;
+        if (fsdp2) {
+            // The root's reduce-scatter, after the embedding's backward.
+            globalGradRow.stream = kReduceScatterStream;
+            if (!accumulating)
+                globalGradRow.allocAt = Phase::EmbedBwd;
+            else if (gradsInBackward)
+                globalGradRow.firstAllocAt = Phase::EmbedBwd;
+        }
         rows.push_back(globalGradRow);
         if (embedGradSplit && !tied && !accumulating)
             rows.push_back(row("grads.embedding", "the word embedding's gradient, made by the embedding's backward (embedding_dense_backward)",

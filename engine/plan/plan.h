@@ -90,7 +90,15 @@ struct TensorRow {
     // are a micro-batch with the gradients resident, the second or a later
     // one of its step.
     bool freedAtZeroGrad = false;
+    // The CUDA stream the row's tensors are allocated on (a caching allocator
+    // block serves only its own stream: plan/cachingallocator.h). 0: the
+    // compute stream. Only the allocator stream reads it.
+    std::uint8_t stream = 0;
 };
+
+// Streams other than the compute stream that rows are allocated on.
+inline constexpr std::uint8_t kAllGatherCopyInStream = 1; // FSDP2's all-gather copy-in stream
+inline constexpr std::uint8_t kReduceScatterStream = 2;   // FSDP2's reduce-scatter stream
 
 // `count` tensors of `bytes` each, allocated one after the other.
 struct TensorPiece {

@@ -295,7 +295,7 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
         allocator.reset(options);
         for (const AllocatorEvent& e : stream) {
             if (e.kind == AllocatorEvent::Kind::Alloc)
-                allocator.allocate(e.id, e.bytes);  // pastCapacity: never fails
+                allocator.allocate(e.id, e.bytes, e.stream); // pastCapacity: never fails
             else
                 allocator.free(e.id);
         }

@@ -267,6 +267,30 @@ private slots:
         QVERIFY(!simulateCachingAllocator({alloc(0, 1)}, o).ok());
     }
 
+    void streamsKeepTheirBlocks()
+    {
+        // A block serves only requests of the stream its segment was made on
+        // (BlockComparatorSize orders by stream first; get_free_block returns
+        // a block of the request's stream only). 20 MiB on stream 1, freed:
+        // cached for stream 1; 20 MiB on stream 0 cannot take it and gets a
+        // segment of its own (40 MiB reserved); 20 MiB on stream 1 again takes
+        // the cached block: still 40 MiB, two cudaMallocs.
+        const auto on = [](std::uint32_t id, Bytes bytes, std::uint8_t stream) {
+            return AllocatorEvent{AllocatorEvent::Kind::Alloc, id, bytes, stream};
+        };
+        AllocatorStats s = run({on(0, 20 * MiB, 1), release(0), alloc(1, 20 * MiB), on(2, 20 * MiB, 1)});
+        QCOMPARE(s.peakReservedBytes, 40 * MiB);
+        QCOMPARE(s.deviceAllocations, std::uint64_t{2});
+        // On one stream the same requests share one segment.
+        s = run({alloc(0, 20 * MiB), release(0), alloc(1, 20 * MiB)});
+        QCOMPARE(s.peakReservedBytes, 20 * MiB);
+        // The trace format carries the stream.
+        const auto trace = parseAllocatorTrace("a x 20971520 s1\nf x\na y 20971520\n");
+        QVERIFY2(trace.ok(), trace.ok() ? "" : trace.error().detail.c_str());
+        QCOMPARE(int(trace->events[0].stream), 1);
+        QCOMPARE(run(trace->events).peakReservedBytes, 40 * MiB);
+    }
+
     void traceReader()
     {
         const auto ok =
@@ -290,7 +314,10 @@ private slots:
             {"a x 1\na x 2\n", "already live"},
             {"a x 1\nf x\nf x\n", "line 3"},
             {"f\n", "expected 'f <id>'"},
-            {"a x 1 2\n", "expected 'a <id> <bytes>'"},
+            {"a x 1 2\n", "is not s1 to s255"},
+            {"a x 1 s0\n", "is not s1 to s255"},
+            {"a x 1 s256\n", "is not s1 to s255"},
+            {"a x 1 s1 2\n", "expected 'a <id> <bytes> [s<stream>]'"},
         };
         for (const auto& [text, expected] : bad) {
             const auto r = parseAllocatorTrace(text);

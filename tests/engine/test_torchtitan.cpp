@@ -170,12 +170,25 @@ private slots:
         QCOMPARE(rowBytes(p, "weights.layer"), shard(4 * layerParams));
         QCOMPARE(rowBytes(p, "grads.layer"), shard(4 * layerParams));
         QCOMPARE(rowBytes(p, "optimizer.layer"), shard(8 * layerParams));
-        QCOMPARE(rowBytes(p, "fsdp2.gathered_layer"), 2 * 2 * layerParams);
-        QCOMPARE(rowBytes(p, "fsdp2.gathered_layer_bwd"), 2 * 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.unsharded_layer"), 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.unsharded_layer_bwd"), 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.all_gather_buffer"), 2 * layerParams);
         QCOMPARE(rowBytes(p, "fsdp2.gathered_last_layer"), 2 * layerParams);
         QCOMPARE(rowBytes(p, "fsdp2.gathered_root"), 2 * globalParams);
+        QCOMPARE(rowBytes(p, "fsdp2.root_all_gather_buffer"), 2 * globalParams);
         QCOMPARE(rowBytes(p, "fsdp2.unsharded_grad"), 2 * layerParams);
         QCOMPARE(rowBytes(p, "fsdp2.reduce_scatter_input"), 4 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.root_unsharded_grad"), 2 * globalParams);
+        QCOMPARE(rowBytes(p, "fsdp2.root_reduce_scatter_input"), 4 * globalParams);
+        // The streams: buffers of the collectives on their own streams, the
+        // sharded gradients (reduce-scatter outputs) on the reduce-scatter stream.
+        QCOMPARE(int(findRow(p, "fsdp2.all_gather_buffer")->stream), int(kAllGatherCopyInStream));
+        QCOMPARE(int(findRow(p, "fsdp2.root_all_gather_buffer")->stream), int(kAllGatherCopyInStream));
+        QCOMPARE(int(findRow(p, "grads.layer")->stream), int(kReduceScatterStream));
+        QCOMPARE(int(findRow(p, "grads.global")->stream), int(kReduceScatterStream));
+        QCOMPARE(int(findRow(p, "fsdp2.unsharded_layer")->stream), 0);
+        QCOMPARE(int(findRow(p, "fsdp2.reduce_scatter_input")->stream), 0);
+        QCOMPARE(int(findRow(p, "grads.global")->allocAt), int(Phase::EmbedBwd));
         QCOMPARE(rowBytes(p, "checkpoint.layer_input"), 2 * T * h);
         for (const TensorRow& r : p.tensors)
             QVERIFY2(std::strncmp(r.name, "autocast.", 9) != 0, r.name);
