@@ -186,7 +186,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         ranks.push_back(r);
         if (stage == 0 || plan->deviceUsedBytes > worst.deviceUsedBytes) {
             worst = std::move(plan.value());
-            worstIndex = static_cast<std::size_t>(stage);
+            worstIndex = ranks.size() - 1; // the index in ranks, which may skip stages (worstRankOnly)
         }
     }
     worst.ranks = std::move(ranks);
@@ -203,7 +203,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         "Layout: tp " + std::to_string(layout.tp) + (layout.sp && layout.tp > 1 ? " with sequence parallelism" : "") +
         " x pp " + std::to_string(layout.pp) + " (" + pipelineScheduleName(layout.schedule) + ") x dp " +
         std::to_string(layout.dp) + " over " + std::to_string(sc.hardware.count) +
-        " GPUs; the counters are those of pipeline stage " + std::to_string(worstIndex) + ", the fullest.";
+        " GPUs; the counters are those of pipeline stage " + std::to_string(worst.ranks[worstIndex].stage) +
+        ", the fullest.";
     worst.notes.insert(worst.notes.begin(), layoutNote);
     if (layout.sp && layout.tp == 1)
         worst.notes.push_back("Sequence parallelism has no effect with tp 1.");
