@@ -89,7 +89,8 @@ nlohmann::json toJson(const LayoutSearchResult& r)
     nlohmann::json layouts = nlohmann::json::array();
     for (const LayoutCandidate& c : r.layouts)
         layouts.push_back(toJson(c));
-    nlohmann::json j{{"evaluated", r.evaluated},
+    nlohmann::json j{{"refused_shapes", r.refusedShapes},
+                     {"evaluated", r.evaluated},
                      {"refused", r.refused},
                      {"feasible", r.feasible},
                      {"simulated", r.simulated},
@@ -163,6 +164,8 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
               << fixed(r.gpu.denseBf16Tflops, 1)
               << " dense bf16 TFLOPS (an assumption), communication not overlapped (docs/planner.md \"Layout "
                  "search\").\n";
+    if (r.refusedShapes)
+        std::cout << r.refusedShapes << " tp x pp shapes refused by the planner, not enumerated further.\n";
     std::cout << "Evaluated " << r.evaluated << " layouts: " << r.refused << " refused by the planner, " << r.feasible
               << " fit (by the quick estimate of reserved)";
     if (r.droppedBySimulation)

@@ -10,8 +10,9 @@
 //   (tp = pp = 1); none when dp = 1;
 // - micro-batch: powers of two dividing global batch / dp; grad_accum the rest;
 // - checkpointing: none, full, selective-op.
-// parallelLayout() and makePlan() decide the rest (heads, KV heads and the
-// MLP width divisible by tp; what combines): a refusal skips the layout.
+// parallelLayout() decides which (tp, pp) shapes the model takes (heads, KV
+// heads and the MLP width divisible by tp, the family): a refused shape is
+// skipped whole; makePlan() decides what combines: a refusal skips the layout.
 // Every layout is planned with the quick estimate of peak reserved
 // (PlanOptions::estimateReserved); the best are re-planned with the caching
 // allocator simulation before they are returned, as the fit search does.
@@ -118,16 +119,30 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     if (r.globalBatch == 0)
         return invalid("train.global_batch: must be at least 1");
 
-    // The (tp, pp) pairs, and the data-parallel degrees that divide the batch.
+    // The (tp, pp) shapes parallelLayout() accepts (heads, KV heads, MLP
+    // width, the model's family...), and of those the ones whose
+    // data-parallel degree divides the batch.
     struct Pair {
         std::uint64_t tp, pp;
     };
     std::vector<Pair> pairs;
     std::vector<std::uint64_t> triedDp;
+    std::map<std::string, std::size_t> refusals;
+    Scenario shape = base;
+    shape.train.globalBatch = 0; // the batch is checked below, per layout
+    shape.train.gradAccum = 1;
+    shape.hardware.parallel.vpp = 1;
     for (std::uint64_t tp : divisorsUpTo(std::min(count, r.links.gpusPerNode), r.links.gpusPerNode)) {
         if (count % tp != 0 || r.links.gpusPerNode % tp != 0)
             continue;
         for (std::uint64_t pp : divisorsUpTo(count / tp, base.model.layers)) {
+            shape.hardware.parallel.tp = tp;
+            shape.hardware.parallel.pp = pp;
+            if (auto accepted = parallelLayout(shape); !accepted) {
+                ++refusals[accepted.error().detail];
+                ++r.refusedShapes;
+                continue;
+            }
             const std::uint64_t dp = count / (tp * pp);
             if (std::find(triedDp.begin(), triedDp.end(), dp) == triedDp.end())
                 triedDp.push_back(dp);
@@ -135,6 +150,9 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                 pairs.push_back({tp, pp});
         }
     }
+    if (triedDp.empty()) // tp 1 x pp 1 is refused too: the scenario itself does not plan
+        return makeError(ErrorCode::UnsupportedCombination,
+                         "no layout of " + std::to_string(count) + " GPUs plans: " + refusals.begin()->first);
     if (pairs.empty()) {
         std::sort(triedDp.begin(), triedDp.end());
         std::string list;
@@ -142,7 +160,8 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
             list += (list.empty() ? "" : ", ") + std::to_string(dp);
         return invalid("train.global_batch: " + std::to_string(r.globalBatch) +
                        " sequences do not divide by the data-parallel degree of any layout of " +
-                       std::to_string(count) + " GPUs (" + list + ")");
+                       std::to_string(count) + " GPUs (" + list + ")" +
+                       (r.refusedShapes ? " that the planner accepts" : ""));
     }
 
     const ParameterTable table = buildParameterTable(base.model);
@@ -151,7 +170,6 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     quick.estimateReserved = true;
     quick.worstRankOnly = true;
     std::vector<LayoutCandidate> fitting;
-    std::map<std::string, std::size_t> refusals;
     Scenario sc = base;
     sc.train.globalBatch = r.globalBatch;
     for (std::size_t k = 0; k < pairs.size(); ++k) {
@@ -230,7 +248,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     if (r.layouts.empty()) {
         r.message = "No layout of " + std::to_string(count) + " " + gpu->id + " GPUs fits: " +
                     std::to_string(r.evaluated) + " evaluated, " + std::to_string(r.refused) +
-                    " refused by the planner";
+                    " refused by the planner, " + std::to_string(r.refusedShapes) + " tp x pp shapes refused";
         if (!r.commonRefusal.empty())
             r.message += " (most often: " + r.commonRefusal + ")";
         if (r.closest)

@@ -50,11 +50,12 @@ struct LayoutSearchResult {
     bool gpusPerNodeAssumed = false;  // the options gave none: kDefaultGpusPerNode
     Interconnect links;
     GpuSpec gpu;
+    std::size_t refusedShapes = 0;    // (tp, pp) pairs parallelLayout() refuses: not enumerated further
     std::size_t evaluated = 0;        // layouts enumerated and given to the planner
     std::size_t refused = 0;          // of which the planner refused (its error), skipped
     std::size_t feasible = 0;         // of which fit (by the quick estimate of reserved; see layouts)
     std::size_t simulated = 0;        // plans re-made with the allocator simulation for `layouts`
-    std::string commonRefusal;        // the planner's most frequent refusal, "" when none
+    std::string commonRefusal;        // the most frequent refusal (of a shape or a layout), "" when none
     // Best first by step time (then device used, then enumeration order);
     // each verified with the allocator simulation: a layout the estimate let
     // through but the simulation does not fit is left out (and counted in
