@@ -19,6 +19,8 @@ int runExport(const std::vector<std::string>& args);
 int runValidate(const std::vector<std::string>& args);
 // suggest [scenario options] [--json]: cheapest changes that make it fit (suggestcommand.cpp)
 int runSuggest(const std::vector<std::string>& args);
+// search [scenario options] [--gpus-per-node N] [--top N] [--json]: the best parallel layouts (searchcommand.cpp)
+int runSearch(const std::vector<std::string>& args);
 // devices [--json] [--measure-context]: CUDA devices, or exit 3 (devicescommand.cpp)
 int runDevices(const std::vector<std::string>& args);
 // replay TRACE [--json]: an allocation trace through the caching allocator simulation (replaycommand.cpp)

@@ -311,6 +311,26 @@ const std::vector<CommandHelp>& commandTable()
              true,
              {json},
              "headroom-cli suggest --peft none --optimizer adamw --gpu rtx-4090"},
+            {"search",
+             "[scenario options] [--gpus-per-node N] [--top N] [--json]",
+             "the best tensor, pipeline and data-parallel layouts of the scenario's GPUs",
+             "Enumerates the layouts of the scenario's GPUs for its model, sequence and global batch (tp within a "
+             "node, with and without sequence parallelism; pp; dp the rest; ddp, zero1, zero2, zero3, fsdp2; "
+             "micro-batches in powers of two, grad-accum the rest; checkpointing none, full or selective-op), plans "
+             "each, drops those that do not fit and ranks the rest by an estimated step time: the matrix products "
+             "at 60% of the GPU's dense bf16 peak (an assumption), tensor-parallel, pipeline and data-parallel "
+             "communication over NVLink inside a node and InfiniBand between nodes, not overlapped, and the 1F1B "
+             "bubble. Prints the best with memory, step time, tokens/s per GPU, MFU and bubble, and why the best "
+             "beats the runner-up. The global batch is --global-batch, or micro-batch x grad-accum x GPUs when "
+             "none is given; the scenario's own tp, pp, sharding, micro-batch, grad-accum and checkpointing are "
+             "replaced. Assumptions and sources: docs/planner.md, \"Layout search\".",
+             true,
+             {{"gpus-per-node", "N", "GPUs per node (default 8, and the output says it was assumed)"},
+              {"top", "N", "how many of the best to show, each re-planned with the allocator simulation (default 5; "
+                           "with --json 20; 0: every layout that fits)"},
+              json},
+             "headroom-cli search --model meta-llama/Llama-3.1-70B --peft none --precision bf16-mixed --optimizer "
+             "adamw --seq-len 4096 --gpu h100-sxm-80gb --gpus 64 --global-batch 256"},
             {"ladder",
              "[scenario options] [--steps IDS] [--json]",
              "the same scenario with techniques applied one after another",
@@ -458,8 +478,9 @@ std::string overviewHelp()
     std::vector<std::string> names;
     for (const ScenarioOptionHelp& o : scenarioOptionTable())
         names.push_back("--" + o.option.name);
-    out << "\nScenario options (plan, fit, suggest, ladder, validate, export, compare): the\n"
-           "built-in scenario (Llama 3.1 8B QLoRA on an RTX 4090) or --scenario FILE, these on top:\n  "
+    out << "\nScenario options (plan, fit, suggest, search, ladder, validate, export,\n"
+           "compare): the built-in scenario (Llama 3.1 8B QLoRA on an RTX 4090) or\n"
+           "--scenario FILE, these on top:\n  "
         << wrap(joined(names, " "), 2, 2) << "\n"
         << "Options and defaults per command: headroom-cli COMMAND --help; man headroom-cli\n\n"
         << kExitStatus;
@@ -478,8 +499,9 @@ std::string commandHelp(const CommandHelp& c)
     }
     if (c.scenario) {
         auto builtIn = teachingScenario();
-        out << "\nScenario options (shared by plan, fit, suggest, ladder, validate, export, compare):\n"
-               "the defaults are the built-in scenario's, or with --scenario FILE the file's.\n";
+        out << "\nScenario options (shared by plan, fit, suggest, search, ladder, validate,\n"
+               "export, compare): the defaults are the built-in scenario's, or with\n"
+               "--scenario FILE the file's.\n";
         std::string group;
         for (const ScenarioOptionHelp& o : scenarioOptionTable()) {
             if (o.group != group) {

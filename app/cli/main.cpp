@@ -59,6 +59,7 @@ int main(int argc, char** argv)
         if (command == "export") return runExport(args);
         if (command == "validate") return runValidate(args);
         if (command == "suggest") return runSuggest(args);
+        if (command == "search") return runSearch(args);
         if (command == "devices") return runDevices(args);
         if (command == "replay") return runReplay(args);
         if (command == "teach") return runTeach(args);

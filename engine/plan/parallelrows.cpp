@@ -85,6 +85,33 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
 bool forwardPhase(Phase p) { return p >= Phase::EmbedFwd && p <= Phase::LossFwd; }
 bool backwardPhase(Phase p) { return p >= Phase::LossBwd && p <= Phase::EmbedBwd; }
 
+// The stages to plan: all of them, or those that can be the worst. A stage
+// between the first and the last holds the rows of the first stage less the
+// embedding's, with no more micro-batches in flight (1F1B: pp - stage, GPipe:
+// all) and, with the same layer count, no more layers' rows: the first stage
+// (which takes the smaller count of an uneven split) bounds every middle stage
+// with that count. Middle stages with one layer more are bounded by the first
+// of them, which holds the most micro-batches. The last stage (LM head, loss)
+// is planned on its own.
+std::vector<std::uint64_t> plannedStages(const ParallelLayout& l, bool worstOnly)
+{
+    std::vector<std::uint64_t> stages;
+    if (!worstOnly) {
+        for (std::uint64_t s = 0; s < l.pp; ++s)
+            stages.push_back(s);
+        return stages;
+    }
+    stages.push_back(0);
+    for (std::uint64_t s = 1; s + 1 < l.pp; ++s)
+        if (l.stageLayers[s] > l.stageLayers[0]) { // the first middle stage with more layers
+            stages.push_back(s);
+            break;
+        }
+    if (l.pp > 1)
+        stages.push_back(l.pp - 1);
+    return stages;
+}
+
 } // namespace
 
 void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
@@ -141,7 +168,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     std::vector<RankPlan> ranks;
     Plan worst;
     std::size_t worstIndex = 0;
-    for (std::uint64_t stage = 0; stage < layout.pp; ++stage) {
+    for (std::uint64_t stage : plannedStages(layout, options.worstRankOnly)) {
         const ModelSpec model = rankModelSpec(sc.model, layout, stage);
         const ParameterTable rankTable = rankParameterTable(table, sc.model, layout, stage);
         const RankShape shape{&layout, stage, &sc.model};
@@ -159,7 +186,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         ranks.push_back(r);
         if (stage == 0 || plan->deviceUsedBytes > worst.deviceUsedBytes) {
             worst = std::move(plan.value());
-            worstIndex = static_cast<std::size_t>(stage);
+            worstIndex = ranks.size() - 1; // the index in ranks, which may skip stages (worstRankOnly)
         }
     }
     worst.ranks = std::move(ranks);
@@ -176,7 +203,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         "Layout: tp " + std::to_string(layout.tp) + (layout.sp && layout.tp > 1 ? " with sequence parallelism" : "") +
         " x pp " + std::to_string(layout.pp) + " (" + pipelineScheduleName(layout.schedule) + ") x dp " +
         std::to_string(layout.dp) + " over " + std::to_string(sc.hardware.count) +
-        " GPUs; the counters are those of pipeline stage " + std::to_string(worstIndex) + ", the fullest.";
+        " GPUs; the counters are those of pipeline stage " + std::to_string(worst.ranks[worstIndex].stage) +
+        ", the fullest.";
     worst.notes.insert(worst.notes.begin(), layoutNote);
     if (layout.sp && layout.tp == 1)
         worst.notes.push_back("Sequence parallelism has no effect with tp 1.");

@@ -18,6 +18,14 @@ struct PlanOptions {
     // search only. A search re-plans the value it returns without this, so
     // what users see is always simulated (Plan::reservedSimulated).
     bool estimateReserved = false;
+    // A tensor/pipeline-parallel layout: plan only the stages that can be
+    // the worst (parallelrows.cpp makeParallelPlan): the first, the first
+    // middle stage with the larger layer count of an uneven split, and the
+    // last. The stages left out hold the same rows as a planned one with
+    // fewer micro-batches in flight and no embedding, so they never use more;
+    // Plan::ranks then lists the planned stages only. For the inner loop of
+    // the layout search (layoutsearch.h); the counters are the full plan's.
+    bool worstRankOnly = false;
 };
 Result<Plan> makePlan(const Scenario& scenario, const ParameterTable& table, const PlanOptions& options);
 

@@ -407,6 +407,55 @@ private slots:
         QCOMPARE(fitsOf(planJson(words("--seq-len") << s1)), 0);
     }
 
+    // search: the layouts of 16 H100s for a small preset, best first, each
+    // replayed by plan with the same counters; a global batch no layout divides.
+    void search()
+    {
+        const QStringList base = words("--model Qwen/Qwen2.5-0.5B --peft none --precision bf16-mixed --optimizer adamw "
+                                       "--seq-len 1024 --gpu h100-sxm-80gb --gpus 16 --global-batch 32");
+        const CliResult r = runCli(words("search --json --top 3") + base);
+        QVERIFY2(r.exitCode == 0, r.describe().constData());
+        const json j = parseJson(r.out);
+        QVERIFY(j.is_object());
+        QVERIFY(j.at("evaluated").get<int>() > 0);
+        QVERIFY(j.at("feasible").get<int>() >= 3);
+        QVERIFY(j.at("gpus_per_node_assumed").get<bool>());
+        const json& layouts = j.at("layouts");
+        QCOMPARE(int(layouts.size()), 3);
+        double previous = 0;
+        for (const json& l : layouts) {
+            const json& p = l.at("parallel");
+            const int tp = p.at("tp").get<int>(), pp = p.at("pp").get<int>(), dp = p.at("dp").get<int>();
+            QCOMPARE(tp * pp * dp, 16);
+            QCOMPARE(p.at("micro_batch").get<int>() * p.at("grad_accum").get<int>() * dp, 32);
+            QVERIFY(l.at("fits").get<bool>());
+            const double step = l.at("step_time_s").get<double>();
+            QVERIFY(step >= previous);
+            previous = step;
+            // plan with that layout says the same.
+            const QStringList layout = {QStringLiteral("--tp"), QString::number(tp), QStringLiteral("--pp"),
+                                        QString::number(pp), QStringLiteral("--sharding"),
+                                        QString::fromStdString(p.at("sharding").get<std::string>()),
+                                        QStringLiteral("--micro-batch"), QString::number(p.at("micro_batch").get<int>()),
+                                        QStringLiteral("--grad-accum"), QString::number(p.at("grad_accum").get<int>()),
+                                        QStringLiteral("--checkpointing"),
+                                        QString::fromStdString(p.at("checkpointing").get<std::string>())};
+            const json plan = planJson(base + layout + (p.at("sp").get<bool>() ? words("--sp") : QStringList()));
+            QCOMPARE(plan.at("device_used_bytes").get<std::uint64_t>(), l.at("device_used_bytes").get<std::uint64_t>());
+        }
+
+        const CliResult text = runCli(words("search") + base);
+        QVERIFY2(text.exitCode == 0, text.describe().constData());
+        QVERIFY(text.out.contains("#1 is "));
+        QVERIFY(text.out.contains("GPUs per node: 8 (assumed"));
+
+        const CliResult bad = runCli(words("search --model Qwen/Qwen2.5-0.5B --gpus 64 --gpu h100-sxm-80gb "
+                                           "--global-batch 3 --peft none"));
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.startsWith("headroom-cli: invalid-argument: train.global_batch: 3 sequences do not divide"),
+                 bad.err.constData());
+    }
+
     void suggest()
     {
         // The teaching scenario fits: nothing to suggest.

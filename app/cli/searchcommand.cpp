@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// headroom-cli search [scenario options] [--gpus-per-node N] [--top N] [--json]
+// The best tensor/pipeline/data-parallel layouts of the scenario's GPUs
+// (engine/plan/layoutsearch.h), ranked by estimated step time.
+#include "commands.h"
+
+#include "format.h"
+#include "options.h"
+#include "overrides.h"
+
+#include "plan/layoutsearch.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+namespace headroom::cli {
+
+namespace {
+
+Result<std::uint64_t> wholeNumber(const std::string& option, const std::string& text, std::uint64_t low,
+                                  std::uint64_t high)
+{
+    std::uint64_t value = 0;
+    bool ok = !text.empty() && text.size() <= 9;
+    for (char c : text) {
+        ok = ok && c >= '0' && c <= '9';
+        value = value * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!ok || value < low || value > high)
+        return makeError(ErrorCode::InvalidArgument, "--" + option + ": must be a whole number from " +
+                                                         std::to_string(low) + " to " + std::to_string(high) +
+                                                         ", got '" + text + "'");
+    return value;
+}
+
+std::string fixed(double x, int digits)
+{
+    char text[48];
+    std::snprintf(text, sizeof text, "%.*f", digits, x);
+    return text;
+}
+
+std::string seconds(double s) { return s < 1 ? fixed(s * 1e3, 1) + " ms" : fixed(s, 2) + " s"; }
+
+std::string layoutName(const LayoutCandidate& c)
+{
+    return "tp " + std::to_string(c.tp) + (c.sp ? " (sp)" : "") + " x pp " + std::to_string(c.pp) + " x dp " +
+           std::to_string(c.dp) + ", " + shardingName(c.sharding) + ", micro-batch " + std::to_string(c.microBatch) +
+           " x " + std::to_string(c.gradAccum) + ", checkpointing " + checkpointingName(c.checkpointing);
+}
+
+nlohmann::json toJson(const LayoutCandidate& c)
+{
+    const StepTime& t = c.time;
+    return {{"parallel",
+             {{"tp", c.tp},
+              {"sp", c.sp},
+              {"pp", c.pp},
+              {"dp", c.dp},
+              {"sharding", shardingName(c.sharding)},
+              {"micro_batch", c.microBatch},
+              {"grad_accum", c.gradAccum},
+              {"checkpointing", checkpointingName(c.checkpointing)}}},
+            {"peak_allocated_bytes", c.peakAllocatedBytes},
+            {"peak_reserved_bytes", c.peakReservedBytes},
+            {"device_used_bytes", c.deviceUsedBytes},
+            {"margin_bytes", c.marginBytes},
+            {"fits", c.fits},
+            {"reserved_simulated", c.reservedSimulated},
+            {"step_time_s", t.stepSeconds},
+            {"terms_s",
+             {{"compute", t.computeSeconds},
+              {"tensor_parallel", t.tensorParallelSeconds},
+              {"pipeline_send", t.pipelineSendSeconds},
+              {"bubble", t.bubbleSeconds},
+              {"data_parallel", t.dataParallelSeconds}}},
+            {"inter_node", {{"tp", t.tensorParallelInterNode}, {"pp", t.pipelineInterNode}, {"dp", t.dataParallelInterNode}}},
+            {"bubble_fraction", t.bubbleFraction},
+            {"tokens_per_second_per_gpu", t.tokensPerSecondPerGpu},
+            {"mfu", t.mfu}};
+}
+
+nlohmann::json toJson(const LayoutSearchResult& r)
+{
+    nlohmann::json layouts = nlohmann::json::array();
+    for (const LayoutCandidate& c : r.layouts)
+        layouts.push_back(toJson(c));
+    nlohmann::json j{{"refused_shapes", r.refusedShapes},
+                     {"evaluated", r.evaluated},
+                     {"refused", r.refused},
+                     {"feasible", r.feasible},
+                     {"simulated", r.simulated},
+                     {"dropped_by_simulation", r.droppedBySimulation},
+                     {"gpus", r.gpus},
+                     {"gpu", r.gpu.id},
+                     {"global_batch", r.globalBatch},
+                     {"global_batch_derived", r.globalBatchDerived},
+                     {"gpus_per_node", r.links.gpusPerNode},
+                     {"gpus_per_node_assumed", r.gpusPerNodeAssumed},
+                     {"links",
+                      {{"intra_node_gb_s", r.links.intraNodeGBs},
+                       {"inter_node_gb_s", r.links.interNodeGBs},
+                       {"source", r.links.source}}},
+                     {"assumptions",
+                      {{"achievable_fraction_of_peak", kAchievableFractionOfPeak},
+                       {"dense_bf16_tflops", r.gpu.denseBf16Tflops},
+                       {"selective_op_recompute_fraction", kSelectiveOpRecomputeFraction},
+                       {"overlap", "none: every communication term adds to the step"}}},
+                     {"cancelled", r.cancelled},
+                     {"layouts", layouts}};
+    if (!r.commonRefusal.empty())
+        j["common_refusal"] = r.commonRefusal;
+    if (!r.message.empty())
+        j["message"] = r.message;
+    return j;
+}
+
+// Why the best beats the runner-up: the term that differs most in its favour.
+std::string whyBest(const LayoutCandidate& best, const LayoutCandidate& next)
+{
+    const double gap = next.time.stepSeconds - best.time.stepSeconds;
+    if (gap <= 0)
+        return "#1 and #2 take the same estimated step time; #1 is first because it uses less device memory (" +
+               gib(double(best.deviceUsedBytes)) + " against " + gib(double(next.deviceUsedBytes)) + ").";
+    StepTerm most = StepTerm::Compute, least = StepTerm::Compute;
+    double mostSaved = 0, mostPaid = 0;
+    for (StepTerm term : kStepTerms) {
+        const double d = stepTermSeconds(next.time, term) - stepTermSeconds(best.time, term);
+        if (d > mostSaved) {
+            mostSaved = d;
+            most = term;
+        }
+        if (-d > mostPaid) {
+            mostPaid = -d;
+            least = term;
+        }
+    }
+    std::string text = "#1 is " + seconds(gap) + " (" + fixed(100 * gap / next.time.stepSeconds, 1) +
+                       "%) faster than #2: its " + stepTermName(most) + " takes " + seconds(mostSaved) + " less (" +
+                       seconds(stepTermSeconds(best.time, most)) + " against " +
+                       seconds(stepTermSeconds(next.time, most)) + ")";
+    if (mostPaid > 0)
+        text += ", more than its " + std::string(stepTermName(least)) + " costs over #2's (+" + seconds(mostPaid) + ")";
+    return text + ".";
+}
+
+void printText(const Scenario& sc, const LayoutSearchResult& r, const std::string& origin)
+{
+    std::cout << "Layout search: " << sc.model.id << " on " << r.gpus << " x " << r.gpu.id << "\n"
+              << scenarioSummary(sc) << "\n"
+              << origin
+              << "The search replaces tp, sp, pp, sharding, micro-batch, grad-accum and checkpointing.\n";
+    std::cout << "Global batch " << r.globalBatch << " sequences of " << sc.train.seqLen << " tokens"
+              << (r.globalBatchDerived ? " (no global_batch given: micro-batch x grad-accum x GPUs)" : "") << ".\n"
+              << "GPUs per node: " << r.links.gpusPerNode
+              << (r.gpusPerNodeAssumed ? " (assumed: the scenario does not say; --gpus-per-node N)" : "") << ".\n"
+              << "Links per GPU and direction: " << fixed(r.links.intraNodeGBs, 1) << " GB/s inside a node, "
+              << fixed(r.links.interNodeGBs, 1) << " GB/s between nodes (" << r.links.source << ").\n"
+              << "Step time: matrix products at " << fixed(100 * kAchievableFractionOfPeak, 0) << "% of "
+              << fixed(r.gpu.denseBf16Tflops, 1)
+              << " dense bf16 TFLOPS (an assumption), communication not overlapped (docs/planner.md \"Layout "
+                 "search\").\n";
+    if (r.refusedShapes)
+        std::cout << r.refusedShapes << " tp x pp shapes refused by the planner, not enumerated further.\n";
+    std::cout << "Evaluated " << r.evaluated << " layouts: " << r.refused << " refused by the planner, " << r.feasible
+              << " fit (by the quick estimate of reserved)";
+    if (r.droppedBySimulation)
+        std::cout << ", " << r.droppedBySimulation << " of those checked did not fit with the allocator simulation";
+    std::cout << ".\n";
+    if (!r.commonRefusal.empty())
+        std::cout << "Most frequent refusal: " << r.commonRefusal << "\n";
+    if (r.layouts.empty()) {
+        std::cout << r.message << "\n";
+        return;
+    }
+    std::cout << "Best " << r.layouts.size() << " (each re-planned with the allocator simulation):\n";
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-3s %-13s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %s\n", "#", "tp x pp x dp", "sharding",
+                "mb x acc", "checkpoint", "peak alloc", "reserved", "dev used", "step", "MFU", "tok/s/GPU, bubble");
+    std::cout << line;
+    for (std::size_t k = 0; k < r.layouts.size(); ++k) {
+        const LayoutCandidate& c = r.layouts[k];
+        const std::string shape = std::to_string(c.tp) + (c.sp ? "s" : "") + " x " + std::to_string(c.pp) + " x " +
+                                  std::to_string(c.dp);
+        const std::string batch = std::to_string(c.microBatch) + " x " + std::to_string(c.gradAccum);
+        std::snprintf(line, sizeof line, "  %-3zu %-13s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %.0f, %.1f%%\n", k + 1, shape.c_str(),
+                    shardingName(c.sharding), batch.c_str(), checkpointingName(c.checkpointing),
+                    gib(double(c.peakAllocatedBytes)).c_str(), gib(double(c.peakReservedBytes)).c_str(),
+                    gib(double(c.deviceUsedBytes)).c_str(), seconds(c.time.stepSeconds).c_str(),
+                    (fixed(100 * c.time.mfu, 1) + "%").c_str(), c.time.tokensPerSecondPerGpu,
+                    100 * c.time.bubbleFraction);
+        std::cout << line;
+    }
+    std::cout << "(tp \"2s\": tensor parallelism 2 with sequence parallelism.)\n";
+    const StepTime& t = r.layouts.front().time;
+    std::cout << "#1, " << layoutName(r.layouts.front()) << ": compute " << seconds(t.computeSeconds)
+              << ", tensor-parallel " << seconds(t.tensorParallelSeconds) << ", pipeline sends "
+              << seconds(t.pipelineSendSeconds) << ", bubble " << seconds(t.bubbleSeconds) << ", data-parallel "
+              << seconds(t.dataParallelSeconds) << (t.dataParallelInterNode ? " (between nodes)" : " (inside a node)")
+              << ".\n";
+    if (r.layouts.size() > 1)
+        std::cout << whyBest(r.layouts[0], r.layouts[1]) << "\n";
+}
+
+} // namespace
+
+int runSearch(const std::vector<std::string>& args)
+{
+    auto o = Options::parseFor("search", args);
+    if (o && !o->positional().empty())
+        return fail(makeError(ErrorCode::InvalidArgument, "unexpected argument '" + o->positional().front() + "'"));
+    if (!o)
+        return fail(o.error());
+    LayoutSearchOptions options;
+    if (o->has("gpus-per-node")) {
+        auto n = wholeNumber("gpus-per-node", o->value("gpus-per-node"), 1, 1024);
+        if (!n)
+            return fail(n.error());
+        options.gpusPerNode = n.value();
+    }
+    options.keep = o->has("json") ? 20 : 5;
+    if (o->has("top")) {
+        auto n = wholeNumber("top", o->value("top"), 0, 100000);
+        if (!n)
+            return fail(n.error());
+        options.keep = n.value();
+    }
+    Scenario base;
+    auto scenario = scenarioFromOptions(o.value(), &base);
+    if (!scenario)
+        return fail(scenario.error());
+    auto result = searchLayouts(scenario.value(), options);
+    if (!result)
+        return fail(result.error());
+    if (o->has("json")) {
+        std::cout << toJson(result.value()).dump(2) << "\n";
+        return 0;
+    }
+    printText(scenario.value(), result.value(), originText(scenarioOrigin(o.value(), base, scenario.value())));
+    return 0;
+}
+
+} // namespace headroom::cli

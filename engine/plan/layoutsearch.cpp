@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Layout search (plan/layoutsearch.h). The enumeration:
+// - tp: divisors of the GPUs per node that divide the GPU count (tensor
+//   parallelism stays inside a node, as Megatron-LM recommends: Narayanan et
+//   al. 2021 §3.3, "use tensor model parallelism up to degree g" for g GPUs
+//   per server); with sequence parallelism off and on for tp > 1;
+// - pp: divisors of count / tp up to the layer count;
+// - dp = count / (tp x pp), which must divide the global batch;
+// - sharding: ddp, zero1, zero2, zero3, and fsdp2 where the planner plans it
+//   (tp = pp = 1); none when dp = 1;
+// - micro-batch: powers of two dividing global batch / dp; grad_accum the rest;
+// - checkpointing: none, full, selective-op.
+// parallelLayout() decides which (tp, pp) shapes the model takes (heads, KV
+// heads and the MLP width divisible by tp, the family): a refused shape is
+// skipped whole; makePlan() decides what combines: a refusal skips the layout.
+// Every layout is planned with the quick estimate of peak reserved
+// (PlanOptions::estimateReserved); the best are re-planned with the caching
+// allocator simulation before they are returned, as the fit search does.
+#include "plan/layoutsearch.h"
+
+#include "model/parametertable.h"
+#include "plan/parallel.h"
+#include "plan/planner.h"
+
+#include <algorithm>
+#include <map>
+
+namespace headroom {
+
+namespace {
+
+Error invalid(std::string what) { return makeError(ErrorCode::InvalidArgument, std::move(what)); }
+
+std::vector<std::uint64_t> divisorsUpTo(std::uint64_t n, std::uint64_t limit)
+{
+    std::vector<std::uint64_t> out;
+    for (std::uint64_t d = 1; d <= n && d <= limit; ++d)
+        if (n % d == 0)
+            out.push_back(d);
+    return out;
+}
+
+std::vector<Sharding> shardingsFor(std::uint64_t tp, std::uint64_t pp, std::uint64_t dp)
+{
+    if (dp == 1)
+        return {Sharding::None};
+    std::vector<Sharding> s{Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3};
+    if (tp == 1 && pp == 1) // planner.cpp: FSDP2 with tensor or pipeline parallelism is not modelled yet
+        s.push_back(Sharding::Fsdp2);
+    return s;
+}
+
+constexpr Checkpointing kCheckpointings[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
+
+void setLayout(Scenario& sc, const LayoutCandidate& c)
+{
+    sc.hardware.parallel.tp = c.tp;
+    sc.hardware.parallel.sp = c.sp;
+    sc.hardware.parallel.pp = c.pp;
+    sc.hardware.parallel.vpp = 1;
+    sc.hardware.sharding = c.sharding;
+    sc.train.microBatch = c.microBatch;
+    sc.train.gradAccum = c.gradAccum;
+    sc.train.checkpointing = c.checkpointing;
+}
+
+void copyCounters(LayoutCandidate& c, const Plan& p)
+{
+    c.peakAllocatedBytes = p.peakAllocatedBytes;
+    c.peakReservedBytes = p.peakReservedBytes;
+    c.deviceUsedBytes = p.deviceUsedBytes;
+    c.marginBytes = p.marginBytes;
+    c.fits = p.fits;
+    c.reservedSimulated = p.reservedSimulated;
+}
+
+bool faster(const LayoutCandidate& a, const LayoutCandidate& b)
+{
+    if (a.time.stepSeconds != b.time.stepSeconds)
+        return a.time.stepSeconds < b.time.stepSeconds;
+    return a.deviceUsedBytes < b.deviceUsedBytes;
+}
+
+} // namespace
+
+Scenario applyLayout(const Scenario& base, const LayoutCandidate& layout)
+{
+    Scenario sc = base;
+    setLayout(sc, layout);
+    sc.train.globalBatch = layout.microBatch * layout.gradAccum * layout.dp;
+    return sc;
+}
+
+Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearchOptions& options)
+{
+    if (base.mode != Mode::Train)
+        return invalid("mode: the layout search plans training steps; the scenario is inference");
+    const GpuSpec* gpu = lookupGpu(base.hardware.gpu);
+    if (!gpu)
+        return findGpu(base.hardware.gpu).error();
+    if (!(gpu->denseBf16Tflops > 0))
+        return makeError(ErrorCode::UnsupportedCombination,
+                         "hardware.gpu: " + gpu->id +
+                             " has no published dense bf16 (or fp16) peak in the catalog, so the search cannot "
+                             "estimate step times");
+    const std::uint64_t count = base.hardware.count;
+    if (count == 0 || count > 1'000'000)
+        return invalid("hardware.count: must be between 1 and 1000000, got " + std::to_string(count));
+    if (base.model.layers == 0)
+        return invalid("model: layers must be positive");
+
+    LayoutSearchResult r;
+    r.gpus = count;
+    r.gpu = *gpu;
+    r.gpusPerNodeAssumed = options.gpusPerNode == 0;
+    r.links = interconnectFor(*gpu, r.gpusPerNodeAssumed ? kDefaultGpusPerNode : options.gpusPerNode);
+    r.globalBatchDerived = base.train.globalBatch == 0;
+    r.globalBatch = r.globalBatchDerived ? base.train.microBatch * base.train.gradAccum * count : base.train.globalBatch;
+    if (r.globalBatch == 0)
+        return invalid("train.global_batch: must be at least 1");
+
+    // The (tp, pp) shapes parallelLayout() accepts (heads, KV heads, MLP
+    // width, the model's family...), and of those the ones whose
+    // data-parallel degree divides the batch.
+    struct Pair {
+        std::uint64_t tp, pp;
+    };
+    std::vector<Pair> pairs;
+    std::vector<std::uint64_t> triedDp;
+    std::map<std::string, std::size_t> refusals;
+    Scenario shape = base;
+    shape.train.globalBatch = 0; // the batch is checked below, per layout
+    shape.train.gradAccum = 1;
+    shape.hardware.parallel.vpp = 1;
+    for (std::uint64_t tp : divisorsUpTo(std::min(count, r.links.gpusPerNode), r.links.gpusPerNode)) {
+        if (count % tp != 0 || r.links.gpusPerNode % tp != 0)
+            continue;
+        for (std::uint64_t pp : divisorsUpTo(count / tp, base.model.layers)) {
+            shape.hardware.parallel.tp = tp;
+            shape.hardware.parallel.pp = pp;
+            if (auto accepted = parallelLayout(shape); !accepted) {
+                ++refusals[accepted.error().detail];
+                ++r.refusedShapes;
+                continue;
+            }
+            const std::uint64_t dp = count / (tp * pp);
+            if (std::find(triedDp.begin(), triedDp.end(), dp) == triedDp.end())
+                triedDp.push_back(dp);
+            if (r.globalBatch % dp == 0)
+                pairs.push_back({tp, pp});
+        }
+    }
+    if (triedDp.empty()) // tp 1 x pp 1 is refused too: the scenario itself does not plan
+        return makeError(ErrorCode::UnsupportedCombination,
+                         "no layout of " + std::to_string(count) + " GPUs plans: " + refusals.begin()->first);
+    if (pairs.empty()) {
+        std::sort(triedDp.begin(), triedDp.end());
+        std::string list;
+        for (std::uint64_t dp : triedDp)
+            list += (list.empty() ? "" : ", ") + std::to_string(dp);
+        return invalid("train.global_batch: " + std::to_string(r.globalBatch) +
+                       " sequences do not divide by the data-parallel degree of any layout of " +
+                       std::to_string(count) + " GPUs (" + list + ")" +
+                       (r.refusedShapes ? " that the planner accepts" : ""));
+    }
+
+    const ParameterTable table = buildParameterTable(base.model);
+    const StepModel model = stepModel(base.model, table);
+    PlanOptions quick;
+    quick.estimateReserved = true;
+    quick.worstRankOnly = true;
+    std::vector<LayoutCandidate> fitting;
+    Scenario sc = base;
+    sc.train.globalBatch = r.globalBatch;
+    for (std::size_t k = 0; k < pairs.size(); ++k) {
+        const auto [tp, pp] = pairs[k];
+        const std::uint64_t dp = count / (tp * pp), perReplica = r.globalBatch / dp;
+        for (bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})
+            for (Sharding sharding : shardingsFor(tp, pp, dp))
+                for (std::uint64_t mb = 1; mb <= perReplica; mb *= 2) {
+                    if (perReplica % mb != 0)
+                        continue;
+                    for (Checkpointing ckpt : kCheckpointings) {
+                        LayoutCandidate c;
+                        c.tp = tp;
+                        c.pp = pp;
+                        c.dp = dp;
+                        c.sp = sp;
+                        c.sharding = sharding;
+                        c.microBatch = mb;
+                        c.gradAccum = perReplica / mb;
+                        c.checkpointing = ckpt;
+                        setLayout(sc, c);
+                        ++r.evaluated;
+                        auto plan = makePlan(sc, table, quick);
+                        if (!plan) {
+                            ++refusals[plan.error().detail];
+                            ++r.refused;
+                            continue;
+                        }
+                        copyCounters(c, plan.value());
+                        auto layout = parallelLayout(sc);
+                        if (!layout) // makePlan accepted it, so this does not happen
+                            continue;
+                        c.time = estimateStepTime(model, sc, layout.value(), *gpu, r.links);
+                        if (c.fits) {
+                            fitting.push_back(c);
+                        } else if (!r.closest || c.deviceUsedBytes < r.closest->deviceUsedBytes) {
+                            r.closest = c;
+                        }
+                    }
+                }
+        if (options.progress && !options.progress(k + 1, pairs.size())) {
+            r.cancelled = true;
+            break;
+        }
+    }
+    r.feasible = fitting.size();
+    std::size_t mostRefused = 0;
+    for (const auto& [text, n] : refusals)
+        if (n > mostRefused) {
+            mostRefused = n;
+            r.commonRefusal = text;
+        }
+
+    // Best first; then the best `keep` verified with the simulation.
+    std::stable_sort(fitting.begin(), fitting.end(), faster);
+    const std::size_t keep = options.keep == 0 ? fitting.size() : options.keep;
+    for (const LayoutCandidate& estimated : fitting) {
+        if (r.layouts.size() >= keep)
+            break;
+        LayoutCandidate c = estimated;
+        setLayout(sc, c);
+        auto plan = makePlan(sc, table);
+        ++r.simulated;
+        if (!plan)
+            continue;
+        copyCounters(c, plan.value());
+        if (!c.fits) {
+            ++r.droppedBySimulation;
+            continue;
+        }
+        r.layouts.push_back(c);
+    }
+    // Device used changed with the simulation: keep the order by time, ties by the simulated bytes.
+    std::stable_sort(r.layouts.begin(), r.layouts.end(), faster);
+
+    if (r.layouts.empty()) {
+        r.message = "No layout of " + std::to_string(count) + " " + gpu->id + " GPUs fits: " +
+                    std::to_string(r.evaluated) + " evaluated, " + std::to_string(r.refused) +
+                    " refused by the planner, " + std::to_string(r.refusedShapes) + " tp x pp shapes refused";
+        if (!r.commonRefusal.empty())
+            r.message += " (most often: " + r.commonRefusal + ")";
+        if (r.closest)
+            r.message += "; the closest, tp " + std::to_string(r.closest->tp) + " x pp " +
+                         std::to_string(r.closest->pp) + " x dp " + std::to_string(r.closest->dp) + " " +
+                         shardingName(r.closest->sharding) + ", micro-batch " +
+                         std::to_string(r.closest->microBatch) + ", " + checkpointingName(r.closest->checkpointing) +
+                         " checkpointing, uses " + formatGiB(double(r.closest->deviceUsedBytes)) + " of " +
+                         formatGiB(double(gpu->usableBytes()));
+        if (r.droppedBySimulation != 0)
+            r.message += "; " + std::to_string(r.droppedBySimulation) +
+                         " fitted by the quick estimate but not with the allocator simulation";
+        r.message += ".";
+        if (r.cancelled)
+            r.message += " (The search was cancelled.)";
+    }
+    return r;
+}
+
+} // namespace headroom

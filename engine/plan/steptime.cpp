@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The step-time model of a layout search (plan/steptime.h). Sources:
+// - FLOPs: PaLM (Chowdhery et al. 2022, arXiv:2204.02311) Appendix B: per
+//   token 6 N for the forward and backward matrix products plus 12 L H Q T
+//   for attention; the forward is a third of each (2 N, 4 L H Q T).
+// - Recompute: full checkpointing runs each layer's forward again in
+//   backward (Chen et al. 2016, arXiv:1604.06174; Korthikanti et al. 2022,
+//   arXiv:2205.05198 §5: "an extra forward pass"); op-level selective
+//   checkpointing, kSelectiveOpRecomputeFraction.
+// - Tensor parallelism: Shoeybi et al. 2019 (Megatron-LM, arXiv:1909.08053)
+//   §3: two all-reduces in the forward and two in the backward of each layer
+//   (the g and f operators of Figure 3), each of b x s x h activations;
+//   sequence parallelism replaces each with an all-gather and a
+//   reduce-scatter of the same total volume (Korthikanti et al. 2022 §4.2.2).
+//   Full recompute repeats the forward's two. torchtitan's op-level policy
+//   saves the collectives' outputs (parallelize_llama.py _save_list lists
+//   _c10d_functional.reduce_scatter_tensor), so selective-op repeats none.
+// - Pipeline: Narayanan et al. 2021 (arXiv:2104.04473) §2.2: 1F1B and GPipe
+//   both take (m + p - 1) micro-batch slots, a bubble fraction of
+//   (p - 1) / (m + p - 1); §4.1 the scatter/gather optimisation sends
+//   1/t of each activation between stages.
+// - Data parallelism: Rajbhandari et al. 2020 (ZeRO, arXiv:1910.02054) §7:
+//   plain data parallelism all-reduces the gradients, 2 Psi per GPU (a
+//   reduce-scatter and an all-gather); ZeRO stages 1 and 2 move the same
+//   2 Psi (reduce-scatter of gradients, all-gather of updated parameters);
+//   stage 3 moves 3 Psi: parameters gathered in the forward and again in the
+//   backward, gradients reduce-scattered. When each happens: DDP and ZeRO-1
+//   once per step (torch no_sync; DeepSpeed stage_1_and_2.py reduces at the
+//   accumulation boundary without partitioned gradients); ZeRO-2 reduces
+//   every micro-batch's gradients into their partitions as backward makes
+//   them (ibid., partition_gradients), its all-gather once per step; ZeRO-3
+//   and FSDP gather and reduce every micro-batch.
+// - Ring collectives: NCCL's nccl-tests doc/PERFORMANCE.md: an all-reduce of
+//   S bytes over n ranks sends 2 (n - 1) / n x S per rank, a reduce-scatter
+//   or all-gather (n - 1) / n x S; time = that / the link's bandwidth.
+#include "plan/steptime.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace headroom {
+
+namespace {
+
+bool embeddingKind(ModuleKind k)
+{
+    return k == ModuleKind::Embedding || k == ModuleKind::PositionEmbedding || k == ModuleKind::TokenTypeEmbedding;
+}
+
+double ringAllReduce(double bytes, std::uint64_t n) { return n <= 1 ? 0 : 2.0 * double(n - 1) / double(n) * bytes; }
+double ringGatherOrScatter(double bytes, std::uint64_t n) { return n <= 1 ? 0 : double(n - 1) / double(n) * bytes; }
+
+bool mixed(Precision p) { return p == Precision::Fp16Mixed || p == Precision::Bf16Mixed || p == Precision::Fp8Mixed; }
+
+// Bytes per element of the gradients a data-parallel reduction moves and of
+// the parameters a ZeRO/FSDP gather moves, as the planner's rows hold them
+// (plan/modelstaterows.cpp): fp32 everything in fp32; the 16-bit dtype in
+// pure 16-bit training; in mixed precision DDP reduces the fp32 .grad of the
+// fp32 parameters, DeepSpeed's ZeRO a 16-bit model (fp32 master in the
+// optimizer), FSDP2 gathers the 16-bit param_dtype and reduces in the fp32
+// reduce_dtype (torchtitan's MixedPrecisionPolicy).
+struct DpBytes {
+    double grad = 4, param = 4;
+};
+
+DpBytes dpBytes(Precision p, Sharding s)
+{
+    if (p == Precision::Fp32)
+        return {4, 4};
+    if (!mixed(p))
+        return {2, 2};
+    switch (s) {
+    case Sharding::Zero1:
+    case Sharding::Zero2:
+    case Sharding::Zero3: return {2, 2};
+    case Sharding::Fsdp:
+    case Sharding::Fsdp2: return {4, 2};
+    default: return {4, 4};
+    }
+}
+
+// Bytes each GPU sends for one step's data-parallel traffic over `dp`
+// ranks, for `psi` parameters per rank and `m` micro-batches.
+double dataParallelBytes(Sharding s, double psi, std::uint64_t dp, std::uint64_t m, DpBytes e)
+{
+    const double mb = double(m);
+    switch (s) {
+    case Sharding::Zero1: return ringGatherOrScatter(psi * e.grad, dp) + ringGatherOrScatter(psi * e.param, dp);
+    case Sharding::Zero2: return mb * ringGatherOrScatter(psi * e.grad, dp) + ringGatherOrScatter(psi * e.param, dp);
+    case Sharding::Zero3:
+    case Sharding::Fsdp:
+    case Sharding::Fsdp2:
+        return mb * (2 * ringGatherOrScatter(psi * e.param, dp) + ringGatherOrScatter(psi * e.grad, dp));
+    default: return ringAllReduce(psi * e.grad, dp);
+    }
+}
+
+double gbs(double gigabytesPerSecond) { return gigabytesPerSecond * 1e9; }
+
+} // namespace
+
+Interconnect interconnectFor(const GpuSpec& gpu, std::uint64_t gpusPerNode)
+{
+    Interconnect c;
+    c.gpusPerNode = gpusPerNode == 0 ? kDefaultGpusPerNode : gpusPerNode;
+    // Per direction: the datasheets give NVLink as the total of both directions.
+    if (gpu.id == "h100-sxm-80gb" || gpu.id == "h200") {
+        c.intraNodeGBs = 450;
+        c.interNodeGBs = 50;
+        c.source = "NVLink 900 GB/s per GPU, both directions (NVIDIA H100 and H200 SXM datasheets); one 400 Gb/s "
+                   "ConnectX-7 InfiniBand port per GPU (NVIDIA DGX H100/H200 datasheet)";
+    } else if (gpu.id == "a100-40gb" || gpu.id == "a100-80gb") {
+        c.intraNodeGBs = 300;
+        c.interNodeGBs = 25;
+        c.source = "NVLink 600 GB/s per GPU, both directions (NVIDIA A100 datasheet, SXM4); one 200 Gb/s HDR "
+                   "InfiniBand port per GPU (NVIDIA DGX A100 datasheet)";
+    } else if (gpu.id == "b200") {
+        c.intraNodeGBs = 900;
+        c.interNodeGBs = 50;
+        c.source = "NVLink 1.8 TB/s per GPU, both directions (NVIDIA DGX B200 datasheet); one 400 Gb/s ConnectX-7 "
+                   "port per GPU (ibid.)";
+    } else {
+        c.intraNodeGBs = 32;
+        c.interNodeGBs = 12.5;
+        c.source = "assumption: PCIe 4.0 x16 between the GPUs of a node (32 GB/s per direction) and 100 Gb/s "
+                   "Ethernet between nodes";
+    }
+    return c;
+}
+
+StepModel stepModel(const ModelSpec& m, const ParameterTable& table)
+{
+    StepModel s;
+    s.layers = m.layers;
+    s.hidden = m.hidden;
+    for (const ParamTensor& t : table.layer) {
+        s.layerParams += double(t.elements());
+        if (!t.isLinearWeight)
+            continue;
+        // A token reaches expertsPerToken of a layer's experts (ParameterTable::activeElements).
+        const bool expert = m.experts != 0 && t.copies == m.experts;
+        s.layerMatmulParams += expert ? double(t.rows) * double(t.cols) * double(m.expertsPerToken) : double(t.elements());
+    }
+    bool head = false;
+    for (const ParamTensor& t : table.global) {
+        if (embeddingKind(t.kind)) {
+            s.embeddingParams += double(t.elements());
+            continue;
+        }
+        s.lastStageParams += double(t.elements());
+        if (t.isLinearWeight)
+            s.headMatmulParams += double(t.elements());
+        head = head || (t.kind == ModuleKind::LmHead && t.isLinearWeight);
+    }
+    // A tied head multiplies by the embedding matrix (runtime/stepflops.cpp does the same).
+    if (!head && !m.classifier()) {
+        s.headMatmulParams += double(m.vocab) * double(m.hidden);
+        s.tiedHeadParams = double(m.vocab) * double(m.hidden);
+    }
+    s.attentionPerTokenPerSeq = 4.0 * double(m.heads) * double(m.headDim);
+    return s;
+}
+
+double modelFlopsPerToken(const StepModel& m, std::uint64_t seqLen)
+{
+    const double N = double(m.layers) * m.layerMatmulParams + m.headMatmulParams;
+    return 6.0 * N + 3.0 * double(m.layers) * m.attentionPerTokenPerSeq * double(seqLen);
+}
+
+bool crossesNodes(std::uint64_t stride, std::uint64_t size, std::uint64_t gpusPerNode)
+{
+    if (size <= 1)
+        return false;
+    const std::uint64_t span = stride * size; // the block of consecutive ranks the group's members tile
+    return span > gpusPerNode || gpusPerNode % span != 0;
+}
+
+const char* stepTermName(StepTerm term)
+{
+    switch (term) {
+    case StepTerm::Compute: return "compute";
+    case StepTerm::TensorParallel: return "tensor-parallel communication";
+    case StepTerm::PipelineSend: return "pipeline sends";
+    case StepTerm::Bubble: return "pipeline bubble";
+    case StepTerm::DataParallel: return "data-parallel communication";
+    }
+    return "";
+}
+
+double stepTermSeconds(const StepTime& t, StepTerm term)
+{
+    switch (term) {
+    case StepTerm::Compute: return t.computeSeconds;
+    case StepTerm::TensorParallel: return t.tensorParallelSeconds;
+    case StepTerm::PipelineSend: return t.pipelineSendSeconds;
+    case StepTerm::Bubble: return t.bubbleSeconds;
+    case StepTerm::DataParallel: return t.dataParallelSeconds;
+    }
+    return 0;
+}
+
+StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const ParallelLayout& layout, const GpuSpec& gpu,
+                          const Interconnect& links)
+{
+    StepTime out;
+    const TrainConfig& tc = sc.train;
+    const std::uint64_t tp = layout.tp, pp = layout.pp, dp = layout.dp, m = tc.gradAccum;
+    const double seq = double(tc.seqLen), tokensPerMicroBatch = double(tc.microBatch) * seq;
+    const double act = tc.precision == Precision::Fp32 ? 4 : 2; // bytes per activation element
+    const double peak = gpu.denseBf16Tflops * 1e12;
+    const double rate = peak * kAchievableFractionOfPeak;
+
+    out.tensorParallelInterNode = crossesNodes(1, tp, links.gpusPerNode);
+    out.dataParallelInterNode = crossesNodes(tp, dp, links.gpusPerNode);
+    out.pipelineInterNode = crossesNodes(tp * dp, pp, links.gpusPerNode);
+    const auto bandwidth = [&](bool inter) { return gbs(inter ? links.interNodeGBs : links.intraNodeGBs); };
+
+    // FLOPs per token of one layer: forward, backward (twice the forward), recompute.
+    const double layerForward = 2.0 * model.layerMatmulParams + model.attentionPerTokenPerSeq * seq;
+    double recompute = 0, recomputedCollectives = 0;
+    switch (tc.checkpointing) {
+    case Checkpointing::Full:
+        recompute = layerForward;
+        recomputedCollectives = 2;
+        break;
+    case Checkpointing::EveryK: // one layer in k: on average 1/k of a full recompute
+        recompute = layerForward / double(std::max<std::uint64_t>(tc.checkpointEvery, 1));
+        recomputedCollectives = 2.0 / double(std::max<std::uint64_t>(tc.checkpointEvery, 1));
+        break;
+    case Checkpointing::SelectiveOps: recompute = kSelectiveOpRecomputeFraction * 2.0 * model.layerMatmulParams; break;
+    case Checkpointing::None: break;
+    }
+    const double layerFlops = 3.0 * layerForward + recompute;
+    const double headFlops = 6.0 * model.headMatmulParams;
+    // One tensor-parallel collective's time: b x s x h activations.
+    const double collective =
+        ringAllReduce(tokensPerMicroBatch * double(model.hidden) * act, tp) / bandwidth(out.tensorParallelInterNode);
+    const double collectivesPerLayer = 4.0 + recomputedCollectives;
+    // Forward activations to the next stage and their gradients back, 1/t each (scatter/gather).
+    const double send =
+        pp > 1 ? 2.0 * tokensPerMicroBatch * double(model.hidden) * act / double(tp) / bandwidth(out.pipelineInterNode)
+               : 0.0;
+
+    // The slowest stage sets the pace of the pipeline; the largest stage the data-parallel time.
+    double slot = 0, slotCompute = 0, slotTp = 0, largestStageParams = 0;
+    for (std::uint64_t stage = 0; stage < pp; ++stage) {
+        const double layers = double(layout.stageLayers[stage]);
+        const bool last = stage + 1 == pp;
+        const double flops = tokensPerMicroBatch * (layers * layerFlops + (last ? headFlops : 0.0)) / double(tp);
+        const double compute = rate > 0 ? flops / rate : std::numeric_limits<double>::infinity();
+        const double comm = layers * collectivesPerLayer * collective;
+        if (stage == 0 || compute + comm > slotCompute + slotTp) {
+            slotCompute = compute;
+            slotTp = comm;
+        }
+        double params = layers * model.layerParams;
+        if (stage == 0)
+            params += model.embeddingParams;
+        if (last)
+            params += model.lastStageParams + (pp > 1 ? model.tiedHeadParams : 0.0);
+        largestStageParams = std::max(largestStageParams, params / double(tp));
+    }
+    slot = slotCompute + slotTp + send;
+
+    out.computeSeconds = double(m) * slotCompute;
+    out.tensorParallelSeconds = double(m) * slotTp;
+    out.pipelineSendSeconds = double(m) * send;
+    out.bubbleSeconds = double(pp - 1) * slot;
+    out.bubbleFraction = double(pp - 1) / double(m + pp - 1);
+    const DpBytes dtype = dpBytes(tc.precision, sc.hardware.sharding);
+    out.dataParallelSeconds = dataParallelBytes(sc.hardware.sharding, largestStageParams, dp, m, dtype) /
+                              bandwidth(out.dataParallelInterNode);
+    out.stepSeconds = out.computeSeconds + out.tensorParallelSeconds + out.pipelineSendSeconds + out.bubbleSeconds +
+                      out.dataParallelSeconds;
+
+    const double gpus = double(tp * pp * dp);
+    const double tokensPerStep = tokensPerMicroBatch * double(m) * double(dp);
+    out.tokensPerSecondPerGpu = out.stepSeconds > 0 ? tokensPerStep / out.stepSeconds / gpus : 0;
+    out.mfu = peak > 0 ? modelFlopsPerToken(model, tc.seqLen) * out.tokensPerSecondPerGpu / peak : 0;
+    return out;
+}
+
+} // namespace headroom

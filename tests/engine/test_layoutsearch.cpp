@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The layout search (plan/layoutsearch.h) and its step-time model
+// (plan/steptime.h). Every expected number is derived by hand from the
+// formulas cited in steptime.cpp, for a 4-layer Llama-like model: hidden
+// 256, 8 heads of 32, 2 KV heads, MLP 704, vocabulary 1000, untied.
+#include "model/catalog.h"
+#include "model/hfconfig.h"
+#include "plan/layoutsearch.h"
+#include "plan/parallel.h"
+#include "plan/planner.h"
+#include "plan/steptime.h"
+#include "runtime/stepflops.h"
+
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+using namespace headroom;
+
+namespace {
+
+ModelSpec smallLlama(std::uint64_t layers = 4)
+{
+    const nlohmann::json config{{"model_type", "llama"},    {"hidden_size", 256},          {"num_hidden_layers", layers},
+                                {"num_attention_heads", 8}, {"num_key_value_heads", 2},    {"intermediate_size", 704},
+                                {"vocab_size", 1000},       {"tie_word_embeddings", false}};
+    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
+    if (!spec)
+        qFatal("config did not import: %s", spec.error().detail.c_str());
+    return spec.value();
+}
+
+Scenario smallScenario(std::uint64_t gpus)
+{
+    Scenario sc;
+    sc.model = smallLlama();
+    sc.train.precision = Precision::Bf16; // pure bf16: 2-byte activations, gradients and gathers
+    sc.train.optimizer = Optimizer::AdamW;
+    sc.train.microBatch = 2;
+    sc.train.seqLen = 128;
+    sc.train.gradAccum = 1;
+    sc.train.attention = Attention::Flash;
+    sc.train.useCache = UseCache::Off;
+    sc.hardware.gpu = "h100-sxm-80gb";
+    sc.hardware.count = gpus;
+    return sc;
+}
+
+// One layer's linear weights: q 256x256, k and v 256x64, o 256x256, gate,
+// up and down 256x704 each.
+constexpr double kLayerMatmul = 65536 + 16384 + 16384 + 65536 + 3 * 180224.0; // 704,512
+constexpr double kLayerParams = kLayerMatmul + 2 * 256;                       // + two RMSNorm weights
+constexpr double kHead = 1000 * 256.0;                                         // untied LM head
+
+bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+} // namespace
+
+class TestLayoutSearch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void stepModelCounts()
+    {
+        const Scenario sc = smallScenario(1);
+        const StepModel m = stepModel(sc.model, buildParameterTable(sc.model));
+        QCOMPARE(m.layerMatmulParams, kLayerMatmul);
+        QCOMPARE(m.layerParams, kLayerParams);
+        QCOMPARE(m.headMatmulParams, kHead);
+        QCOMPARE(m.embeddingParams, 1000 * 256.0);
+        QCOMPARE(m.lastStageParams, kHead + 256); // LM head and the final norm
+        QCOMPARE(m.tiedHeadParams, 0.0);
+        QCOMPARE(m.attentionPerTokenPerSeq, 4.0 * 8 * 32);
+        // PaLM: 6 N + 12 L H Q T per token, N = 4 layers' matrices + the head.
+        const double perToken = 6 * (4 * kLayerMatmul + kHead) + 12.0 * 4 * 8 * 32 * 128;
+        QVERIFY(close(modelFlopsPerToken(m, 128), perToken));
+        // The same count the runtime reports achieved TFLOP/s with (runtime/stepflops.h).
+        QVERIFY(close(rt::modelFlopsPerStep(sc), perToken * 2 * 128));
+    }
+
+    void crossesNodes_data()
+    {
+        QTest::addColumn<int>("stride");
+        QTest::addColumn<int>("size");
+        QTest::addColumn<bool>("inter");
+        QTest::newRow("tp 8 in a node of 8") << 1 << 8 << false;
+        QTest::newRow("tp 16 over two nodes") << 1 << 16 << true;
+        QTest::newRow("dp 2 after tp 8") << 8 << 2 << true;
+        QTest::newRow("dp 2 after tp 2") << 2 << 2 << false;
+        QTest::newRow("one rank") << 64 << 1 << false;
+        QTest::newRow("a block of 6 straddles nodes of 8") << 3 << 2 << true;
+    }
+    void crossesNodes()
+    {
+        QFETCH(int, stride);
+        QFETCH(int, size);
+        QFETCH(bool, inter);
+        QCOMPARE(headroom::crossesNodes(std::uint64_t(stride), std::uint64_t(size), 8), inter);
+    }
+
+    // tp 2 x pp 2 x dp 2 on 8 GPUs in nodes of 4 (made-up links: 400 GB/s
+    // inside a node, 40 GB/s between), ZeRO-1, micro-batch 2 x 128 tokens, 4
+    // micro-batches, full checkpointing, pure bf16.
+    void stepTimeTermsByHand()
+    {
+        Scenario sc = smallScenario(8);
+        sc.hardware.parallel.tp = 2;
+        sc.hardware.parallel.pp = 2;
+        sc.hardware.sharding = Sharding::Zero1;
+        sc.train.gradAccum = 4;
+        sc.train.checkpointing = Checkpointing::Full;
+        auto layout = parallelLayout(sc);
+        QVERIFY(layout);
+        QCOMPARE(layout->dp, std::uint64_t(2));
+        const Interconnect links{4, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        const StepTime t = estimateStepTime(stepModel(sc.model, buildParameterTable(sc.model)), sc, layout.value(),
+                                            gpu, links);
+
+        // Rank order tp, dp, pp: tp pairs {0,1}, dp pairs {0,2} inside a node of 4;
+        // pipeline peers {0,4} in different nodes.
+        QVERIFY(!t.tensorParallelInterNode);
+        QVERIFY(!t.dataParallelInterNode);
+        QVERIFY(t.pipelineInterNode);
+
+        const double T = 2 * 128;                                  // tokens per micro-batch
+        const double forward = 2 * kLayerMatmul + 4.0 * 8 * 32 * 128; // one layer's forward per token
+        const double layer = 3 * forward + forward;                // backward twice the forward, one recompute
+        const double rate = 989.5e12 * 0.6;
+        // Stage 1 (2 layers and the LM head, 6 N_head) is slower than stage 0 (2 layers).
+        const double stageCompute = T * (2 * layer + 6 * kHead) / 2 / rate;
+        // 4 all-reduces per layer and 2 more in the recompute, of T x 256 x 2 bytes;
+        // a ring of 2 sends 2 (2 - 1) / 2 = 1 x the bytes.
+        const double stageTp = 2 * 6 * (T * 256 * 2) / 400e9;
+        // The activation forward, its gradient back: T x 256 x 2 bytes / tp each, between nodes.
+        const double send = 2 * (T * 256 * 2 / 2) / 40e9;
+        const double slot = stageCompute + stageTp + send;
+        QVERIFY(close(t.computeSeconds, 4 * stageCompute));
+        QVERIFY(close(t.tensorParallelSeconds, 4 * stageTp));
+        QVERIFY(close(t.pipelineSendSeconds, 4 * send));
+        QVERIFY(close(t.bubbleSeconds, 1 * slot)); // (p - 1) slots
+        QVERIFY(close(t.bubbleFraction, 1.0 / 5)); // (p - 1) / (m + p - 1)
+        // ZeRO-1: reduce-scatter of the gradients and all-gather of the
+        // parameters, (d - 1) / d x Psi x 2 bytes each, Psi the larger stage's
+        // parameters per tensor-parallel rank: the last stage's 2 layers, the
+        // head and the final norm, over tp 2.
+        const double psi = (2 * kLayerParams + kHead + 256) / 2;
+        const double dpSeconds = 2 * (0.5 * psi * 2) / 400e9;
+        QVERIFY(close(t.dataParallelSeconds, dpSeconds));
+        const double step = 4 * slot + slot + dpSeconds;
+        QVERIFY(close(t.stepSeconds, step));
+        const double tokensPerGpu = T * 4 * 2 / step / 8;
+        QVERIFY(close(t.tokensPerSecondPerGpu, tokensPerGpu));
+        const double perToken = 6 * (4 * kLayerMatmul + kHead) + 12.0 * 4 * 8 * 32 * 128;
+        QVERIFY(close(t.mfu, perToken * tokensPerGpu / 989.5e12));
+    }
+
+    // ZeRO paper §7: ZeRO-1 moves what plain data parallelism moves (2 Psi),
+    // ZeRO-3 1.5 times that (3 Psi), with one micro-batch; pure bf16 so every
+    // transfer is 2 bytes an element.
+    void dataParallelVolumes()
+    {
+        Scenario sc = smallScenario(8);
+        const StepModel m = stepModel(sc.model, buildParameterTable(sc.model));
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        const Interconnect links = interconnectFor(gpu);
+        const auto dpSeconds = [&](Sharding s, std::uint64_t accum) {
+            Scenario v = sc;
+            v.hardware.sharding = s;
+            v.train.gradAccum = accum;
+            return estimateStepTime(m, v, parallelLayout(v).value(), gpu, links).dataParallelSeconds;
+        };
+        const double ddp = dpSeconds(Sharding::Ddp, 1);
+        const double psi = 4 * kLayerParams + 1000 * 256.0 + kHead + 256;  // every parameter on each rank
+        QVERIFY(close(ddp, 2 * 7.0 / 8 * psi * 2 / 450e9));  // ring all-reduce over NVLink (450 GB/s a direction)
+        QVERIFY(close(dpSeconds(Sharding::Zero1, 1), ddp));
+        QVERIFY(close(dpSeconds(Sharding::Zero2, 1), ddp));
+        QVERIFY(close(dpSeconds(Sharding::Zero3, 1), 1.5 * ddp));
+        QVERIFY(close(dpSeconds(Sharding::Fsdp2, 1), 1.5 * ddp));
+        // With 4 micro-batches: DDP and ZeRO-1 still once a step; ZeRO-2 reduces
+        // each micro-batch (4 + 1 halves); ZeRO-3 gathers and reduces each (4 x 3 halves).
+        QVERIFY(close(dpSeconds(Sharding::Zero1, 4), ddp));
+        QVERIFY(close(dpSeconds(Sharding::Zero2, 4), 5.0 / 2 * ddp));
+        QVERIFY(close(dpSeconds(Sharding::Zero3, 4), 12.0 / 2 * ddp));
+    }
+
+    void recomputeFlops()
+    {
+        Scenario sc = smallScenario(1);
+        const StepModel m = stepModel(sc.model, buildParameterTable(sc.model));
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        const auto compute = [&](Checkpointing c) {
+            Scenario v = sc;
+            v.train.checkpointing = c;
+            return estimateStepTime(m, v, parallelLayout(v).value(), gpu, interconnectFor(gpu)).computeSeconds;
+        };
+        const double forward = 2 * kLayerMatmul + 4.0 * 8 * 32 * 128;
+        const double none = 256 * (4 * 3 * forward + 6 * kHead) / (989.5e12 * 0.6);
+        QVERIFY(close(compute(Checkpointing::None), none));
+        QVERIFY(close(compute(Checkpointing::Full), none + 256 * 4 * forward / (989.5e12 * 0.6)));
+        // selective-op: half the forward's matrix products again, no attention.
+        QVERIFY(close(compute(Checkpointing::SelectiveOps), none + 256 * 4 * kLayerMatmul / (989.5e12 * 0.6)));
+    }
+
+    // The search's fast path plans only the stages that can be the worst; its
+    // counters must be those of planning every stage.
+    void worstRankOnlyMatchesEveryStage_data()
+    {
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("pp");
+        QTest::addColumn<int>("accum");
+        QTest::addColumn<bool>("gpipe");
+        QTest::addColumn<int>("checkpointing");
+        QTest::addColumn<bool>("zero3"); // over dp 2; else dp 1
+        for (int layers : {4, 7})
+            for (int pp : {2, 3, 4})
+                for (int accum : {1, 2, 8})
+                    for (bool gpipe : {false, true})
+                        for (int c = 0; c < 3; ++c)
+                            for (bool zero3 : {false, true})
+                                QTest::addRow("L%d pp%d m%d %s ckpt%d %s", layers, pp, accum,
+                                              gpipe ? "gpipe" : "1f1b", c, zero3 ? "zero3" : "dp1")
+                                    << layers << pp << accum << gpipe << c << zero3;
+    }
+    void worstRankOnlyMatchesEveryStage()
+    {
+        QFETCH(int, layers);
+        QFETCH(int, pp);
+        QFETCH(int, accum);
+        QFETCH(bool, gpipe);
+        QFETCH(int, checkpointing);
+        QFETCH(bool, zero3);
+        Scenario sc = smallScenario(std::uint64_t(2 * pp * (zero3 ? 2 : 1)));
+        sc.hardware.sharding = zero3 ? Sharding::Zero3 : Sharding::None;
+        sc.model = smallLlama(std::uint64_t(layers));
+        sc.hardware.parallel.tp = 2;
+        sc.hardware.parallel.pp = std::uint64_t(pp);
+        sc.hardware.parallel.ppSchedule = gpipe ? PipelineSchedule::GPipe : PipelineSchedule::OneFOneB;
+        sc.train.gradAccum = std::uint64_t(accum);
+        const Checkpointing c[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
+        sc.train.checkpointing = c[checkpointing];
+        const ParameterTable table = buildParameterTable(sc.model);
+        PlanOptions every, worst;
+        every.estimateReserved = worst.estimateReserved = true;
+        worst.worstRankOnly = true;
+        const Plan a = makePlan(sc, table, every).value();
+        const Plan b = makePlan(sc, table, worst).value();
+        QCOMPARE(b.deviceUsedBytes, a.deviceUsedBytes);
+        QCOMPARE(b.peakAllocatedBytes, a.peakAllocatedBytes);
+        QCOMPARE(b.peakReservedBytes, a.peakReservedBytes);
+        QCOMPARE(b.fits, a.fits);
+        QCOMPARE(b.ranks[b.worstRank].stage, a.ranks[a.worstRank].stage);
+        QVERIFY(b.ranks.size() <= 3);
+    }
+
+    // 16 H100s, global batch 32. The enumeration by hand: tp in {1, 2, 4, 8}
+    // (divisors of the node's 8), sp off and on for tp > 1, pp in the
+    // divisors of 16 / tp up to the 4 layers, dp = 16 / (tp pp); five
+    // shardings with tp = pp = 1, four otherwise, none at dp 1; micro-batches
+    // the powers of two up to 32 / dp; three checkpointings.
+    //   tp 1: pp 1 (dp 16: 2 mb x 5 x 3 = 30), pp 2 (dp 8: 3 x 4 x 3 = 36), pp 4 (dp 4: 4 x 4 x 3 = 48): 114
+    //   tp 2: pp 1 (dp 8: 36), pp 2 (dp 4: 48), pp 4 (dp 2: 5 x 4 x 3 = 60): 144, twice: 288
+    // 402 in all. tp 4 and 8 do not divide the 2 KV heads: their 5 (tp, pp)
+    // shapes (tp 4 with pp 1, 2, 4; tp 8 with pp 1, 2) are refused whole.
+    void searchSmallModel()
+    {
+        Scenario sc = smallScenario(16);
+        sc.train.globalBatch = 32;
+        LayoutSearchOptions options;
+        options.keep = 0; // every feasible layout
+        auto r = searchLayouts(sc, options);
+        QVERIFY2(r, r ? "" : r.error().detail.c_str());
+        QCOMPARE(r->refusedShapes, std::size_t(5));
+        QCOMPARE(r->evaluated, std::size_t(402));
+        QCOMPARE(r->refused, std::size_t(0));
+        QVERIFY(r->commonRefusal.find("KV heads do not divide by tp") != std::string::npos);
+        QVERIFY(r->gpusPerNodeAssumed);
+        QCOMPARE(r->links.gpusPerNode, std::uint64_t(8));
+        QVERIFY(!r->globalBatchDerived);
+        QCOMPARE(r->feasible, std::size_t(402)); // a 4-layer model fits every layout on 80 GB
+        QCOMPARE(r->layouts.size(), r->feasible - r->droppedBySimulation);
+        QVERIFY(r->message.empty());
+        for (std::size_t k = 0; k < r->layouts.size(); ++k) {
+            const LayoutCandidate& c = r->layouts[k];
+            QVERIFY(c.fits && c.reservedSimulated);
+            QCOMPARE(c.tp * c.pp * c.dp, std::uint64_t(16));
+            QCOMPARE(c.microBatch * c.gradAccum * c.dp, std::uint64_t(32));
+            if (k > 0)
+                QVERIFY(r->layouts[k - 1].time.stepSeconds <= c.time.stepSeconds);
+            // What the search reports is what makePlan says of that layout.
+            const Plan p = makePlan(applyLayout(sc, c)).value();
+            QCOMPARE(c.deviceUsedBytes, p.deviceUsedBytes);
+            QCOMPARE(c.peakAllocatedBytes, p.peakAllocatedBytes);
+            QVERIFY(p.fits);
+        }
+        // The scenario's own layout and batch split do not matter: only its global batch.
+        Scenario other = sc;
+        other.hardware.parallel.tp = 2;
+        other.train.microBatch = 4;
+        other.train.gradAccum = 2;
+        auto again = searchLayouts(other, options);
+        QVERIFY(again);
+        QCOMPARE(again->evaluated, r->evaluated);
+        QCOMPARE(again->layouts.front().time.stepSeconds, r->layouts.front().time.stepSeconds);
+    }
+
+    void globalBatchDerivedWhenAbsent()
+    {
+        Scenario sc = smallScenario(16);
+        sc.train.microBatch = 2;
+        sc.train.gradAccum = 1;
+        auto r = searchLayouts(sc);
+        QVERIFY(r);
+        QVERIFY(r->globalBatchDerived);
+        QCOMPARE(r->globalBatch, std::uint64_t(2 * 1 * 16));
+        QCOMPARE(r->layouts.size(), std::size_t(10)); // the default keep
+    }
+
+    void nothingFits()
+    {
+        Scenario sc;
+        sc.model = presetModel("meta-llama/Llama-3.1-70B").value();
+        sc.train.precision = Precision::Fp16Mixed; // a T4 has no bf16
+        sc.train.optimizer = Optimizer::AdamW;
+        sc.train.seqLen = 4096;
+        sc.train.globalBatch = 8;
+        sc.hardware.gpu = "t4";
+        sc.hardware.count = 2;
+        auto r = searchLayouts(sc);
+        QVERIFY(r);
+        QVERIFY(r->layouts.empty());
+        QCOMPARE(r->feasible, std::size_t(0));
+        QVERIFY(r->evaluated > 0);
+        QVERIFY(r->closest.has_value());
+        QVERIFY2(r->message.rfind("No layout of 2 t4 GPUs fits", 0) == 0, r->message.c_str());
+        QVERIFY(r->message.find("the closest") != std::string::npos);
+    }
+
+    void globalBatchThatNoLayoutDivides()
+    {
+        // 64 GPUs, 4 layers, 2 KV heads: tp 1 or 2 and pp at most 4 leave dp
+        // 64, 32, 16 (tp 1) and 32, 16, 8 (tp 2).
+        Scenario sc = smallScenario(64);
+        sc.train.globalBatch = 3;
+        auto r = searchLayouts(sc);
+        QVERIFY(!r);
+        QCOMPARE(r.error().code, ErrorCode::InvalidArgument);
+        QCOMPARE(r.error().detail, std::string("train.global_batch: 3 sequences do not divide by the data-parallel "
+                                               "degree of any layout of 64 GPUs (8, 16, 32, 64) that the planner "
+                                               "accepts"));
+    }
+
+    void refusesWhatItCannotTime()
+    {
+        Scenario sc = smallScenario(8);
+        sc.mode = Mode::Inference;
+        auto inference = searchLayouts(sc);
+        QVERIFY(!inference);
+        QCOMPARE(inference.error().code, ErrorCode::InvalidArgument);
+        sc.mode = Mode::Train;
+        sc.hardware.gpu = "a10g"; // no published tensor peak
+        auto noPeak = searchLayouts(sc);
+        QVERIFY(!noPeak);
+        QCOMPARE(noPeak.error().code, ErrorCode::UnsupportedCombination);
+        QVERIFY(noPeak.error().detail.find("a10g") != std::string::npos);
+    }
+
+    void cancels()
+    {
+        Scenario sc = smallScenario(16);
+        LayoutSearchOptions options;
+        options.progress = [](std::size_t done, std::size_t) { return done < 2; };
+        auto r = searchLayouts(sc, options);
+        QVERIFY(r);
+        QVERIFY(r->cancelled);
+        QVERIFY(r->evaluated < 402);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLayoutSearch)
+#include "test_layoutsearch.moc"
