@@ -190,6 +190,46 @@ void readCommonSizes(ConfigReader& r, ModelSpec& s, const SizeKeys& keys)
     s.vocab = r.dimension("vocab_size");
 }
 
+// qwen3_moe (Qwen3MoeConfig, transformers 5.17): num_experts=128,
+// num_experts_per_tok=8. Qwen3MoeDecoderLayer makes layer i sparse when
+// i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0, else a
+// dense Qwen3MoeMLP of intermediate_size. The parameter table repeats one
+// layer, so a config with dense layers is refused (every released Qwen3-MoE
+// config has mlp_only_layers [] and decoder_sparse_step 1). norm_topk_prob
+// rescales the top-k weights: no parameter, no saved tensor of note.
+void readQwen3MoeExperts(ConfigReader& r, ModelSpec& s)
+{
+    s.experts = r.dimension("num_experts", 128);
+    s.expertsPerToken = r.dimension("num_experts_per_tok", 8);
+    const std::uint64_t step = r.size("decoder_sparse_step", kMaxLayers, 1);
+    if (step != 1 && step <= s.layers)
+        r.fail(ErrorCode::UnsupportedCombination,
+               "\"decoder_sparse_step\" is " + std::to_string(step)
+                   + ": dense layers between sparse ones are not planned yet (every layer must be sparse; step 1)");
+    else if (step > s.layers)
+        r.fail(ErrorCode::UnsupportedCombination,
+               "\"decoder_sparse_step\" " + std::to_string(step) + " exceeds \"num_hidden_layers\" "
+                   + std::to_string(s.layers) + ": no layer would be sparse; import it as a dense \"qwen3\" model");
+    const json* dense = r.find("mlp_only_layers");
+    if (dense && !dense->is_array()) {
+        r.fail(ErrorCode::MissingField, "\"mlp_only_layers\" is " + dense->dump() + "; expected a list of layer indices");
+    } else if (dense) {
+        for (const json& index : *dense) {
+            if (!index.is_number_integer()) {
+                r.fail(ErrorCode::InvalidArgument, "\"mlp_only_layers\" holds " + index.dump() + "; expected layer indices");
+                break;
+            }
+            // An index past the last layer names no layer (Python's `in` test).
+            if (index.get<std::int64_t>() >= 0 && std::uint64_t(index.get<std::int64_t>()) < s.layers) {
+                r.fail(ErrorCode::UnsupportedCombination,
+                       "\"mlp_only_layers\" makes layer " + index.dump()
+                           + " dense: dense layers among sparse ones are not planned yet");
+                break;
+            }
+        }
+    }
+}
+
 // llama, mistral, qwen2, qwen3, smollm3, mixtral, gemma, gemma2, gemma3_text,
 // olmo2, phi3: RMSNorm, RoPE, GQA, gated MLP, head_dim = hidden / heads unless
 // the config sets head_dim. Also reads Gemma3Config's text_config (model type
@@ -199,7 +239,8 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     const std::string& t = s.modelType;
     const bool gemma3 = t == "gemma3_text" || t == "gemma3";
     const bool gemma = t == "gemma" || t == "gemma2" || gemma3;
-    const bool qwen3 = t == "qwen3";
+    const bool qwen3Moe = t == "qwen3_moe";
+    const bool qwen3 = t == "qwen3" || qwen3Moe;
     const bool olmo2 = t == "olmo2";
     const bool smollm3 = t == "smollm3";
     if (t == "gemma3") {
@@ -215,7 +256,10 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     } else {
         readCommonSizes(r, s, kHfKeys);
     }
-    s.intermediate = r.dimension("intermediate_size");
+    // Qwen3MoeConfig: intermediate_size (default 6144) sizes only the dense
+    // layers (Qwen3MoeMLP), which are refused below; the experts' width is
+    // moe_intermediate_size, required as intermediate_size is elsewhere.
+    s.intermediate = qwen3Moe ? r.dimension("moe_intermediate_size") : r.dimension("intermediate_size");
     // Most config classes here map num_key_value_heads=None to
     // num_attention_heads (LlamaConfig.__init__: "for backward compatibility").
     // GemmaConfig's literal default 16 equals its default head count: MHA.
@@ -229,8 +273,11 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
     // SmolLM3Attention read getattr(config, "head_dim", hidden_size //
     // num_attention_heads). 0 here means "derive it". Qwen3Config:
     // head_dim=128, decoupled from hidden / heads (Qwen3-0.6B: 1024 / 16 = 64,
-    // but 128).
-    s.headDim = r.dimension("head_dim", gemma ? std::uint64_t{256} : qwen3 ? std::uint64_t{128} : std::uint64_t{0});
+    // but 128). Qwen3MoeConfig (5.17) has no head_dim field: Qwen3MoeAttention
+    // reads getattr(config, "head_dim", hidden_size // num_attention_heads),
+    // and the released configs set it (Qwen3-30B-A3B: 128, not 2048 / 32).
+    const bool headDim128 = qwen3 && !qwen3Moe;
+    s.headDim = r.dimension("head_dim", gemma ? std::uint64_t{256} : headDim128 ? std::uint64_t{128} : std::uint64_t{0});
     // max_position_embeddings defaults: LlamaConfig 2048, MistralConfig and
     // MixtralConfig 4096 * 32, Qwen2Config, Qwen3Config and SmolLM3Config
     // 32768, Gemma(2)Config 8192, Gemma3TextConfig 131_072, Phi3Config 4096,
@@ -319,6 +366,74 @@ void readLlamaLike(ConfigReader& r, ModelSpec& s)
         // MixtralConfig: num_local_experts=8, num_experts_per_tok=2.
         s.experts = r.dimension("num_local_experts", 8);
         s.expertsPerToken = r.dimension("num_experts_per_tok", 2);
+    }
+    if (qwen3Moe)
+        readQwen3MoeExperts(r, s);
+}
+
+// gpt_oss (GptOssConfig, transformers 5.17 configuration_gpt_oss.py):
+// num_local_experts=128, num_experts_per_tok=4, head_dim=64 (None: hidden /
+// heads), num_key_value_heads=8 (None: heads), sliding_window=128,
+// max_position_embeddings=131072, attention_bias=True, tie_word_embeddings=False.
+// layer_types defaults to sliding on even layers, full on odd ones
+// (GptOssConfig.__post_init__: "sliding_attention" if (i + 1) % 2 else
+// "full_attention"); that pattern (slidingPeriod 2, as Gemma 2) or all-full
+// is planned, another one is refused. The experts always have biases
+// (GptOssExperts) and their activation is the clamped SwiGLU of
+// GptOssExperts._apply_gate whatever hidden_act says. quantization_config
+// (MXFP4 in the released checkpoints) is not read: weights are planned in the
+// scenario's dtype.
+void readGptOss(ConfigReader& r, ModelSpec& s)
+{
+    readCommonSizes(r, s, kHfKeys);
+    s.intermediate = r.dimension("intermediate_size");
+    s.kvHeads = r.dimension("num_key_value_heads", r.has("num_key_value_heads") ? s.heads : std::uint64_t{8});
+    if (r.has("head_dim") && !r.find("head_dim"))
+        s.headDim = 0; // null: hidden / heads (checkShapes)
+    else
+        s.headDim = r.dimension("head_dim", 64);
+    s.maxPositions = r.dimension("max_position_embeddings", 131072);
+    s.tieEmbeddings = r.flag("tie_word_embeddings", false);
+    s.qkvBias = s.attnOutBias = r.flag("attention_bias", true);
+    s.mlpBias = true;
+    s.norm = NormKind::RmsNorm;
+    s.gatedMlp = true;
+    s.hiddenAct = r.text("hidden_act", "silu");
+    s.dropout = r.probability("attention_dropout", 0.0);
+    s.experts = r.dimension("num_local_experts", 128);
+    s.expertsPerToken = r.dimension("num_experts_per_tok", 4);
+    if (r.has("sliding_window") && !r.find("sliding_window"))
+        s.slidingWindow = 0;
+    else
+        s.slidingWindow = r.size("sliding_window", kMaxDimension, 128);
+    s.slidingPeriod = 2;
+    const json* types = r.find("layer_types");
+    if (!types)
+        return;
+    if (!types->is_array() || types->size() != s.layers) {
+        r.fail(ErrorCode::InvalidArgument, "\"layer_types\" must list one type per layer ("
+                                               + std::to_string(s.layers) + "), got " + types->dump().substr(0, 80));
+        return;
+    }
+    bool alternating = true, allFull = true;
+    for (std::size_t i = 0; i < types->size(); ++i) {
+        const json& type = (*types)[i];
+        const bool full = type == "full_attention";
+        if (!full && type != "sliding_attention") {
+            r.fail(ErrorCode::InvalidArgument, "\"layer_types\" holds " + type.dump()
+                                                   + "; expected \"sliding_attention\" or \"full_attention\"");
+            return;
+        }
+        alternating = alternating && full == (i % 2 == 1);
+        allFull = allFull && full;
+    }
+    if (allFull || s.slidingWindow == 0) {
+        s.slidingWindow = 0;
+        s.slidingPeriod = 0;
+    } else if (!alternating) {
+        r.fail(ErrorCode::UnsupportedCombination,
+               "\"layer_types\" is not the alternating sliding/full pattern of gpt-oss (sliding on even layers): "
+               "not planned yet");
     }
 }
 
@@ -467,6 +582,8 @@ constexpr TypeInfo kTypes[] = {
     {"qwen3", Family::Llama, "Qwen3ForCausalLM", readLlamaLike},
     {"smollm3", Family::Llama, "SmolLM3ForCausalLM", readLlamaLike},
     {"mixtral", Family::Mixtral, "MixtralForCausalLM", readLlamaLike},
+    {"qwen3_moe", Family::Qwen3Moe, "Qwen3MoeForCausalLM", readLlamaLike},
+    {"gpt_oss", Family::GptOss, "GptOssForCausalLM", readGptOss},
     {"gemma", Family::Gemma, "GemmaForCausalLM", readLlamaLike},
     {"gemma2", Family::Gemma2, "Gemma2ForCausalLM", readLlamaLike},
     {"gemma3_text", Family::Gemma3, "Gemma3ForCausalLM", readLlamaLike},
@@ -510,7 +627,8 @@ std::optional<Error> checkShapes(ModelSpec& s)
     if (s.isMoe() && s.expertsPerToken > s.experts)
         return makeError(ErrorCode::InvalidArgument,
                          "\"num_experts_per_tok\" " + std::to_string(s.expertsPerToken)
-                             + " exceeds \"num_local_experts\" " + std::to_string(s.experts));
+                             + " exceeds " + (s.family == Family::Qwen3Moe ? "\"num_experts\" " : "\"num_local_experts\" ")
+                             + std::to_string(s.experts));
     return std::nullopt;
 }
 

@@ -24,6 +24,8 @@ inline constexpr std::uint64_t kMaxModelLayers = std::uint64_t{1} << 16;
 enum class Family {
     Llama,      // llama, mistral, qwen2 (qkv bias), qwen3 (q/k norm), tinyllama...: RMSNorm, RoPE, GQA, gated MLP
     Mixtral,    // mixtral: Llama attention + top-k routed gated experts
+    Qwen3Moe,   // qwen3_moe: Qwen3 attention (q/k norms, decoupled head_dim) + top-k routed gated experts
+    GptOss,     // gpt_oss: biased attention with per-head sinks, biased router, fused gate_up experts with biases
     Gemma,      // gemma: Llama layout, GeGLU, tied embeddings, head_dim decoupled from hidden
     Gemma2,     // gemma2: four norms per layer (pre/post attention and feed-forward)
     Gemma3,     // gemma3_text, gemma3: Gemma 2's four norms plus per-head q/k norms; gemma3 adds a SigLIP tower
@@ -93,8 +95,9 @@ struct ModelSpec {
     double rotaryFraction = 1.0;       // the part of each head RoPE rotates (GPT-NeoX rotary_pct; no parameters)
     bool qkNorm = false;               // Qwen3, Gemma 3: RMSNorm over head_dim on each query and key head before
                                        // RoPE; OLMo 2: over the whole q (heads * head_dim) and k (kv heads * head_dim)
-    std::uint64_t experts = 0;         // MoE: num_local_experts (0 = dense)
+    std::uint64_t experts = 0;         // MoE: num_local_experts (qwen3_moe: num_experts; 0 = dense)
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
+                                       // (the expert width is `intermediate`: qwen3_moe's moe_intermediate_size)
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
     bool finalLogitSoftcap = false;    // Gemma 2: logits = cap * tanh(logits / cap) before the loss
     // Sliding-window attention (config.json sliding_window): 0 = none. From a

@@ -27,6 +27,7 @@ const char* moduleKindName(ModuleKind kind)
     case ModuleKind::MlpDown: return "mlp-down";
     case ModuleKind::MlpIn: return "mlp-in";
     case ModuleKind::Router: return "router";
+    case ModuleKind::AttnSinks: return "attn-sinks";
     case ModuleKind::Norm: return "norm";
     case ModuleKind::LmHead: return "lm-head";
     case ModuleKind::HeadTransform: return "head-transform";
@@ -83,6 +84,14 @@ public:
         m_out.push_back({path, module, ModuleKind::VisionTower, rows, cols, copies, false, false});
         if (bias)
             m_out.push_back({path, module, ModuleKind::VisionTower, rows, 1, copies, true, false});
+    }
+    // A bare nn.Parameter named by its path (no ".weight"): gpt-oss's
+    // stacked expert tensors and biases (copies = experts, one 3-D / 2-D
+    // parameter) and its attention sinks.
+    void bare(const char* path, const char* module, ModuleKind kind, std::uint64_t rows, std::uint64_t cols,
+              std::uint64_t copies, bool isBias)
+    {
+        m_out.push_back({path, module, kind, rows, cols, copies, isBias, false, true, copies > 1});
     }
     // A bare vector parameter registered as a bias-like tensor (BERT's cls.predictions.bias).
     void vector(const char* path, const char* module, ModuleKind kind, std::uint64_t length)
@@ -166,6 +175,38 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         l.linear("model.layers.{i}.block_sparse_moe.experts.{e}.w1", "w1", ModuleKind::MlpGate, s.hidden, s.intermediate, false, s.experts);
         l.linear("model.layers.{i}.block_sparse_moe.experts.{e}.w2", "w2", ModuleKind::MlpDown, s.intermediate, s.hidden, false, s.experts);
         l.linear("model.layers.{i}.block_sparse_moe.experts.{e}.w3", "w3", ModuleKind::MlpUp, s.hidden, s.intermediate, false, s.experts);
+    } else if (s.family == Family::Qwen3Moe) {
+        // modeling_qwen3_moe.py (transformers 5.17) Qwen3MoeSparseMoeBlock: the
+        // router Qwen3MoeTopKRouter, weight (num_experts, hidden), no bias, and
+        // Qwen3MoeExperts with moe_intermediate_size (here `intermediate`), no
+        // biases. Named as the released checkpoints store them (Qwen3-30B-A3B's
+        // model.safetensors.index.json: mlp.gate.weight,
+        // mlp.experts.{e}.gate_proj/up_proj/down_proj.weight); transformers 5
+        // stacks the experts on load into experts.gate_up_proj (E, 2i, h) and
+        // experts.down_proj (E, h, i), the same elements. Every layer is sparse
+        // here (hfconfig.cpp refuses mlp_only_layers and decoder_sparse_step > 1).
+        l.linear("model.layers.{i}.mlp.gate", "gate", ModuleKind::Router, s.hidden, s.experts, false);
+        l.linear("model.layers.{i}.mlp.experts.{e}.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, s.intermediate, false, s.experts);
+        l.linear("model.layers.{i}.mlp.experts.{e}.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.intermediate, false, s.experts);
+        l.linear("model.layers.{i}.mlp.experts.{e}.down_proj", "down_proj", ModuleKind::MlpDown, s.intermediate, s.hidden, false, s.experts);
+    } else if (s.family == Family::GptOss) {
+        // modeling_gpt_oss.py (transformers 5.17): GptOssAttention.sinks, one
+        // nn.Parameter of num_attention_heads; GptOssTopKRouter weight
+        // (num_local_experts, hidden) and bias (num_local_experts);
+        // GptOssExperts: stacked nn.Parameters gate_up_proj (E, hidden,
+        // 2 * intermediate), gate_up_proj_bias (E, 2 * intermediate), down_proj
+        // (E, intermediate, hidden), down_proj_bias (E, hidden). They are not
+        // nn.Linear: neither bitsandbytes nor PEFT's target_modules reach them
+        // (not linear weights here). The released checkpoint stores the expert
+        // weights in MXFP4 (gate_up_proj_blocks / _scales); they are planned in
+        // the scenario's dtype, as transformers dequantizes them without the
+        // triton kernels.
+        l.bare("model.layers.{i}.self_attn.sinks", "sinks", ModuleKind::AttnSinks, s.heads, 1, 1, false);
+        l.linear("model.layers.{i}.mlp.router", "router", ModuleKind::Router, s.hidden, s.experts, true);
+        l.bare("model.layers.{i}.mlp.experts.gate_up_proj", "experts", ModuleKind::MlpGateUp, 2 * s.intermediate, s.hidden, s.experts, false);
+        l.bare("model.layers.{i}.mlp.experts.gate_up_proj_bias", "experts", ModuleKind::MlpGateUp, 2 * s.intermediate, 1, s.experts, true);
+        l.bare("model.layers.{i}.mlp.experts.down_proj", "experts", ModuleKind::MlpDown, s.hidden, s.intermediate, s.experts, false);
+        l.bare("model.layers.{i}.mlp.experts.down_proj_bias", "experts", ModuleKind::MlpDown, s.hidden, 1, s.experts, true);
     } else {
         l.linear("model.layers.{i}.mlp.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, s.intermediate, s.mlpBias);
         l.linear("model.layers.{i}.mlp.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.intermediate, s.mlpBias);
@@ -289,8 +330,9 @@ Bytes sumElements(const std::vector<ParamTensor>& tensors)
 
 std::string ParamTensor::name() const
 {
-    // BERT's cls.predictions.bias is registered under its own name.
-    if (std::string_view(path).ends_with(".bias"))
+    // BERT's cls.predictions.bias is registered under its own name, as are
+    // gpt-oss's bare parameters.
+    if (bareName || std::string_view(path).ends_with(".bias"))
         return path;
     return std::string(path) + (isBias ? ".bias" : ".weight");
 }
@@ -318,7 +360,7 @@ Bytes ParameterTable::largestTensorElements() const
     Bytes largest = 0;
     for (const auto* list : {&global, &layer})
         for (const ParamTensor& t : *list)
-            largest = std::max(largest, satMul(t.rows, t.cols));
+            largest = std::max(largest, satMul(t.rows, t.cols, t.stacked ? t.copies : 1));
     return largest;
 }
 
@@ -329,6 +371,8 @@ ParameterTable buildParameterTable(const ModelSpec& spec)
     switch (spec.family) {
     case Family::Llama:
     case Family::Mixtral:
+    case Family::Qwen3Moe:
+    case Family::GptOss:
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
@@ -349,6 +393,8 @@ const char* familyName(Family family)
     switch (family) {
     case Family::Llama: return "llama";
     case Family::Mixtral: return "mixtral";
+    case Family::Qwen3Moe: return "qwen3_moe";
+    case Family::GptOss: return "gpt_oss";
     case Family::Gemma: return "gemma";
     case Family::Gemma2: return "gemma2";
     case Family::Gemma3: return "gemma3";

@@ -26,6 +26,7 @@ enum class ModuleKind {
     MlpDown,           // down_proj, c_proj (mlp), dense_4h_to_h
     MlpIn,             // non-gated up projection (c_fc, dense_h_to_4h, intermediate.dense)
     Router,            // MoE gate
+    AttnSinks,         // gpt-oss: one learned sink logit per attention head (GptOssAttention.sinks)
     Norm,
     LmHead,            // the output head: lm_head, embed_out, the MLM decoder bias, BERT's classifier
     HeadTransform,     // BERT MLM transform dense
@@ -48,6 +49,12 @@ struct ParamTensor {
     std::uint64_t copies = 1;// MoE experts stored as one row with copies = num experts
     bool isBias = false;
     bool isLinearWeight = false; // a 2-D weight of nn.Linear/Conv1D: quantizable, LoRA-targetable
+    // A bare nn.Parameter registered under `path` itself (gpt-oss's
+    // "experts.gate_up_proj", "self_attn.sinks"): name() adds no ".weight"/".bias".
+    bool bareName = false;
+    // The copies are one stacked tensor (a 3-D nn.Parameter of experts x
+    // rows x cols, gpt-oss's GptOssExperts), not one tensor per expert.
+    bool stacked = false;
 
     Bytes elements() const { return satMul(rows, cols, copies); }
     std::string name() const;  // full parameter name, e.g. "model.layers.{i}.self_attn.q_proj.weight"
@@ -64,7 +71,8 @@ struct ParameterTable {
     Bytes totalElements() const;
     // For MoE: parameters one token touches (shared + top-k experts).
     Bytes activeElements(std::uint64_t expertsPerToken, std::uint64_t experts) const;
-    // Elements of the largest single tensor (LOMO's live gradient, Adafactor's transients).
+    // Elements of the largest single tensor (LOMO's live gradient, Adafactor's
+    // transients); a stacked expert tensor counts whole.
     Bytes largestTensorElements() const;
 };
 

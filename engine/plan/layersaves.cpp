@@ -119,7 +119,20 @@ static void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, 
     }
     const Bytes abss = satMul(satMul(d.b, d.a), satMul(d.s, d.s));
     const bool dropout = ctx.dropoutActive;
-    if (attn == Attention::Eager) {
+    if (attn == Attention::Eager && ctx.model.family == Family::GptOss) {
+        // gpt-oss's eager_attention_forward (modeling_gpt_oss.py, 5.17): the
+        // scores get one more column, the head's sink (torch.cat), minus the
+        // row max (max(dim=-1) saves its int64 indices), then a softmax in the
+        // scores' own dtype (dtype=combined_logits.dtype) that saves its output;
+        // the value matmul reads probs[..., :-1], a view that keeps it whole.
+        const Bytes withSink = satMul(satMul(d.b, d.a), satMul(d.s, d.s + 1));
+        s.save("attn.probs_sinks", satMul(withSink, d.p), "softmax over the scores and the sink column, saved by softmax and (as a view) by the value matmul");
+        s.save("attn.max_indices", satMul(satMul(d.b, d.a), satMul(d.s, 8)), "int64 indices of the row max subtracted before the softmax, saved by max");
+        if (dropout) {
+            s.save("attn.dropout_mask", abss, "attention dropout mask, 1 byte per score");
+            s.save("attn.probs_dropped", satMul(abss, d.p), "dropped probabilities, saved by the value matmul");
+        }
+    } else if (attn == Attention::Eager) {
         // Eager: fp32 softmax (eager_attention_forward in modeling_llama.py,
         // modeling_gpt_neox.py, gemma, phi3...: softmax(dtype=float32)) plus its
         // 16-bit copy fed to the value matmul; GPT-2/BERT softmax in the input
@@ -199,6 +212,11 @@ Attention savedAttentionKind(const BuildContext& ctx, const Dims& d)
     const Attention asked = ctx.scenario.train.attention;
     if (asked != Attention::Sdpa)
         return asked;
+    // GptOssPreTrainedModel._supports_sdpa = False (modeling_gpt_oss.py 5.17):
+    // without an explicit choice transformers runs eager attention (with the
+    // sinks), which is what is planned for "sdpa".
+    if (ctx.model.family == Family::GptOss)
+        return Attention::Eager;
     if (d.p == 2 && d.d <= 256 && d.d % 8 == 0)
         return Attention::Flash;
     return d.kv == d.a ? Attention::Sdpa : Attention::Eager;
@@ -218,6 +236,8 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
     switch (m.family) {
     case Family::Llama:
     case Family::Mixtral:
+    case Family::Qwen3Moe:
+    case Family::GptOss:
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
@@ -248,10 +268,37 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             saveNorm(s, ctx, d, "norm3.in", "norm3.normed", "norm3.stat");
             saveNorm(s, ctx, d, "norm4.in", "norm4.normed", "norm4.stat");
         }
-        if (m.isMoe()) {
+        if (m.isMoe() && m.family == Family::GptOss) {
+            // gpt-oss (modeling_gpt_oss.py 5.17) [flag: an itemisation not yet
+            // checked on a GPU]: GptOssTopKRouter takes topk of the logits
+            // (int64 indices saved) and a softmax over the k values in the
+            // compute dtype (output saved); GptOssExperts per token-slot:
+            // gate_up = x @ W + b (x saved for W's gradient), gate and up are
+            // strided views clamped (the clamps save the views, keeping
+            // gate_up whole), sigmoid(gate * alpha) saves its output, gate *
+            // sigmoid saves both, (up + 1) * glu saves both, down_proj saves
+            // the product, and the routing-weight product saves the expert output.
+            const Bytes slots = satMul(d.T, m.expertsPerToken);
+            s.save("moe.router", satMul(slots, 8 + d.p), "top-k indices (int64) and the softmax over the k router logits");
+            if (ft)
+                s.save("moe.gathered", satMul(slots, d.h, d.p), "hidden states gathered per expert, saved by gate_up_proj");
+            s.save("mlp.gate_up_out", satMul(slots, 2 * d.i, d.p), "fused gate_up output, kept whole by the clamps' saved views");
+            s.save("mlp.gate_clamped", satMul(slots, d.i, d.p), "clamped gate, saved by gate * sigmoid(gate * alpha)");
+            s.save("mlp.sigmoid_out", satMul(slots, d.i, d.p), "sigmoid output, saved by sigmoid and the product");
+            s.save("mlp.glu", satMul(slots, d.i, d.p), "gate * sigmoid(gate * alpha), saved by (up + 1) * glu");
+            s.save("mlp.up_plus_one", satMul(slots, d.i, d.p), "up + 1, saved by (up + 1) * glu");
+            if (ft)
+                s.save("mlp.down_in", satMul(slots, d.i, d.p), "gated product, saved by down_proj");
+            s.save("moe.expert_out", satMul(slots, d.h, d.p), "expert outputs, saved by the routing-weight product");
+        } else if (m.isMoe()) {
             // Mixtral: router logits (fp32 softmax), each token's hidden state gathered
             // for each of its k experts, the gated MLP per token-slot, and the expert
             // outputs weighted by the routing weights (modeling_mixtral.py) [flag].
+            // Qwen3-MoE (modeling_qwen3_moe.py 5.17, Qwen3MoeTopKRouter and
+            // Qwen3MoeExperts) saves the same: a fp32 routing softmax, and per
+            // slot the fused gate_up output (2 x width, kept whole by the views
+            // act_fn and the product save), the activation output and the
+            // product: 4 x width, as Mixtral's gate, act, up and down inputs.
             const Bytes slots = satMul(d.T, m.expertsPerToken);
             s.save("moe.router", satMul(d.T, m.experts, 4 + d.p), "router logits and fp32 routing softmax");
             if (ft)

@@ -113,6 +113,32 @@ private slots:
         // + 4,096. Total 46,702,792,704.
         QTest::newRow("mixtral-8x7b") << QByteArray("mixtral-8x7b.json") << 46702792704ull
                                       << QByteArray("MixtralForCausalLM");
+        // Qwen3-30B-A3B (untied, head_dim 128): embed + lm_head 2*151936*2048
+        // = 622,329,856; per layer q,o 2*2048*4096 + k,v 2*2048*512 =
+        // 18,874,368 + q/k norms 256 + norms 4,096 + router 128*2048 = 262,144
+        // + 128 experts * 3*2048*768 = 603,979,776 = 623,120,640, *48 =
+        // 29,909,790,720; + 2,048. Total 30,532,122,624 (transformers 5.17 on
+        // the meta device gives the same; model card: 30.5B).
+        QTest::newRow("qwen3-30b-a3b") << QByteArray("qwen3-30b-a3b.json") << 30532122624ull
+                                       << QByteArray("Qwen3MoeForCausalLM");
+        // Qwen3-235B-A22B: embed + lm_head 2*151936*4096 = 1,244,659,712; per
+        // layer attention 71,303,168 + 256 + 8,192 + router 524,288 + 128 *
+        // 3*4096*1536 = 2,415,919,104 = 2,487,755,008, *94 = 233,848,970,752;
+        // + 4,096. Total 235,093,634,560 (model card: 235B).
+        QTest::newRow("qwen3-235b-a22b") << QByteArray("qwen3-235b-a22b.json") << 235093634560ull
+                                         << QByteArray("Qwen3MoeForCausalLM");
+        // gpt-oss-20b: embed + lm_head 2*201088*2880 = 1,158,266,880; per layer
+        // attention with biases and sinks 26,550,144 + router 32*2880+32 +
+        // 32 experts * (2880*5760+5760 + 2880*2880+2880) = 796,631,072 +
+        // norms 5,760, *24 = 19,756,487,424; + 2,880. Total 20,914,757,184
+        // (OpenAI's model card: 20.91B).
+        QTest::newRow("gpt-oss-20b") << QByteArray("gpt-oss-20b.json") << 20914757184ull
+                                     << QByteArray("GptOssForCausalLM");
+        // gpt-oss-120b: 36 layers of 128 experts: 1,158,266,880 + 36 *
+        // (26,550,144 + 368,768 + 3,186,155,520 + 5,760) + 2,880 =
+        // 116,829,156,672 (the card: 116.83B).
+        QTest::newRow("gpt-oss-120b") << QByteArray("gpt-oss-120b.json") << 116829156672ull
+                                      << QByteArray("GptOssForCausalLM");
         // Phi-3-mini-4k: embed + lm_head 2*32064*3072 = 197,001,216; per layer
         // qkv_proj 3072*9216 = 28,311,552 + o_proj 9,437,184 + gate_up_proj
         // 3072*16384 = 50,331,648 + down_proj 25,165,824 + norms 6,144 =
@@ -691,7 +717,7 @@ private slots:
         QCOMPARE(missing.error().code, ErrorCode::FileNotFound);
         QVERIFY(missing.error().detail.find("no-such-config.json") != std::string::npos);
 
-        QCOMPARE(supportedModelTypes().size(), 16u);
+        QCOMPARE(supportedModelTypes().size(), 18u);
     }
 };
 

@@ -38,6 +38,10 @@ EXPECTED_CLASS = {
     "qwen3": "Qwen3ForCausalLM",
     "smollm3": "SmolLM3ForCausalLM",
     "mixtral": "MixtralForCausalLM",
+    "qwen3_moe": "Qwen3MoeForCausalLM",
+    # The meta-device build applies no quantization_config: gpt-oss's MXFP4
+    # experts are counted as the unquantized parameters they dequantize to.
+    "gpt_oss": "GptOssForCausalLM",
     "gemma": "GemmaForCausalLM",
     "gemma2": "Gemma2ForCausalLM",
     "gemma3_text": "Gemma3ForCausalLM",
