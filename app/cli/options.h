@@ -34,4 +34,9 @@ const std::vector<std::string>& scenarioFlagOptions();
 // every flag on top; `base`, when given, receives the scenario before the flags.
 Result<Scenario> scenarioFromOptions(const Options& options, Scenario* base = nullptr, const Scenario* start = nullptr);
 
+// The value of --<option> as a whole number in [low, high] (at most nine
+// digits), or an InvalidArgument error that names the option and the range.
+Result<std::uint64_t> wholeNumber(const std::string& option, const std::string& text, std::uint64_t low,
+                                  std::uint64_t high);
+
 } // namespace headroom::cli

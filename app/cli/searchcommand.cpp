@@ -21,22 +21,6 @@ namespace headroom::cli {
 
 namespace {
 
-Result<std::uint64_t> wholeNumber(const std::string& option, const std::string& text, std::uint64_t low,
-                                  std::uint64_t high)
-{
-    std::uint64_t value = 0;
-    bool ok = !text.empty() && text.size() <= 9;
-    for (char c : text) {
-        ok = ok && c >= '0' && c <= '9';
-        value = value * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    if (!ok || value < low || value > high)
-        return makeError(ErrorCode::InvalidArgument, "--" + option + ": must be a whole number from " +
-                                                         std::to_string(low) + " to " + std::to_string(high) +
-                                                         ", got '" + text + "'");
-    return value;
-}
-
 std::string fixed(double x, int digits)
 {
     char text[48];
