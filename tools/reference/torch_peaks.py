@@ -193,6 +193,13 @@ def run_one(s, steps):
         model = model.to(torch.bfloat16)
     elif s["precision"] == "fp16":
         model = model.to(torch.float16)
+    elif s["peft"] != "none" and s["precision"] in ("bf16-mixed", "fp16-mixed"):
+        # A LoRA base is loaded in the autocast dtype, as Headroom's scenario
+        # plans it and its exported script loads it (torch_dtype); PEFT keeps
+        # the adapters in fp32 (autocast_adapter_dtype). Before 2026-11-25 the
+        # base stayed fp32 here, so those rows compared different setups
+        # (docs/validation/gpu-h200-2026-11-25.md).
+        model = model.to(torch.bfloat16 if s["precision"] == "bf16-mixed" else torch.float16)
     if s["checkpointing"] == "full":
         model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
     if s["peft"] == "lora":
