@@ -2,8 +2,8 @@
 // The whole training step on the GPU against the same step on the CPU: the
 // step program (runtime/step) runs on the CUDA Ops with device memory and on
 // the CPU Ops with host memory, from the same seed and the same tokens, for
-// two steps; the losses and every gradient of the second step must agree
-// within the tolerance of the activation dtype, and the tracking allocator
+// two steps; the losses of both steps and every gradient of the first must
+// agree within the tolerance of the activation dtype, and the tracking allocator
 // must count the same bytes at every event on both.
 #include "gpu_test.h"
 
@@ -47,9 +47,20 @@ Outcome run(const Scenario& s, rt::Ops& ops, rt::Storage* storage, std::uint32_t
         options.captureGradients = true;
         rt::Trainer trainer(s, allocator, ops, options);
         const auto t = tokens(trainer.tokensPerStep(), s.model.vocab, seed);
-        for (int step = 0; step < 2; ++step)
+        // The gradients compared are the first step's: a first AdamW (or
+        // Lion) update is about lr x sign(g), so gradients that rounding
+        // leaves near zero become weights lr apart, and the second step's
+        // gradients differ far beyond the dtype's rounding. Measured on the
+        // CPU alone (tiny Llama, bf16 mixed, checkpointed; eager against
+        // fused attention, which differ only in rounding): step-1 gradients
+        // 0.0275 apart by close()'s measure, step-2 0.227 after AdamW and
+        // 0.030 after SGD. On the H200 (2026-11-25) every failure of this
+        // test was a step-2 gradient. The second step's loss is still compared.
+        for (int step = 0; step < 2; ++step) {
             o.losses.push_back(trainer.step(t).loss);
-        o.gradients = trainer.capturedGradients();
+            if (step == 0)
+                o.gradients = trainer.capturedGradients();
+        }
     }
     o.events = allocator.eventBytes();
     return o;
