@@ -598,22 +598,19 @@ Result<AllocatorStats> simulateCachingAllocator(const std::vector<AllocatorEvent
     sim.reset(options);
     std::size_t index = 0;
     for (const AllocatorEvent& e : events) {
-        if (e.kind == AllocatorEvent::Kind::Alloc) {
-            if (sim.isLive(e.id))
-                return makeError(ErrorCode::InvalidArgument, "event " + std::to_string(index) + ": allocation " +
-                                                                 std::to_string(e.id) + " is already live");
-            if (!sim.allocate(e.id, e.bytes, e.stream)) {
-                AllocatorStats s = sim.stats();
-                s.outOfMemory = true;
-                s.outOfMemoryEvent = index;
-                s.eventsSimulated = index + 1;
-                return s;
-            }
-        } else {
-            if (!sim.isLive(e.id))
-                return makeError(ErrorCode::InvalidArgument, "event " + std::to_string(index) + ": free of " +
-                                                                 std::to_string(e.id) + ", which is not live");
-            sim.free(e.id);
+        const bool alloc = e.kind == AllocatorEvent::Kind::Alloc;
+        if (alloc && sim.isLive(e.id))
+            return makeError(ErrorCode::InvalidArgument, "event " + std::to_string(index) + ": allocation " +
+                                                             std::to_string(e.id) + " is already live");
+        if (!alloc && !sim.isLive(e.id))
+            return makeError(ErrorCode::InvalidArgument, "event " + std::to_string(index) + ": free of " +
+                                                             std::to_string(e.id) + ", which is not live");
+        if (!sim.apply(e)) {
+            AllocatorStats s = sim.stats();
+            s.outOfMemory = true;
+            s.outOfMemoryEvent = index;
+            s.eventsSimulated = index + 1;
+            return s;
         }
         ++index;
     }

@@ -120,6 +120,15 @@ public:
     bool allocate(std::uint32_t id, Bytes bytes, std::uint8_t stream = 0);
     // `id` must be live (or a 0-byte allocation).
     void free(std::uint32_t id);
+    // One event of a stream: allocate (on its stream) or free. false only for
+    // an allocation out of memory.
+    bool apply(const AllocatorEvent& e)
+    {
+        if (e.kind == AllocatorEvent::Kind::Alloc)
+            return allocate(e.id, e.bytes, e.stream);
+        free(e.id);
+        return true;
+    }
     bool isLive(std::uint32_t id) const;
     // A live allocation's block: its simulated address (inside the segment
     // SegmentSource::acquire was given) and size (the rounded request, or

@@ -293,12 +293,8 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
         options.capacityBytes = allocatorCapacity;
         options.pastCapacity = true;
         allocator.reset(options);
-        for (const AllocatorEvent& e : stream) {
-            if (e.kind == AllocatorEvent::Kind::Alloc)
-                allocator.allocate(e.id, e.bytes, e.stream); // pastCapacity: never fails
-            else
-                allocator.free(e.id);
-        }
+        for (const AllocatorEvent& e : stream)
+            allocator.apply(e); // pastCapacity: never fails
         plan.peakReservedBytes = std::max(allocator.stats().peakReservedBytes, plan.peakAllocatedBytes);
         plan.allocatorSegments = allocator.stats().peakSegments;
     } else {
