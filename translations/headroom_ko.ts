@@ -221,6 +221,10 @@
         <source>Pin scenarios to compare them here (View ▸ Pin Scenario for Comparison, Ctrl+P).</source>
         <translation>시나리오를 고정하면 여기서 비교합니다 (보기 ▸ 비교용으로 시나리오 고정, Ctrl+P).</translation>
     </message>
+    <message>
+        <source>Compiled layers</source>
+        <translation>컴파일된 레이어</translation>
+    </message>
 </context>
 <context>
     <name>DeviceStack</name>
@@ -2590,6 +2594,14 @@
         <source>Effective batch = %1 × %2 × %3 data-parallel replicas = %4 sequences (%5 tokens) per optimizer step</source>
         <extracomment>micro-batch × accumulation × data-parallel replicas = sequences (tokens) per optimizer step</extracomment>
         <translation>유효 배치 = %1 × %2 × 데이터 병렬 복제본 %3개 = 옵티마이저 스텝당 시퀀스 %4개 (토큰 %5개)</translation>
+    </message>
+    <message>
+        <source>torch.compile each layer</source>
+        <translation>레이어마다 torch.compile</translation>
+    </message>
+    <message>
+        <source>Compile each decoder layer as torchtitan does: the layer keeps fewer tensors and its recompute fuses the norms and the activation (Llama layout, with full or selective-op checkpointing)</source>
+        <translation>torchtitan처럼 디코더 레이어마다 컴파일합니다. 레이어가 보관하는 텐서가 줄고, 재계산에서 정규화와 활성화 함수가 하나의 커널로 합쳐집니다 (Llama 구조, 전체 또는 selective-op 체크포인팅)</translation>
     </message>
 </context>
 <context>

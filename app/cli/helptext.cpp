@@ -88,6 +88,7 @@ std::string getLossChunks(const Scenario& s)
     return train(s) && s.train.chunkedCrossEntropy ? count(s.train.lossChunks) : "";
 }
 std::string getActivationOffload(const Scenario& s) { return train(s) ? onOff(s.train.activationOffload) : ""; }
+std::string getCompile(const Scenario& s) { return train(s) ? onOff(s.train.compileLayers) : ""; }
 std::string getLoop(const Scenario& s) { return train(s) ? trainingLoopName(s.train.loop) : ""; }
 std::string getUseCache(const Scenario& s) { return train(s) ? useCacheName(s.train.useCache) : ""; }
 std::string getGpu(const Scenario& s) { return s.hardware.gpu; }
@@ -247,6 +248,8 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("loss-chunks", "N", "number of loss chunks, with --chunked-ce", "loss-chunks", getLossChunks);
         add("activation-offload", "", "move saved activations to CPU memory", "activation-offload",
             getActivationOffload);
+        add("compile", "", "torch.compile each decoder layer, as torchtitan does (Llama layout, full or selective-op checkpointing)",
+            "compile", getCompile);
         add("loop", "NAME", "trainer or custom (custom keeps outputs and logits until the next step)", "loop", getLoop);
         add("use-cache", "WHEN", "transformers' use_cache in training: config, on or off", "use-cache", getUseCache);
         group = "Hardware";

@@ -272,6 +272,8 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
         t.optimizerInBackward = true;
     if (o.has("activation-offload"))
         t.activationOffload = true;
+    if (o.has("compile"))
+        t.compileLayers = true;
     HR_COUNT("galore-rank", t.galoreRank);
     HR_TRY(parseEnum(o, "loop", parseTrainingLoop, t.loop, "trainer, custom"));
     HR_TRY(parseEnum(o, "use-cache", parseUseCache, t.useCache, "config, on, off"));

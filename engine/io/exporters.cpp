@@ -141,6 +141,8 @@ std::string scenarioLine(const Scenario& s)
         out << " · optimizer in backward";
     if (t.activationOffload)
         out << " · activation offload";
+    if (t.compileLayers)
+        out << " · compiled layers";
     return out.str();
 }
 

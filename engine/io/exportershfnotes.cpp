@@ -38,6 +38,10 @@ std::vector<std::string> hfTrainingNotes(const Scenario& sc)
     if (t.activationOffload)
         notes.push_back("Activation offload: run the forward inside "
                         "torch.autograd.graph.save_on_cpu(pin_memory=True) (a Trainer.compute_loss override).");
+    if (t.compileLayers)
+        notes.push_back("Compiled layers: Headroom planned torch.compile of each decoder layer (torchtitan's "
+                        "apply_compile). TrainingArguments(torch_compile=True) compiles the whole model instead, "
+                        "which is not what was planned; compile each model.model.layers[i] yourself to match.");
     if (t.optimizer == Optimizer::SgdMomentum)
         notes.push_back("SGD with momentum: optim=\"sgd\" builds torch.optim.SGD without momentum and takes none "
                         "from optim_args; pass Trainer(optimizers=(torch.optim.SGD(model.parameters(), lr=..., "

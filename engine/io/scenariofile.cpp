@@ -81,8 +81,8 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         Reader t(*train, "train", error);
         t.allowOnly({"precision", "weight_quant", "optimizer", "peft", "micro_batch", "seq_len", "grad_accum",
                      "checkpointing", "checkpoint_every", "attention", "chunked_cross_entropy", "loss_chunks",
-                     "optimizer_in_backward", "activation_offload", "galore_rank", "loop", "use_cache",
-                     "global_batch"});
+                     "optimizer_in_backward", "activation_offload", "compile", "galore_rank", "loop",
+                     "use_cache", "global_batch"});
         TrainConfig& c = s.train;
         t.enumeration("precision", parsePrecision, precisionName, c.precision);
         t.enumeration("weight_quant", parseWeightQuant, weightQuantName, c.weightQuant);
@@ -125,6 +125,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         t.integer("loss_chunks", 1, 1'000'000, c.lossChunks);
         t.boolean("optimizer_in_backward", c.optimizerInBackward);
         t.boolean("activation_offload", c.activationOffload);
+        t.boolean("compile", c.compileLayers);
         t.integer("galore_rank", 1, kMaxRank, c.galoreRank);
         t.enumeration("loop", parseTrainingLoop, trainingLoopName, c.loop);
         t.integer("global_batch", 1, kMaxCount, c.globalBatch);  // absent: 0, not given
@@ -268,6 +269,7 @@ ordered scenarioToOrdered(const Scenario& scenario)
              {"loss_chunks", t.lossChunks},
              {"optimizer_in_backward", t.optimizerInBackward},
              {"activation_offload", t.activationOffload},
+             {"compile", t.compileLayers},
              {"galore_rank", t.galoreRank},
              {"loop", trainingLoopName(t.loop)},
              {"use_cache", t.useCache == UseCache::ConfigDefault ? ordered("config") : ordered(t.useCache == UseCache::On)},

@@ -4,6 +4,7 @@
 // family; checkpointing; backward temporaries; the head and the loss.
 // Sources: memory-model.md §1 (activations) and §2 (logits); Korthikanti et
 // al. 2022 (arXiv:2205.05198 §4.1) for the itemisation method.
+#include "plan/compiledlayer.h"
 #include "plan/layersaves.h"
 
 #include <algorithm>
@@ -183,6 +184,8 @@ SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kern
             if (++mm % 2 == 0)
                 continue;
         }
+        if (ctx.compiledLayers && !compiledKeepsSelectiveSave(t.kind))
+            continue;
         kept.save(selectiveOpKey(t.kind), satMul(satMul(d.T, t.rows), satMul(t.copies, d.p)),
                   "output of a matmul the op-level policy keeps (every other aten.mm of the layer), held from forward to the recompute");
         switch (t.kind) {
@@ -244,9 +247,15 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                 rows.push_back({item.key, "brought back from CPU for the layer's backward (activation offload)",
                                 Category::Activations, item.bytes, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Plain, false});
         }
-        if (ctx.anyCheckpointedLayer() && item.key != saves.layerInputKey && !listed(reusedInRecompute, item.key))
-            rows.push_back({item.key, "recomputed during the layer's backward (gradient checkpointing)", Category::Activations,
-                            item.bytes, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Checkpointed, false});
+        if (ctx.anyCheckpointedLayer() && item.key != saves.layerInputKey && !listed(reusedInRecompute, item.key)) {
+            const Bytes input16 = ctx.residual < 4 ? satMul(d.T, d.h, ctx.residual) : 0;
+            const Bytes bytes = ctx.compiledLayers ? compiledRecomputeBytes(item.key, item.bytes, input16) : item.bytes;
+            if (bytes != 0)
+                rows.push_back({item.key,
+                                bytes == item.bytes ? "recomputed during the layer's backward (gradient checkpointing)"
+                                                    : "recomputed in 16-bit during the compiled layer's backward (the fp32 upcast is fused into the norm kernel)",
+                                Category::Activations, bytes, Phase::LayerBwd, Phase::LayerBwd, LayerSet::Checkpointed, false});
+        }
     }
     // Sliding-window layers at or past their window under sdpa
     // (masking_utils._ignore_causal_mask_sdpa keeps the mask from kv_length >=

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/planner.h"
 
+#include "plan/compiledlayer.h"
 #include "plan/headroomrows.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
@@ -98,6 +99,8 @@ std::optional<Error> validate(const Scenario& sc)
         if (tc.optimizer == Optimizer::Lomo || tc.optimizer == Optimizer::AdaLomo || tc.optimizerInBackward)
             return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with an update inside backward (LOMO, optimizer in backward) is not modelled yet");
     }
+    if (auto e = checkCompiledLayers(sc))
+        return e;
     if (tc.checkpointing == Checkpointing::SelectiveOps) {
         if (tc.peft.method == PeftMethod::Qlora)
             return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing with QLoRA (bitsandbytes' 4-bit matmuls) is not modelled yet");
@@ -243,6 +246,7 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         case Checkpointing::SelectiveOps: plan.checkpointEvery = 1; break;
         }
         ctx.selectiveOps = tc.checkpointing == Checkpointing::SelectiveOps;
+        ctx.compiledLayers = tc.compileLayers;
         if ((p == Precision::Bf16 || p == Precision::Bf16Mixed) && !gpu->bf16)
             plan.notes.push_back(gpu->name + " has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice.");
         if (p == Precision::Fp8Mixed && !gpu->fp8)

@@ -75,6 +75,12 @@ struct TrainConfig {
     std::uint64_t lossChunks = 8;
     bool optimizerInBackward = false;   // per-parameter step in backward hooks, grads freed at once
     bool activationOffload = false;     // saved activations moved to CPU (torch.autograd.graph.save_on_cpu)
+    // torch.compile of each decoder layer, as torchtitan applies it
+    // (parallelize_llama.py apply_compile: torch.compile(block, fullgraph=True)
+    // per TransformerBlock); the embeddings, final norm, head and loss stay
+    // eager. Planned for Llama-layout layers under full or op-level
+    // checkpointing (plan/compiledlayer.h).
+    bool compileLayers = false;
     std::uint64_t galoreRank = 128;
     TrainingLoop loop = TrainingLoop::Trainer;
     UseCache useCache = UseCache::ConfigDefault;

@@ -3,7 +3,8 @@
 // shared/validation/published_peaks.csv that are measured and fully
 // specified (tests/data/validation/published_cases.json says which and why),
 // each compared on the counter its source read. Target: median absolute
-// error at most 10 %, none above 25 %. Prints the table that
+// error at most 10 %, none above 25 %; on the rows that read reserved or
+// whole-device memory, a median within 5 % (issue 13). Prints the table that
 // docs/validation/published-peaks.md reports.
 #include "io/scenariofile.h"
 #include "plan/planner.h"
@@ -19,6 +20,17 @@
 
 using namespace headroom;
 
+namespace {
+
+// Sorts `v` and returns its median.
+double medianOf(std::vector<double>& v)
+{
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+} // namespace
+
 class TestValidation : public QObject {
     Q_OBJECT
 
@@ -30,7 +42,7 @@ private slots:
         std::stringstream text;
         text << in.rdbuf();
         const auto doc = nlohmann::json::parse(text.str());
-        std::vector<double> errors;
+        std::vector<double> errors, deviceLevel;
         std::printf("\n| case | counter | measured | predicted | error |\n|---|---|---|---|---|\n");
         for (const auto& c : doc.at("cases")) {
             const std::string id = c.at("id");
@@ -53,17 +65,22 @@ private slots:
             const double predictedGiB = static_cast<double>(predicted) / static_cast<double>(GiB);
             const double error = (predictedGiB - measured) / measured;
             errors.push_back(std::fabs(error));
+            if (counter != "peak_allocated_bytes")
+                deviceLevel.push_back(std::fabs(error));
             std::printf("| %s | %s | %.2f GiB | %.2f GiB | %+.1f %% |\n", id.c_str(), counter.c_str(), measured, predictedGiB,
                         100 * error);
             QVERIFY2(std::fabs(error) <= 0.25, qPrintable(QString::fromStdString(id)));
         }
         QVERIFY(errors.size() >= 5);
-        std::sort(errors.begin(), errors.end());
-        const double median = errors.size() % 2 ? errors[errors.size() / 2]
-                                                : (errors[errors.size() / 2 - 1] + errors[errors.size() / 2]) / 2;
+        const double median = medianOf(errors);
         std::printf("\nrows: %zu, median absolute error %.1f %%, largest %.1f %%\n", errors.size(), 100 * median,
                     100 * errors.back());
         QVERIFY(median <= 0.10);
+        QVERIFY(deviceLevel.size() >= 4);
+        const double deviceMedian = medianOf(deviceLevel);
+        std::printf("reserved or device-used rows: %zu, median absolute error %.1f %%, largest %.1f %%\n",
+                    deviceLevel.size(), 100 * deviceMedian, 100 * deviceLevel.back());
+        QVERIFY(deviceMedian <= 0.05);
     }
 };
 

@@ -86,6 +86,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_lossChunks(makeSpin(1, 1024))
     , m_optimizerInBackward(new QCheckBox(this))
     , m_activationOffload(new QCheckBox(this))
+    , m_compileLayers(new QCheckBox(this))
     , m_inferBatch(makeSpin(1, kMaxBatch))
     , m_promptTokens(makeSpin(1, kMaxTokens, 256))
     , m_newTokens(makeSpin(0, kMaxTokens, 64))
@@ -184,6 +185,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("Update each parameter in its backward hook and free its gradient at once"));
     addField(m_activationForm, m_activationOffload, QT_TR_NOOP("Offload activations to CPU"),
              QT_TR_NOOP("Saved activations move to CPU memory (torch.autograd.graph.save_on_cpu)"));
+    addField(m_activationForm, m_compileLayers, QT_TR_NOOP("torch.compile each layer"),
+             QT_TR_NOOP("Compile each decoder layer as torchtitan does: the layer keeps fewer tensors and its recompute fuses the norms and the activation (Llama layout, with full or selective-op checkpointing)"));
     m_trainGroups.push_back(activations);
 
     m_inferenceGroup = addGroup(QT_TR_NOOP("Inference"));
@@ -223,7 +226,7 @@ void ScenarioPanel::nameInputs()
         {m_gradAccum, "gradAccum"}, {m_effectiveBatch, "effectiveBatch"}, {m_checkpointing, "checkpointing"},
         {m_checkpointEvery, "checkpointEvery"}, {m_attention, "attention"}, {m_loop, "loop"}, {m_useCache, "useCache"}, {m_chunkedLoss, "chunkedLoss"},
         {m_lossChunks, "lossChunks"}, {m_optimizerInBackward, "optimizerInBackward"},
-        {m_activationOffload, "activationOffload"}, {m_inferBatch, "inferBatch"}, {m_promptTokens, "promptTokens"},
+        {m_activationOffload, "activationOffload"}, {m_compileLayers, "compileLayers"}, {m_inferBatch, "inferBatch"}, {m_promptTokens, "promptTokens"},
         {m_newTokens, "newTokens"}, {m_inferPrecision, "inferPrecision"}, {m_inferWeightQuant, "inferWeightQuant"},
         {m_kvCacheDtype, "kvCacheDtype"}, {m_inferAttention, "inferAttention"}, {m_problem, "problem"},
         {m_modelPicker, "modelPicker"}, {m_peft, "peft"}};
@@ -340,7 +343,7 @@ void ScenarioPanel::setTabOrderByLayout()
                                    m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
                                    m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
                                    m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
-                                   m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
+                                   m_compileLayers, m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
                                    m_kvCacheDtype, m_inferAttention};
     for (qsizetype i = 1; i < order.size(); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
@@ -373,7 +376,7 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
     // their changes themselves.
     return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
             m_galoreRank, m_microBatch, m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
-            m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_inferBatch, m_promptTokens,
+            m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_compileLayers, m_inferBatch, m_promptTokens,
             m_newTokens, m_inferPrecision, m_inferWeightQuant, m_kvCacheDtype, m_inferAttention};
 }
 
@@ -490,6 +493,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_lossChunks->setValue(clampToSpin(t.lossChunks, m_lossChunks));
     m_optimizerInBackward->setChecked(t.optimizerInBackward);
     m_activationOffload->setChecked(t.activationOffload);
+    m_compileLayers->setChecked(t.compileLayers);
 
     const InferenceConfig& i = s.inference;
     m_inferBatch->setValue(clampToSpin(i.batch, m_inferBatch));
@@ -546,6 +550,7 @@ Scenario ScenarioPanel::scenario() const
     t.lossChunks = spinValue(m_lossChunks);
     t.optimizerInBackward = m_optimizerInBackward->isChecked();
     t.activationOffload = m_activationOffload->isChecked();
+    t.compileLayers = m_compileLayers->isChecked();
 
     InferenceConfig& i = s.inference;
     i.batch = spinValue(m_inferBatch);

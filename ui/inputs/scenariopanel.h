@@ -101,6 +101,7 @@ private:
     QSpinBox* m_lossChunks;
     QCheckBox* m_optimizerInBackward;
     QCheckBox* m_activationOffload;
+    QCheckBox* m_compileLayers;
     // Inference
     QSpinBox* m_inferBatch;
     QSpinBox* m_promptTokens;

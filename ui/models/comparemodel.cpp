@@ -94,6 +94,8 @@ const std::vector<Setting>& settings()
          [](const Scenario& s) { return s.mode == Mode::Train ? yesNo(s.train.chunkedCrossEntropy) : QString(); }},
         {QT_TRANSLATE_NOOP("CompareView", "Activation offload"),
          [](const Scenario& s) { return s.mode == Mode::Train ? yesNo(s.train.activationOffload) : QString(); }},
+        {QT_TRANSLATE_NOOP("CompareView", "Compiled layers"),
+         [](const Scenario& s) { return s.mode == Mode::Train ? yesNo(s.train.compileLayers) : QString(); }},
         {QT_TRANSLATE_NOOP("CompareView", "KV cache"),
          [](const Scenario& s) {
              return s.mode == Mode::Inference ? DisplayNames::kvCacheDtype(s.inference.kvCacheDtype) : QString();
