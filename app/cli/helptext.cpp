@@ -215,7 +215,7 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             "profile", getProfile);
         group = "Precision and optimizer";
         add("precision", "NAME",
-            "fp32, fp16-mixed, bf16-mixed, bf16, fp16 or fp8-mixed; inference: the weight dtype, fp32, fp16 or bf16",
+            "fp32, fp16-mixed, bf16-mixed, bf16, fp16 or fp8-mixed (torchao Float8Linear under fsdp2); inference: the weight dtype, fp32, fp16 or bf16",
             "precision", getPrecision);
         add("weight-quant", "NAME", "frozen base weights: none, int8, nf4 or nf4-dq (NF4, double quantization)",
             "weight-quant", getWeightQuant);

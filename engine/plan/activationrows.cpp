@@ -5,6 +5,7 @@
 // Sources: memory-model.md §1 (activations) and §2 (logits); Korthikanti et
 // al. 2022 (arXiv:2205.05198 §4.1) for the itemisation method.
 #include "plan/compiledlayer.h"
+#include "plan/float8linear.h"
 #include "plan/layersaves.h"
 
 #include <algorithm>
@@ -249,7 +250,9 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         }
         if (ctx.anyCheckpointedLayer() && item.key != saves.layerInputKey && !listed(reusedInRecompute, item.key)) {
             const Bytes input16 = ctx.residual < 4 ? satMul(d.T, d.h, ctx.residual) : 0;
-            const Bytes bytes = ctx.compiledLayers ? compiledRecomputeBytes(item.key, item.bytes, input16) : item.bytes;
+            Bytes bytes = ctx.compiledLayers ? compiledRecomputeBytes(item.key, item.bytes, input16) : item.bytes;
+            if (ctx.float8Linears && replacedByFloat8Copy(item.key))
+                bytes = 0;
             if (bytes != 0)
                 rows.push_back({item.key,
                                 bytes == item.bytes ? "recomputed during the layer's backward (gradient checkpointing)"
@@ -293,6 +296,8 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                                 Phase::LayerFwd, Phase::LayerBwd, LayerSet::SlidingPlain, false});
         }
     }
+    if (ctx.float8Linears)
+        addFloat8Rows(ctx, d.T, rows);
     if (ctx.anyCheckpointedLayer()) {
         rows.push_back({"checkpoint.layer_input", "the layer input kept as the checkpoint boundary (residual stream dtype)",
                         Category::Activations, satMul(d.T, d.h, d.r), Phase::LayerFwd, offload ? Phase::LayerFwd : Phase::LayerBwd,

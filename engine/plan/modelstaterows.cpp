@@ -290,7 +290,9 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin)
 static void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
 {
     const Precision p = ctx.scenario.train.precision;
-    const bool mixed = p == Precision::Bf16Mixed || p == Precision::Fp16Mixed;
+    // fp8-mixed: torchao Float8Linear over bf16 parameters (plan/float8linear.h);
+    // the all-gather stays in bf16.
+    const bool mixed = p == Precision::Bf16Mixed || p == Precision::Fp16Mixed || p == Precision::Fp8Mixed;
     const Bytes paramBytes = mixed ? 2 : masterBytes(ctx);
     const Bytes reduceBytes = mixed ? 4 : paramBytes;
     const Bytes unit = satMul(layerParams, paramBytes);

@@ -2,6 +2,7 @@
 #include "plan/planner.h"
 
 #include "plan/compiledlayer.h"
+#include "plan/float8linear.h"
 #include "plan/headroomrows.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
@@ -89,9 +90,9 @@ std::optional<Error> validate(const Scenario& sc)
         // full fine-tune. The rest is not modelled yet (issue 15), so it is refused.
         if (tc.peft.method != PeftMethod::None)
             return makeError(ErrorCode::UnsupportedCombination, "FSDP2 is planned for full fine-tuning only: LoRA and QLoRA under fully_shard are not modelled yet");
-        if (tc.precision == Precision::Fp8Mixed || tc.precision == Precision::Fp16)
+        if (tc.precision == Precision::Fp16)
             return makeError(ErrorCode::UnsupportedCombination, std::string("FSDP2 with ") + precisionName(tc.precision) +
-                                                                    " is not modelled yet: use fp32, bf16, bf16-mixed or fp16-mixed");
+                                                                    " is not modelled yet: use fp32, bf16, bf16-mixed, fp16-mixed or fp8-mixed");
         if (hw.cpuOffload)
             return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with CPU offload (CPUOffloadPolicy) is not modelled yet");
         if (!hw.parallel.isDefault())
@@ -100,6 +101,8 @@ std::optional<Error> validate(const Scenario& sc)
             return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with an update inside backward (LOMO, optimizer in backward) is not modelled yet");
     }
     if (auto e = checkCompiledLayers(sc))
+        return e;
+    if (auto e = checkFloat8Linears(sc))
         return e;
     if (tc.checkpointing == Checkpointing::SelectiveOps) {
         if (tc.peft.method == PeftMethod::Qlora)
@@ -247,6 +250,7 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         }
         ctx.selectiveOps = tc.checkpointing == Checkpointing::SelectiveOps;
         ctx.compiledLayers = tc.compileLayers;
+        ctx.float8Linears = float8Linears(sc);
         if ((p == Precision::Bf16 || p == Precision::Bf16Mixed) && !gpu->bf16)
             plan.notes.push_back(gpu->name + " has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice.");
         if (p == Precision::Fp8Mixed && !gpu->fp8)

@@ -201,7 +201,7 @@ private slots:
     {
         QTest::addColumn<QByteArray>("what");
         QTest::newRow("lora") << QByteArray("lora");
-        QTest::newRow("fp8") << QByteArray("fp8");
+        QTest::newRow("fp16") << QByteArray("fp16");
         QTest::newRow("offload") << QByteArray("offload");
         QTest::newRow("tp") << QByteArray("tp");
         QTest::newRow("selective qlora") << QByteArray("selective qlora");
@@ -214,8 +214,8 @@ private slots:
         sc.hardware.sharding = Sharding::Fsdp2;
         if (what == "lora")
             sc.train.peft.method = PeftMethod::Lora;
-        if (what == "fp8")
-            sc.train.precision = Precision::Fp8Mixed;
+        if (what == "fp16")
+            sc.train.precision = Precision::Fp16;
         if (what == "offload")
             sc.hardware.cpuOffload = true;
         if (what == "tp")
