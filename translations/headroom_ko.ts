@@ -3059,6 +3059,10 @@ time</source>
         <source>Only one layout fits.</source>
         <translation>들어가는 레이아웃이 하나뿐입니다.</translation>
     </message>
+    <message>
+        <source>The scenario&apos;s layout now is #%1, in bold.</source>
+        <translation>시나리오의 현재 레이아웃은 #%1이며 굵게 표시했습니다.</translation>
+    </message>
 </context>
 <context>
     <name>Session</name>

@@ -288,6 +288,7 @@ private slots:
         QVERIFY(view->waitForResult());
         QCOMPARE(view->model()->rowCount(), static_cast<int>(expected.layouts.size()));
         QCOMPARE(view->model()->currentRow(), 1);
+        QVERIFY2(view->headline().contains(QLatin1String("layout now is #2")), qPrintable(view->headline()));
         QVERIFY(view->model()->data(view->model()->index(1, 0), Qt::FontRole).value<QFont>().bold());
 
         window.document()->undoStack()->undo();

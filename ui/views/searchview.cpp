@@ -243,10 +243,12 @@ void SearchView::showOutcome()
     if (r.gpus == 1)
         headline += QLatin1Char(' ') + tr("With one GPU only the micro-batch and checkpointing vary: set more GPUs "
                                           "in the panel to search tensor, pipeline and data parallelism.");
-    m_headline->setText(headline);
     m_model->setLayouts(r.layouts, r.gpu.usableBytes());
     showTable(!r.layouts.empty());
     markCurrentLayout();
+    if (m_model->currentRow() >= 0)
+        headline += QLatin1Char(' ') + tr("The scenario's layout now is #%1, in bold.").arg(m_model->currentRow() + 1);
+    m_headline->setText(headline);
     if (!r.layouts.empty())
         m_table->selectRow(0); // Apply takes the best unless another row is chosen
     if (r.layouts.size() >= 2)
