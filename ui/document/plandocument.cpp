@@ -180,7 +180,7 @@ void PlanDocument::requestSearch(bool again)
     if (m_planTimer->isActive())
         planNow();
     if (m_searchRequested == m_revision && !again)
-        return;  // done, or on its way
+        return; // done, or on its way
     m_search.reset();
     m_searchRequested = m_revision;
     m_searcher->start(m_scenario);

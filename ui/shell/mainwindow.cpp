@@ -75,7 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_ladder, QString());
     m_tabs->addTab(m_sweep, QString());
     m_tabs->addTab(m_validate, QString());
-    createPlanningViews();  // Make it fit, Compare and Search tabs
+    createPlanningViews(); // Make it fit, Compare and Search tabs
     m_tabs->setDocumentMode(true);
 
     auto* right = new QWidget;
@@ -403,7 +403,7 @@ QCustomPlot* MainWindow::currentChart() const
     case View::Validate: return m_validate->barsChart();
     case View::MakeItFit: return m_breakdown->chart();
     case View::Compare: return m_compare->chart();
-    case View::Search: return m_breakdown->chart();  // a table, no chart of its own
+    case View::Search: return m_breakdown->chart(); // a table, no chart of its own
     }
     return m_breakdown->chart();
 }

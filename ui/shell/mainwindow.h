@@ -67,7 +67,8 @@ public:
     QString currentFile() const;
 
     void showView(View view);
-    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare", "search"
+    // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare", "search"
+    static std::optional<View> viewFromName(const QString& name);
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }

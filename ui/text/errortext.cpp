@@ -87,7 +87,8 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("%1 must be between %2 and %3; it is %4.")
                  .arg(ErrorText::fieldName(m.captured(1)), m.captured(2), m.captured(3), m.captured(4));
          }},
-        {anchored(R"(model: layers, hidden size, heads, KV heads, head dim, MLP width and vocabulary must all be positive)"),
+        {anchored(
+             R"(model: layers, hidden size, heads, KV heads, head dim, MLP width and vocabulary must all be positive)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("The model's layers, hidden size, heads, KV heads, head size, MLP width and vocabulary must all be positive.");
          }},
@@ -96,7 +97,9 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("Inference weights must be fp32, fp16 or bf16, not %1.").arg(m.captured(1));
          }},
         {anchored(R"(train\.peft\.alpha: must be above 0 and at most 1e6)"),
-         [](const QRegularExpressionMatch&) { return ErrorText::tr("LoRA alpha must be above 0 and at most 1,000,000."); }},
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("LoRA alpha must be above 0 and at most 1,000,000.");
+         }},
         {anchored(R"(train\.peft\.dropout: must be in \[0, 1\))"),
          [](const QRegularExpressionMatch&) { return ErrorText::tr("LoRA dropout must be at least 0 and below 1."); }},
         {anchored(R"((deepspeed-json|accelerate-fsdp-yaml) configures training; the scenario is inference)"),
@@ -112,13 +115,15 @@ const std::vector<Phrase>& detailPhrases()
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("The layout search plans training steps; this scenario is inference.");
          }},
-        {anchored(R"(hardware\.gpu: (.+) has no published dense bf16 \(or fp16\) peak in the catalog, so the search cannot estimate step times)"),
+        {anchored(
+             R"(hardware\.gpu: (.+) has no published dense bf16 \(or fp16\) peak in the catalog, so the search cannot estimate step times)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("The catalog has no published dense bf16 (or fp16) peak for %1, so the search cannot "
                                   "estimate step times.")
                  .arg(m.captured(1));
          }},
-        {anchored(R"(train\.global_batch: (\d+) sequences do not divide by the data-parallel degree of any layout of (\d+) GPUs \(([\d, ]+)\)(?: that the planner accepts)?)"),
+        {anchored(
+             R"(train\.global_batch: (\d+) sequences do not divide by the data-parallel degree of any layout of (\d+) GPUs \(([\d, ]+)\)(?: that the planner accepts)?)"),
          [](const QRegularExpressionMatch& m) {
              //: %1 sequences, %2 GPUs, %3 the data-parallel degrees tried
              return ErrorText::tr("A global batch of %1 sequences does not divide by the data-parallel degree of any "
@@ -131,7 +136,8 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("No layout of %1 GPUs plans: %2")
                  .arg(m.captured(1), reason.isEmpty() ? m.captured(2) : reason);
          }},
-        {anchored(R"(train\.peft: LoRA, QLoRA and quantized weights are not planned with tensor or pipeline parallelism yet)"),
+        {anchored(
+             R"(train\.peft: LoRA, QLoRA and quantized weights are not planned with tensor or pipeline parallelism yet)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("LoRA, QLoRA and quantized weights are not planned with tensor or pipeline "
                                   "parallelism yet.");
@@ -152,13 +158,15 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("The MLP width %1 does not divide by tensor parallelism %2.")
                  .arg(m.captured(1), m.captured(2));
          }},
-        {anchored(R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models without experts \(Llama, Mistral, Qwen, Gemma, Phi-3\); got (.+))"),
+        {anchored(
+             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models without experts \(Llama, Mistral, Qwen, Gemma, Phi-3\); got (.+))"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("Tensor parallelism is planned for Llama-layout models without experts (Llama, "
                                   "Mistral, Qwen, Gemma, Phi-3), not %1.")
                  .arg(m.captured(1));
          }},
-        {anchored(R"(model: tensor and pipeline parallelism are planned for decoder language models without a vision tower; got (.+))"),
+        {anchored(
+             R"(model: tensor and pipeline parallelism are planned for decoder language models without a vision tower; got (.+))"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("Tensor and pipeline parallelism are planned for decoder language models without a "
                                   "vision tower, not %1.")
@@ -169,7 +177,8 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("Op-level selective checkpointing with QLoRA (bitsandbytes' 4-bit matrix products) "
                                   "is not modelled yet.");
          }},
-        {anchored(R"(profile: Headroom's engine runs one GPU; plan tensor and pipeline parallelism with the pytorch profile)"),
+        {anchored(
+             R"(profile: Headroom's engine runs one GPU; plan tensor and pipeline parallelism with the pytorch profile)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("Headroom's own engine runs one GPU: plan tensor and pipeline parallelism with the "
                                   "PyTorch profile.");
