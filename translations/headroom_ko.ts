@@ -912,6 +912,55 @@
         <source>Cancelled.</source>
         <translation>취소했습니다.</translation>
     </message>
+    <message>
+        <source>The layout search plans training steps; this scenario is inference.</source>
+        <translation>레이아웃 탐색은 학습 스텝을 계획합니다. 이 시나리오는 추론입니다.</translation>
+    </message>
+    <message>
+        <source>The catalog has no published dense bf16 (or fp16) peak for %1, so the search cannot estimate step times.</source>
+        <translation>카탈로그에 %1의 공개된 dense bf16(또는 fp16) 최대 성능이 없어서 탐색이 스텝 시간을 추정할 수 없습니다.</translation>
+    </message>
+    <message>
+        <source>A global batch of %1 sequences does not divide by the data-parallel degree of any layout of %2 GPUs (%3): choose a global batch that one of them divides.</source>
+        <extracomment>%1 sequences, %2 GPUs, %3 the data-parallel degrees tried</extracomment>
+        <translation>전역 배치 시퀀스 %1개는 GPU %2개로 만들 수 있는 어떤 레이아웃의 데이터 병렬 차수(%3)로도 나누어떨어지지 않습니다. 이 중 하나로 나누어떨어지는 전역 배치를 고르세요.</translation>
+    </message>
+    <message>
+        <source>No layout of %1 GPUs plans: %2</source>
+        <translation>GPU %1개의 어떤 레이아웃도 계획할 수 없습니다: %2</translation>
+    </message>
+    <message>
+        <source>LoRA, QLoRA and quantized weights are not planned with tensor or pipeline parallelism yet.</source>
+        <translation>LoRA, QLoRA와 양자화 가중치는 아직 텐서 병렬이나 파이프라인 병렬과 함께 계획하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The %1 attention heads do not divide by tensor parallelism %2.</source>
+        <translation>어텐션 헤드 %1개가 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The %1 KV heads do not divide by tensor parallelism %2 (replicating KV heads is not modelled).</source>
+        <translation>KV 헤드 %1개가 텐서 병렬 %2로 나누어떨어지지 않습니다 (KV 헤드 복제는 모델링하지 않습니다).</translation>
+    </message>
+    <message>
+        <source>The MLP width %1 does not divide by tensor parallelism %2.</source>
+        <translation>MLP 너비 %1이(가) 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Tensor parallelism is planned for Llama-layout models without experts (Llama, Mistral, Qwen, Gemma, Phi-3), not %1.</source>
+        <translation>텐서 병렬은 전문가(expert)가 없는 Llama 구조 모델(Llama, Mistral, Qwen, Gemma, Phi-3)만 계획합니다. %1은(는) 해당하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Tensor and pipeline parallelism are planned for decoder language models without a vision tower, not %1.</source>
+        <translation>텐서 병렬과 파이프라인 병렬은 비전 타워가 없는 디코더 언어 모델만 계획합니다. %1은(는) 해당하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Op-level selective checkpointing with QLoRA (bitsandbytes&apos; 4-bit matrix products) is not modelled yet.</source>
+        <translation>QLoRA(bitsandbytes의 4비트 행렬곱)와 함께 쓰는 연산 단위 선택적 체크포인팅은 아직 모델링하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Headroom&apos;s own engine runs one GPU: plan tensor and pipeline parallelism with the PyTorch profile.</source>
+        <translation>Headroom 자체 엔진은 GPU 하나에서 실행합니다. 텐서 병렬과 파이프라인 병렬은 PyTorch 프로파일로 계획하세요.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>
@@ -1405,6 +1454,165 @@
     </message>
 </context>
 <context>
+    <name>LayoutSearchModel</name>
+    <message>
+        <source>Device used %1 of %2: %3 to spare.</source>
+        <extracomment>%1 device used, %2 what the GPU can allocate, %3 the margin</extracomment>
+        <translation>디바이스 사용량 %1 / %2: %3 여유.</translation>
+    </message>
+    <message>
+        <source>Reserved memory from the caching allocator simulation.</source>
+        <translation>예약 메모리는 캐싱 할당자 시뮬레이션으로 구했습니다.</translation>
+    </message>
+    <message>
+        <source>Reserved memory from the quick estimate.</source>
+        <translation>예약 메모리는 빠른 추정치입니다.</translation>
+    </message>
+    <message>
+        <source>between nodes</source>
+        <translation>노드 간</translation>
+    </message>
+    <message>
+        <source>inside a node</source>
+        <translation>노드 안</translation>
+    </message>
+    <message>
+        <source>Computation %1 · tensor-parallel communication %2 (%3) · pipeline sends %4 (%5) · pipeline bubble %6 · data-parallel communication %7 (%8). No overlap is assumed: the step is their sum.</source>
+        <translation>계산 %1 · 텐서 병렬 통신 %2 (%3) · 파이프라인 전송 %4 (%5) · 파이프라인 버블 %6 · 데이터 병렬 통신 %7 (%8). 겹침이 없다고 가정하므로 스텝 시간은 이들의 합입니다.</translation>
+    </message>
+    <message>
+        <source>The scenario&apos;s layout now</source>
+        <translation>시나리오의 현재 레이아웃</translation>
+    </message>
+    <message>
+        <source>Rank by estimated step time</source>
+        <translation>추정 스텝 시간 순위</translation>
+    </message>
+    <message>
+        <source>Tensor-parallel degree: GPUs that split each layer&apos;s matrices (inside a node)</source>
+        <translation>텐서 병렬 차수: 각 레이어의 행렬을 나누어 맡는 GPU 수 (노드 안)</translation>
+    </message>
+    <message>
+        <source>TP</source>
+        <translation>TP</translation>
+    </message>
+    <message>
+        <source>Sequence parallelism: norms and dropout split along the sequence over the tensor-parallel GPUs</source>
+        <translation>시퀀스 병렬: 정규화와 드롭아웃을 시퀀스 방향으로 텐서 병렬 GPU들에 나눕니다</translation>
+    </message>
+    <message>
+        <source>SP</source>
+        <translation>SP</translation>
+    </message>
+    <message>
+        <source>Pipeline-parallel degree: stages the layers are split into</source>
+        <translation>파이프라인 병렬 차수: 레이어를 나눈 스테이지 수</translation>
+    </message>
+    <message>
+        <source>PP</source>
+        <translation>PP</translation>
+    </message>
+    <message>
+        <source>Data-parallel degree: model replicas, each with its share of the global batch</source>
+        <translation>데이터 병렬 차수: 전역 배치를 나누어 맡는 모델 복제본 수</translation>
+    </message>
+    <message>
+        <source>DP</source>
+        <translation>DP</translation>
+    </message>
+    <message>
+        <source>How the data-parallel replicas share the optimizer state, gradients and parameters</source>
+        <translation>데이터 병렬 복제본들이 옵티마이저 상태, 그래디언트, 파라미터를 나누어 갖는 방식</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>샤딩</translation>
+    </message>
+    <message>
+        <source>Sequences per micro-batch</source>
+        <translation>마이크로배치당 시퀀스 수</translation>
+    </message>
+    <message>
+        <source>Micro-batches per step on each replica (gradient accumulation)</source>
+        <translation>복제본마다 스텝당 처리하는 마이크로배치 수 (그래디언트 누적)</translation>
+    </message>
+    <message>
+        <source>Accum.</source>
+        <translation>누적</translation>
+    </message>
+    <message>
+        <source>Activation (gradient) checkpointing</source>
+        <translation>활성값(그래디언트) 체크포인팅</translation>
+    </message>
+    <message>
+        <source>Checkpointing</source>
+        <translation>체크포인팅</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s max_memory_reserved on the fullest GPU</source>
+        <translation>가장 많이 쓰는 GPU의 PyTorch max_memory_reserved</translation>
+    </message>
+    <message>
+        <source>Device memory as nvidia-smi shows it, CUDA context included, on the fullest GPU</source>
+        <translation>가장 많이 쓰는 GPU에서 nvidia-smi가 보여 주는 디바이스 메모리 (CUDA 컨텍스트 포함)</translation>
+    </message>
+    <message>
+        <source>Device used
+of %1</source>
+        <extracomment>column header on two lines: device memory used, over what the GPU can allocate</extracomment>
+        <translation>디바이스 사용량
+(전체 %1)</translation>
+    </message>
+    <message>
+        <source>Estimated time of one optimizer step (hover a row for its terms)</source>
+        <translation>옵티마이저 스텝 하나의 추정 시간 (행 위에 마우스를 올리면 항목별로 보입니다)</translation>
+    </message>
+    <message>
+        <source>Training tokens per second per GPU, by the estimate</source>
+        <translation>추정에 따른 GPU당 초당 학습 토큰 수</translation>
+    </message>
+    <message>
+        <source>Tokens/s
+per GPU</source>
+        <translation>GPU당
+토큰/초</translation>
+    </message>
+    <message>
+        <source>Model FLOPs utilization: model FLOPs per second over the GPU&apos;s dense bf16 peak (PaLM&apos;s definition, no recomputation)</source>
+        <translation>모델 FLOPs 활용률: 초당 모델 FLOPs를 GPU의 dense bf16 최대 성능으로 나눈 값 (PaLM의 정의, 재계산 제외)</translation>
+    </message>
+    <message>
+        <source>MFU</source>
+        <translation>MFU</translation>
+    </message>
+    <message>
+        <source>Pipeline bubble: the share of the step pipeline stages wait, (pp − 1) / (micro-batches + pp − 1)</source>
+        <translation>파이프라인 버블: 스텝 중 파이프라인 스테이지가 기다리는 비율, (pp − 1) / (마이크로배치 수 + pp − 1)</translation>
+    </message>
+    <message>
+        <source>Bubble</source>
+        <translation>버블</translation>
+    </message>
+    <message>
+        <source>Micro-
+batch</source>
+        <translation>마이크로
+배치</translation>
+    </message>
+    <message>
+        <source>Peak
+reserved</source>
+        <translation>최대
+예약량</translation>
+    </message>
+    <message>
+        <source>Step
+time</source>
+        <translation>스텝
+시간</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
         <source>&amp;File</source>
@@ -1642,6 +1850,14 @@
     <message>
         <source>Plan a model from the Hugging Face Hub: config.json and the safetensors headers, not the weights</source>
         <translation>Hugging Face Hub의 모델로 계획합니다: 가중치가 아니라 config.json과 safetensors 헤더만 읽습니다</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>탐색</translation>
+    </message>
+    <message>
+        <source>The fastest tensor, pipeline and data-parallel layouts of the scenario&apos;s GPUs that fit</source>
+        <translation>시나리오의 GPU에 들어가는 텐서·파이프라인·데이터 병렬 레이아웃 중 가장 빠른 것</translation>
     </message>
 </context>
 <context>
@@ -2619,8 +2835,245 @@
         <translation>%1을(를) 쓸 수 없습니다</translation>
     </message>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit or compare</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare 중 하나를 쓰세요</translation>
+        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit, compare or search</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare, search 중 하나를 쓰세요</translation>
+    </message>
+</context>
+<context>
+    <name>SearchText</name>
+    <message>
+        <source>%1 ms</source>
+        <extracomment>a duration in milliseconds</extracomment>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <extracomment>a duration in seconds</extracomment>
+        <translation>%1초</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>끔</translation>
+    </message>
+    <message>
+        <source>every layer</source>
+        <translation>모든 레이어</translation>
+    </message>
+    <message>
+        <source>every k-th layer</source>
+        <translation>k번째 레이어마다</translation>
+    </message>
+    <message>
+        <source>selective (ops)</source>
+        <translation>선택적 (연산)</translation>
+    </message>
+    <message>
+        <source>computation</source>
+        <translation>계산</translation>
+    </message>
+    <message>
+        <source>tensor-parallel communication</source>
+        <translation>텐서 병렬 통신</translation>
+    </message>
+    <message>
+        <source>pipeline sends</source>
+        <translation>파이프라인 전송</translation>
+    </message>
+    <message>
+        <source>pipeline bubble</source>
+        <translation>파이프라인 버블</translation>
+    </message>
+    <message>
+        <source>data-parallel communication</source>
+        <translation>데이터 병렬 통신</translation>
+    </message>
+    <message>
+        <source>%1 with SP</source>
+        <translation>%1 (SP)</translation>
+    </message>
+    <message>
+        <source>tp %1 × pp %2 × dp %3, %4, micro-batch %5 × %6, checkpointing %7</source>
+        <extracomment>a parallel layout: tensor × pipeline × data-parallel degrees, sharding, micro-batch × accumulation, checkpointing</extracomment>
+        <translation>tp %1 × pp %2 × dp %3, %4, 마이크로배치 %5 × %6, 체크포인팅 %7</translation>
+    </message>
+    <message>
+        <source>%1 %2 against %3</source>
+        <extracomment>one setting in which two layouts differ: %1 the setting, %2 the first layout&apos;s value, %3 the second&apos;s</extracomment>
+        <translation>%1 %2 대 %3</translation>
+    </message>
+    <message>
+        <source>on</source>
+        <translation>켬</translation>
+    </message>
+    <message>
+        <source>tp</source>
+        <translation>tp</translation>
+    </message>
+    <message>
+        <source>sequence parallelism</source>
+        <translation>시퀀스 병렬</translation>
+    </message>
+    <message>
+        <source>pp</source>
+        <translation>pp</translation>
+    </message>
+    <message>
+        <source>dp</source>
+        <translation>dp</translation>
+    </message>
+    <message>
+        <source>sharding</source>
+        <translation>샤딩</translation>
+    </message>
+    <message>
+        <source>micro-batch</source>
+        <translation>마이크로배치</translation>
+    </message>
+    <message>
+        <source>accumulation</source>
+        <translation>누적</translation>
+    </message>
+    <message>
+        <source>checkpointing</source>
+        <translation>체크포인팅</translation>
+    </message>
+    <message>
+        <source>#1 and #2 (%1) take the same estimated step time, %2; #1 comes first because it uses less device memory (%3 against %4).</source>
+        <translation>#1과 #2(%1)는 추정 스텝 시간이 %2로 같습니다. #1이 디바이스 메모리를 덜 쓰므로(%3 대 %4) 앞에 옵니다.</translation>
+    </message>
+    <message>
+        <source>#1 is %1 (%2) faster per step than #2 (%3).</source>
+        <translation>#1은 #2(%3)보다 스텝당 %1(%2) 빠릅니다.</translation>
+    </message>
+    <message>
+        <source>Its %1 takes %2 less (%3 against %4).</source>
+        <translation>%1에 드는 시간이 %2 짧습니다(%3 대 %4).</translation>
+    </message>
+    <message>
+        <source>Its %1 takes %2 less (%3 against %4), more than making up for its %5, which takes %6 longer.</source>
+        <translation>%1에 드는 시간이 %2 짧아서(%3 대 %4), %6 더 걸리는 %5을(를) 메우고도 남습니다.</translation>
+    </message>
+    <message>
+        <source>Evaluated: %1 layouts</source>
+        <translation>평가한 레이아웃: %1개</translation>
+    </message>
+    <message>
+        <source>refused by the planner: %1</source>
+        <translation>플래너가 거부: %1</translation>
+    </message>
+    <message>
+        <source>fit (quick estimate): %1</source>
+        <translation>들어감 (빠른 추정): %1</translation>
+    </message>
+    <message>
+        <source>tp × pp shapes refused: %1</source>
+        <translation>거부된 tp × pp 형태: %1</translation>
+    </message>
+    <message>
+        <source>re-planned with the allocator simulation: %1</source>
+        <translation>할당자 시뮬레이션으로 다시 계획: %1</translation>
+    </message>
+    <message>
+        <source>of those, too large with the simulation: %1</source>
+        <translation>그중 시뮬레이션에서 넘침: %1</translation>
+    </message>
+    <message>
+        <source>%1 GPUs per node (assumed: the scenario does not say)</source>
+        <translation>노드당 GPU %1개 (가정: 시나리오에 없음)</translation>
+    </message>
+    <message>
+        <source>%1 GPUs per node</source>
+        <translation>노드당 GPU %1개</translation>
+    </message>
+    <message>
+        <source>Assumptions: %1; matrix products at %2 of the %3 TFLOPS dense bf16 peak; communication not overlapped with computation (so the step times are upper bounds); links per GPU %4 GB/s inside a node, %5 GB/s between nodes.</source>
+        <extracomment>%1 GPUs per node, %2 a percentage, %3 TFLOPS, %4 and %5 GB/s</extracomment>
+        <translation>가정: %1; 행렬곱은 dense bf16 최대 성능 %3 TFLOPS의 %2로 실행; 통신은 계산과 겹치지 않음 (그래서 스텝 시간은 상한); GPU당 링크는 노드 안 %4 GB/s, 노드 간 %5 GB/s.</translation>
+    </message>
+    <message>
+        <source>Link speeds: an assumption for this GPU (PCIe 4.0 x16 inside a node, 100 Gb/s Ethernet between nodes).</source>
+        <translation>링크 속도: 이 GPU에 대한 가정입니다 (노드 안 PCIe 4.0 x16, 노드 간 100 Gb/s 이더넷).</translation>
+    </message>
+    <message>
+        <source>Link speeds: %1.</source>
+        <translation>링크 속도: %1.</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>Search cancelled before a layout that fits was found (%1 evaluated).</source>
+        <translation>들어가는 레이아웃을 찾기 전에 탐색을 취소했습니다 (%1개 평가).</translation>
+    </message>
+    <message>
+        <source>No layout of %1 fits.</source>
+        <translation>%1의 어떤 레이아웃도 들어가지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The closest, %1, uses %2 of %3.</source>
+        <translation>가장 가까운 레이아웃(%1)은 %3 중 %2를 씁니다.</translation>
+    </message>
+    <message>
+        <source>The fastest layouts of %1 for a global batch of %2 sequences of %3 tokens, by estimated step time.</source>
+        <extracomment>%1 GPUs, %2 sequences, %3 tokens</extracomment>
+        <translation>%3 토큰 시퀀스 %2개로 된 전역 배치에서 %1의 가장 빠른 레이아웃 (추정 스텝 시간 순).</translation>
+    </message>
+    <message>
+        <source>The scenario sets no global batch: micro-batch × accumulation × GPUs.</source>
+        <translation>시나리오에 전역 배치가 없어서 마이크로배치 × 누적 × GPU 수로 정했습니다.</translation>
+    </message>
+    <message>
+        <source>Search cancelled: the best of the %1 layouts evaluated before it stopped.</source>
+        <translation>탐색을 취소했습니다: 멈추기 전까지 평가한 레이아웃 %1개 중 가장 좋은 것들입니다.</translation>
+    </message>
+    <message>
+        <source>Most frequent refusal: %1</source>
+        <translation>가장 흔한 거부 사유: %1</translation>
+    </message>
+</context>
+<context>
+    <name>SearchView</name>
+    <message>
+        <source>Cancel</source>
+        <translation>취소</translation>
+    </message>
+    <message>
+        <source>Stop the search and show the best of the layouts evaluated so far</source>
+        <translation>탐색을 멈추고 지금까지 평가한 레이아웃 중 가장 좋은 것들을 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>Search again</source>
+        <translation>다시 탐색</translation>
+    </message>
+    <message>
+        <source>Apply selected layout</source>
+        <translation>선택한 레이아웃 적용</translation>
+    </message>
+    <message>
+        <source>Set the scenario&apos;s tensor, pipeline and data parallelism, sharding, micro-batch, accumulation and checkpointing to the selected row (Edit ▸ Undo takes it back)</source>
+        <translation>시나리오의 텐서·파이프라인·데이터 병렬, 샤딩, 마이크로배치, 누적, 체크포인팅을 선택한 행으로 바꿉니다 (편집 ▸ 실행 취소로 되돌립니다)</translation>
+    </message>
+    <message>
+        <source>%v of %m tensor × pipeline shapes</source>
+        <extracomment>progress of the layout search: %v shapes done of %m</extracomment>
+        <translation>텐서 × 파이프라인 형태 %m개 중 %v개</translation>
+    </message>
+    <message>
+        <source>Searching the layouts of %1 × %2…</source>
+        <translation>%1 × %2의 레이아웃을 탐색하는 중…</translation>
+    </message>
+    <message>
+        <source>With one GPU only the micro-batch and checkpointing vary: set more GPUs in the panel to search tensor, pipeline and data parallelism.</source>
+        <translation>GPU가 하나면 마이크로배치와 체크포인팅만 달라집니다. 텐서·파이프라인·데이터 병렬을 탐색하려면 패널에서 GPU 수를 늘리세요.</translation>
+    </message>
+    <message>
+        <source>Only one layout fits.</source>
+        <translation>들어가는 레이아웃이 하나뿐입니다.</translation>
+    </message>
+    <message>
+        <source>The scenario&apos;s layout now is #%1, in bold.</source>
+        <translation>시나리오의 현재 레이아웃은 #%1이며 굵게 표시했습니다.</translation>
     </message>
 </context>
 <context>
@@ -3546,16 +3999,8 @@
         <translation>알 수 없는 언어 &quot;%1&quot;: en 또는 ko를 쓰세요</translation>
     </message>
     <message>
-        <source>View to show: breakdown, timeline, ladder, sweep, validate, fit or compare.</source>
-        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep, validate, fit, compare.</translation>
-    </message>
-    <message>
         <source>With --screenshot: show a saved `headroom-cli validate --json` result in the Validate view.</source>
         <translation>--screenshot과 함께: 저장된 `headroom-cli validate --json` 결과를 검증 보기에 표시합니다.</translation>
-    </message>
-    <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit or compare</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare 중 하나를 쓰세요</translation>
     </message>
     <message>
         <source>Theme for this session: system, light or dark.</source>
@@ -3564,6 +4009,14 @@
     <message>
         <source>unknown theme &quot;%1&quot;: use system, light or dark</source>
         <translation>알 수 없는 테마 &quot;%1&quot;: system, light, dark 중 하나를 쓰세요</translation>
+    </message>
+    <message>
+        <source>View to show: breakdown, timeline, ladder, sweep, validate, fit, compare or search.</source>
+        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep, validate, fit, compare, search.</translation>
+    </message>
+    <message>
+        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit, compare or search</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare, search 중 하나를 쓰세요</translation>
     </message>
 </context>
 </TS>

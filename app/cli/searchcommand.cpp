@@ -103,32 +103,21 @@ nlohmann::json toJson(const LayoutSearchResult& r)
     return j;
 }
 
-// Why the best beats the runner-up: the term that differs most in its favour.
+// Why the best beats the runner-up: the term that differs most in its
+// favour (compareLayouts, engine/plan/layoutsearch.h).
 std::string whyBest(const LayoutCandidate& best, const LayoutCandidate& next)
 {
-    const double gap = next.time.stepSeconds - best.time.stepSeconds;
-    if (gap <= 0)
+    const LayoutComparison c = compareLayouts(best, next);
+    if (c.tie)
         return "#1 and #2 take the same estimated step time; #1 is first because it uses less device memory (" +
-               gib(double(best.deviceUsedBytes)) + " against " + gib(double(next.deviceUsedBytes)) + ").";
-    StepTerm most = StepTerm::Compute, least = StepTerm::Compute;
-    double mostSaved = 0, mostPaid = 0;
-    for (StepTerm term : kStepTerms) {
-        const double d = stepTermSeconds(next.time, term) - stepTermSeconds(best.time, term);
-        if (d > mostSaved) {
-            mostSaved = d;
-            most = term;
-        }
-        if (-d > mostPaid) {
-            mostPaid = -d;
-            least = term;
-        }
-    }
-    std::string text = "#1 is " + seconds(gap) + " (" + fixed(100 * gap / next.time.stepSeconds, 1) +
-                       "%) faster than #2: its " + stepTermName(most) + " takes " + seconds(mostSaved) + " less (" +
-                       seconds(stepTermSeconds(best.time, most)) + " against " +
-                       seconds(stepTermSeconds(next.time, most)) + ")";
-    if (mostPaid > 0)
-        text += ", more than its " + std::string(stepTermName(least)) + " costs over #2's (+" + seconds(mostPaid) + ")";
+               gib(double(c.bestDeviceUsedBytes)) + " against " + gib(double(c.runnerUpDeviceUsedBytes)) + ").";
+    std::string text = "#1 is " + seconds(c.gapSeconds) + " (" + fixed(100 * c.gapFraction, 1) +
+                       "%) faster than #2: its " + stepTermName(c.savedTerm) + " takes " + seconds(c.savedSeconds) +
+                       " less (" + seconds(c.bestSavedTermSeconds) + " against " + seconds(c.runnerUpSavedTermSeconds) +
+                       ")";
+    if (c.paidTerm)
+        text += ", more than its " + std::string(stepTermName(*c.paidTerm)) + " costs over #2's (+" +
+                seconds(c.paidSeconds) + ")";
     return text + ".";
 }
 

@@ -80,9 +80,11 @@ int main(int argc, char** argv)
     const QCommandLineOption scenarioOption(QStringLiteral("scenario"),
                                             QCoreApplication::translate("main", "Open a scenario file (.headroom.json)."),
                                             QStringLiteral("file"));
-    const QCommandLineOption viewOption(QStringLiteral("view"),
-                                        QCoreApplication::translate("main", "View to show: breakdown, timeline, ladder, sweep, validate, fit or compare."),
-                                        QStringLiteral("name"), QStringLiteral("breakdown"));
+    const QCommandLineOption viewOption(
+        QStringLiteral("view"),
+        QCoreApplication::translate(
+            "main", "View to show: breakdown, timeline, ladder, sweep, validate, fit, compare or search."),
+        QStringLiteral("name"), QStringLiteral("breakdown"));
     const QCommandLineOption langOption(QStringLiteral("lang"), QCoreApplication::translate("main", "Language: en or ko."),
                                         QStringLiteral("code"));
     const QCommandLineOption themeOption(QStringLiteral("theme"),
@@ -131,7 +133,10 @@ int main(int argc, char** argv)
 
     const auto shownView = MainWindow::viewFromName(view);
     if (!shownView)
-        return fail(QCoreApplication::translate("main", "unknown view \"%1\": use breakdown, timeline, ladder, sweep, validate, fit or compare").arg(view));
+        return fail(
+            QCoreApplication::translate(
+                "main", "unknown view \"%1\": use breakdown, timeline, ladder, sweep, validate, fit, compare or search")
+                .arg(view));
     if (!language.isEmpty() && !LanguageManager::languages().contains(language))
         return fail(QCoreApplication::translate("main", "unknown language \"%1\": use en or ko").arg(language));
 

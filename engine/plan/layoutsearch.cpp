@@ -83,6 +83,36 @@ bool faster(const LayoutCandidate& a, const LayoutCandidate& b)
 
 } // namespace
 
+LayoutComparison compareLayouts(const LayoutCandidate& best, const LayoutCandidate& runnerUp)
+{
+    LayoutComparison c;
+    c.bestDeviceUsedBytes = best.deviceUsedBytes;
+    c.runnerUpDeviceUsedBytes = runnerUp.deviceUsedBytes;
+    c.gapSeconds = runnerUp.time.stepSeconds - best.time.stepSeconds;
+    c.tie = !(c.gapSeconds > 0);
+    if (c.tie) {
+        c.gapSeconds = 0;
+        return c;
+    }
+    c.gapFraction = c.gapSeconds / runnerUp.time.stepSeconds;
+    // The step is the sum of the terms (no overlap), so a shorter step has at
+    // least one shorter term: the largest saving explains most of the gap.
+    for (StepTerm term : kStepTerms) {
+        const double saved = stepTermSeconds(runnerUp.time, term) - stepTermSeconds(best.time, term);
+        if (saved > c.savedSeconds) {
+            c.savedSeconds = saved;
+            c.savedTerm = term;
+        }
+        if (-saved > c.paidSeconds) {
+            c.paidSeconds = -saved;
+            c.paidTerm = term;
+        }
+    }
+    c.bestSavedTermSeconds = stepTermSeconds(best.time, c.savedTerm);
+    c.runnerUpSavedTermSeconds = stepTermSeconds(runnerUp.time, c.savedTerm);
+    return c;
+}
+
 Scenario applyLayout(const Scenario& base, const LayoutCandidate& layout)
 {
     Scenario sc = base;

@@ -73,6 +73,24 @@ struct LayoutSearchResult {
 // degree divides.
 Result<LayoutSearchResult> searchLayouts(const Scenario& scenario, const LayoutSearchOptions& options = {});
 
+// Why the best layout of a search beats the runner-up, as numbers that the
+// CLI and the app put into words: the step-time term (plan/steptime.h) in
+// which the best saves the most over the runner-up, and the one in which it
+// pays the most, if any. Two layouts with the same estimated step are ordered
+// by device used (the search's order); `tie` says that is the reason.
+struct LayoutComparison {
+    bool tie = false;
+    double gapSeconds = 0;  // the runner-up's step minus the best's
+    double gapFraction = 0; // gapSeconds over the runner-up's step
+    StepTerm savedTerm = StepTerm::Compute;
+    double savedSeconds = 0; // the runner-up's savedTerm minus the best's: > 0 unless tie
+    double bestSavedTermSeconds = 0, runnerUpSavedTermSeconds = 0;
+    std::optional<StepTerm> paidTerm; // where the best takes longer, the largest such term
+    double paidSeconds = 0;           // the best's paidTerm minus the runner-up's
+    Bytes bestDeviceUsedBytes = 0, runnerUpDeviceUsedBytes = 0;
+};
+LayoutComparison compareLayouts(const LayoutCandidate& best, const LayoutCandidate& runnerUp);
+
 // `base` laid out as `layout` (tp, sp, pp, sharding, micro-batch,
 // grad_accum, checkpointing, the global batch kept).
 Scenario applyLayout(const Scenario& base, const LayoutCandidate& layout);

@@ -365,6 +365,70 @@ private slots:
         QVERIFY(noPeak.error().detail.find("a10g") != std::string::npos);
     }
 
+    // compareLayouts: the term in which #1 saves the most over #2, the one in
+    // which it pays the most, and a tie broken by device used.
+    void comparesTheBestWithTheRunnerUp()
+    {
+        LayoutCandidate best, next;
+        best.time.computeSeconds = 1.0;
+        best.time.dataParallelSeconds = 0.3;
+        best.time.bubbleSeconds = 0.1;
+        best.time.stepSeconds = 1.4;
+        next.time.computeSeconds = 1.5;
+        next.time.dataParallelSeconds = 0.1;
+        next.time.bubbleSeconds = 0.0;
+        next.time.stepSeconds = 1.6;
+        LayoutComparison c = compareLayouts(best, next);
+        QVERIFY(!c.tie);
+        QVERIFY(close(c.gapSeconds, 0.2));
+        QVERIFY(close(c.gapFraction, 0.2 / 1.6));
+        QCOMPARE(c.savedTerm, StepTerm::Compute);
+        QVERIFY(close(c.savedSeconds, 0.5));
+        QCOMPARE(c.bestSavedTermSeconds, 1.0);
+        QCOMPARE(c.runnerUpSavedTermSeconds, 1.5);
+        QVERIFY(c.paidTerm.has_value());
+        QCOMPARE(*c.paidTerm, StepTerm::DataParallel); // +0.2 s, more than the bubble's +0.1 s
+        QVERIFY(close(c.paidSeconds, 0.2));
+
+        // Better or equal in every term: nothing paid.
+        next.time.dataParallelSeconds = 0.4;
+        next.time.bubbleSeconds = 0.1;
+        next.time.stepSeconds = 2.0;
+        c = compareLayouts(best, next);
+        QVERIFY(!c.paidTerm.has_value());
+        QCOMPARE(c.paidSeconds, 0.0);
+
+        // The same step: first by less device used, and said so.
+        next.time = best.time;
+        best.deviceUsedBytes = 10;
+        next.deviceUsedBytes = 20;
+        c = compareLayouts(best, next);
+        QVERIFY(c.tie);
+        QCOMPARE(c.gapSeconds, 0.0);
+        QCOMPARE(c.bestDeviceUsedBytes, Bytes(10));
+        QCOMPARE(c.runnerUpDeviceUsedBytes, Bytes(20));
+
+        // On a real search the explanation adds up. The step is the sum of
+        // its five terms, so the gap is the sum of their differences: the
+        // largest saving is at least a fifth of it, and all of it at most
+        // when nothing is paid.
+        Scenario sc = smallScenario(16);
+        sc.train.globalBatch = 32;
+        auto r = searchLayouts(sc);
+        QVERIFY(r && r->layouts.size() >= 2);
+        const LayoutCandidate& first = r->layouts[0];
+        const LayoutCandidate& second = r->layouts[1];
+        c = compareLayouts(first, second);
+        QCOMPARE(c.tie, !(second.time.stepSeconds > first.time.stepSeconds));
+        if (!c.tie) {
+            QVERIFY(close(c.gapSeconds, second.time.stepSeconds - first.time.stepSeconds));
+            QVERIFY(c.savedSeconds * 5 >= c.gapSeconds * (1 - 1e-9));
+            if (!c.paidTerm)
+                QVERIFY(c.savedSeconds <= c.gapSeconds * (1 + 1e-9));
+            QVERIFY(close(c.savedSeconds, c.runnerUpSavedTermSeconds - c.bestSavedTermSeconds));
+        }
+    }
+
     void cancels()
     {
         Scenario sc = smallScenario(16);

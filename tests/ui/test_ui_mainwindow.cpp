@@ -230,7 +230,7 @@ private slots:
     {
         QTest::addColumn<QString>("view");
         QTest::addColumn<QString>("language");
-        for (const char* view : {"breakdown", "timeline", "ladder", "sweep"}) {
+        for (const char* view : {"breakdown", "timeline", "ladder", "sweep", "search"}) {
             QTest::newRow(view) << QString::fromLatin1(view) << QStringLiteral("en");
             QTest::newRow(qPrintable(QStringLiteral("%1 ko").arg(QLatin1String(view)))) << QString::fromLatin1(view) << QStringLiteral("ko");
         }

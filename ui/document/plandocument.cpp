@@ -41,7 +41,11 @@ private:
 };
 
 PlanDocument::PlanDocument(QObject* parent)
-    : QObject(parent), m_sweeper(new FitMapWorker(this)), m_undo(new QUndoStack(this)), m_planTimer(new QTimer(this))
+    : QObject(parent)
+    , m_sweeper(new FitMapWorker(this))
+    , m_searcher(new LayoutSearchWorker(this))
+    , m_undo(new QUndoStack(this))
+    , m_planTimer(new QTimer(this))
 {
     connect(m_sweeper, &FitMapWorker::progress, this, &PlanDocument::sweepProgress);
     // The worker delivers only the latest start's result, and a new plan
@@ -49,6 +53,11 @@ PlanDocument::PlanDocument(QObject* parent)
     connect(m_sweeper, &FitMapWorker::finished, this, [this](const SweepBundle& bundle) {
         m_sweep = bundle;
         emit sweepReady();
+    });
+    connect(m_searcher, &LayoutSearchWorker::progress, this, &PlanDocument::searchProgress);
+    connect(m_searcher, &LayoutSearchWorker::finished, this, [this](const LayoutSearchOutcome& outcome) {
+        m_search = outcome;
+        emit searchReady();
     });
     m_planTimer->setSingleShot(true);
     m_planTimer->setInterval(0);
@@ -125,6 +134,11 @@ void PlanDocument::planNow()
         m_sweeper->cancel();
         m_sweepRequested.reset();
     }
+    m_search.reset();
+    if (m_searchRequested) {
+        m_searcher->drop();
+        m_searchRequested.reset();
+    }
     ++m_revision;
     emit planChanged();
 }
@@ -160,6 +174,26 @@ void PlanDocument::requestSweep()
 bool PlanDocument::sweepRunning() const { return m_sweepRequested.has_value() && !m_sweep; }
 
 bool PlanDocument::waitForSweep(int timeoutMs) { return m_sweep || m_sweeper->waitForResult(timeoutMs); }
+
+void PlanDocument::requestSearch(bool again)
+{
+    if (m_planTimer->isActive())
+        planNow();
+    if (m_searchRequested == m_revision && !again)
+        return; // done, or on its way
+    m_search.reset();
+    m_searchRequested = m_revision;
+    m_searcher->start(m_scenario);
+}
+
+void PlanDocument::cancelSearch() { m_searcher->cancel(); }
+
+bool PlanDocument::searchRunning() const { return m_searchRequested.has_value() && !m_search; }
+
+bool PlanDocument::waitForSearch(int timeoutMs) { return m_search || m_searcher->waitForResult(timeoutMs); }
+
+// The tensor, pipeline and data-parallel layouts of the scenario's GPUs, fastest first (engine/plan/layoutsearch.h).
+LayoutSearchOutcome PlanDocument::searchFor(const Scenario& scenario) { return LayoutSearchWorker::compute(scenario); }
 
 Result<Plan> PlanDocument::planFor(const Scenario& scenario) { return makePlan(scenario); }
 

@@ -13,6 +13,7 @@
 // event loop, or at once with planNow().
 #include "core/result.h"
 #include "document/fitmapworker.h"
+#include "document/layoutsearchworker.h"
 #include "plan/fitsearch.h"
 #include "plan/ladder.h"
 #include "plan/makeitfit.h"
@@ -79,6 +80,17 @@ public:
     // screenshots). False after `timeoutMs`.
     bool waitForSweep(int timeoutMs = 60000);
 
+    // The layout search (issue 15, the Search tab) runs on its own worker
+    // thread (LayoutSearchWorker) the same way: requestSearch() starts it for
+    // the current plan unless it is done or running (`again`: start over,
+    // after a Cancel), cancelSearch() stops it early with what it found so
+    // far, searchReady() says search() holds the outcome. A new plan drops it.
+    void requestSearch(bool again = false);
+    void cancelSearch();
+    const std::optional<LayoutSearchOutcome>& search() const { return m_search; }
+    bool searchRunning() const;
+    bool waitForSearch(int timeoutMs = 60000);
+
     // The same for another scenario (a measurement's own, a pinned one, a
     // report's). The UI reaches the planner through this class only
     // (tests/ui/test_ui_layering.cpp checks it).
@@ -88,6 +100,7 @@ public:
     static headroom::Result<headroom::FitResult> largestMicroBatchFor(const headroom::Scenario& scenario);
     static headroom::Result<headroom::FitResult> longestSequenceFor(const headroom::Scenario& scenario);
     static headroom::Result<std::vector<headroom::ModelFitRow>> largestModelsFor(const headroom::Scenario& scenario);
+    static LayoutSearchOutcome searchFor(const headroom::Scenario& scenario);
 
 signals:
     // The scenario changed under the inputs (undo, redo, reset): they show it.
@@ -98,6 +111,8 @@ signals:
     void modifiedChanged(bool modified);
     void sweepProgress(int done, int total);
     void sweepReady();
+    void searchProgress(int done, int total);
+    void searchReady();
 
 private:
     class EditCommand;
@@ -113,6 +128,9 @@ private:
     std::optional<SweepBundle> m_sweep;       // of m_revision, once computed
     std::optional<std::uint64_t> m_sweepRequested; // the revision the running (or done) sweep is for
     FitMapWorker* m_sweeper;
+    std::optional<LayoutSearchOutcome> m_search;    // of m_revision, once computed
+    std::optional<std::uint64_t> m_searchRequested; // the revision the running (or done) search is for
+    LayoutSearchWorker* m_searcher;
     QString m_path;
     QUndoStack* m_undo;
     QTimer* m_planTimer;

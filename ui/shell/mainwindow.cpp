@@ -21,6 +21,7 @@
 #include "views/compareview.h"
 #include "views/ladderview.h"
 #include "views/makeitfitview.h"
+#include "views/searchview.h"
 #include "views/sweepview.h"
 #include "views/verdictbar.h"
 
@@ -74,7 +75,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_tabs->addTab(m_ladder, QString());
     m_tabs->addTab(m_sweep, QString());
     m_tabs->addTab(m_validate, QString());
-    createPlanningViews();  // Make it fit and Compare tabs
+    createPlanningViews(); // Make it fit, Compare and Search tabs
     m_tabs->setDocumentMode(true);
 
     auto* right = new QWidget;
@@ -340,9 +341,11 @@ void MainWindow::updateVisibleView()
 {
     // The timeline (~100 graphs for an 80-layer model) replots only when it
     // is shown: replotting it hidden doubled the edit-to-replot latency
-    // (bench_ui); the ladder, sweep and make it fit plan dozens of variants.
+    // (bench_ui); the ladder, sweep, make it fit and search plan dozens to
+    // thousands of variants.
     QWidget* current = m_tabs->currentWidget();
-    if (current != m_timeline && current != m_ladder && current != m_sweep && current != m_makeItFit)
+    if (current != m_timeline && current != m_ladder && current != m_sweep && current != m_makeItFit &&
+        current != m_search)
         return;
     const std::uint64_t revision = m_document->revision();
     auto shown = m_shownRevision.find(current);
@@ -359,6 +362,8 @@ void MainWindow::updateVisibleView()
         m_ladder->setLadder(m_document->ladder());
     } else if (current == m_sweep) {
         m_sweep->showCurrent();
+    } else if (current == m_search) {
+        m_search->showCurrent();
     } else {
         m_makeItFit->setSuggestions(planned, m_document->suggestions());
     }
@@ -383,6 +388,8 @@ std::optional<MainWindow::View> MainWindow::viewFromName(const QString& name)
         return View::MakeItFit;
     if (key == QLatin1String("compare"))
         return View::Compare;
+    if (key == QLatin1String("search"))
+        return View::Search;
     return std::nullopt;
 }
 
@@ -396,6 +403,7 @@ QCustomPlot* MainWindow::currentChart() const
     case View::Validate: return m_validate->barsChart();
     case View::MakeItFit: return m_breakdown->chart();
     case View::Compare: return m_compare->chart();
+    case View::Search: return m_breakdown->chart(); // a table, no chart of its own
     }
     return m_breakdown->chart();
 }

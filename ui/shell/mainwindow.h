@@ -31,6 +31,7 @@ class QMenu;
 class QTabWidget;
 class RecentFiles;
 class ScenarioPanel;
+class SearchView;
 class SweepView;
 class Theme;
 class TimelineView;
@@ -41,7 +42,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class View { Breakdown, Timeline, Ladder, Sweep, Validate, MakeItFit, Compare };
+    enum class View { Breakdown, Timeline, Ladder, Sweep, Validate, MakeItFit, Compare, Search };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -66,7 +67,8 @@ public:
     QString currentFile() const;
 
     void showView(View view);
-    static std::optional<View> viewFromName(const QString& name);  // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare"
+    // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare", "search"
+    static std::optional<View> viewFromName(const QString& name);
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
     LanguageManager* languages() const { return m_languages; }
@@ -81,8 +83,9 @@ public:
     SweepView* sweepView() const { return m_sweep; }
     ValidateView* validateView() const { return m_validate; }
 
-    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    // Make it fit, Compare, Search and presentation mode (mainwindowplanning.cpp).
     MakeItFitView* makeItFitView() const { return m_makeItFit; }
+    SearchView* searchView() const { return m_search; }
     CompareView* compareView() const { return m_compare; }
     // Pins the current scenario: empty on success, else the translated reason.
     QString pinScenario();
@@ -90,7 +93,7 @@ public:
     void pinExamples();
     void startPresentation();
     PresentationView* presentation() const { return m_presentation; }
-    // Waits for work running off the UI thread (the sweep's), for screenshots and tests.
+    // Waits for work running off the UI thread (the sweep's, the search's), for screenshots and tests.
     bool waitForBackgroundWork(int timeoutMs = 60000);
 
 protected:
@@ -116,7 +119,7 @@ private:
     void updateTitle();
     void readSettings();
     void writeSettings() const;
-    // Make it fit, Compare and presentation mode (mainwindowplanning.cpp).
+    // Make it fit, Compare, Search and presentation mode (mainwindowplanning.cpp).
     void createPlanningViews();
     void createPlanningActions(QMenu* viewMenu);
     void retranslatePlanning();
@@ -136,8 +139,9 @@ private:
     LanguageManager* m_languages;
     // The document revision each lazily updated view last showed.
     QHash<const QWidget*, std::uint64_t> m_shownRevision;
-    // Make it fit, Compare and presentation mode.
+    // Make it fit, Compare, Search and presentation mode.
     MakeItFitView* m_makeItFit = nullptr;
+    SearchView* m_search = nullptr;
     CompareView* m_compare = nullptr;
     PresentationView* m_presentation = nullptr;
     QAction* m_pinAction = nullptr;

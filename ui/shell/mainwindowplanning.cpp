@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The main window's planning aids, kept apart from its file and view
-// plumbing: the Make it fit and Compare tabs, the Pin action and
+// plumbing: the Make it fit, Compare and Search tabs, the Pin action and
 // presentation mode.
 #include "shell/mainwindow.h"
 
@@ -11,6 +11,7 @@
 #include "views/ladderview.h"
 #include "views/makeitfitview.h"
 #include "views/presentationview.h"
+#include "views/searchview.h"
 #include "views/sweepview.h"
 #include "views/teachingdialog.h"
 
@@ -27,9 +28,12 @@ void MainWindow::createPlanningViews()
     m_compare = new CompareView;
     m_tabs->addTab(m_makeItFit, QString());
     m_tabs->addTab(m_compare, QString());
-    // Applying a suggestion is an edit like any other: the window is
-    // modified, the plan follows, and the view offers to undo it.
+    m_search = new SearchView(m_document);
+    m_tabs->addTab(m_search, QString());
+    // Applying a suggestion or a searched layout is an edit like any other:
+    // the window is modified, the plan follows, Edit > Undo takes it back.
     connect(m_makeItFit, &MakeItFitView::applyScenario, this, &MainWindow::applyEdit);
+    connect(m_search, &SearchView::applyScenario, this, &MainWindow::applyEdit);
 }
 
 void MainWindow::createPlanningActions(QMenu* viewMenu)
@@ -53,6 +57,9 @@ void MainWindow::retranslatePlanning()
     m_tabs->setTabToolTip(static_cast<int>(View::MakeItFit),
                           tr("The cheapest changes, by their cost in speed, that make the scenario fit the GPU"));
     m_tabs->setTabToolTip(static_cast<int>(View::Compare), tr("Up to four pinned scenarios side by side"));
+    m_tabs->setTabText(static_cast<int>(View::Search), tr("Search"));
+    m_tabs->setTabToolTip(static_cast<int>(View::Search),
+                          tr("The fastest tensor, pipeline and data-parallel layouts of the scenario's GPUs that fit"));
     m_pinAction->setText(tr("&Pin Scenario for Comparison"));
     m_pinAction->setStatusTip(tr("Add the current scenario to the Compare tab (up to four)"));
     m_presentAction->setText(tr("Presentation &Mode"));
@@ -64,6 +71,7 @@ void MainWindow::refreshPlanningViews()
 {
     m_makeItFit->refresh();
     m_compare->refresh();
+    m_search->refresh();
 }
 
 QString MainWindow::pinScenario()
@@ -98,7 +106,11 @@ void MainWindow::startPresentation()
     m_presentation->setFocus();
 }
 
-bool MainWindow::waitForBackgroundWork(int timeoutMs) { return m_sweep->waitForResult(timeoutMs); }
+bool MainWindow::waitForBackgroundWork(int timeoutMs)
+{
+    const bool swept = m_sweep->waitForResult(timeoutMs);
+    return m_search->waitForResult(timeoutMs) && swept;
+}
 
 void MainWindow::openTeaching()
 {

@@ -87,7 +87,8 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("%1 must be between %2 and %3; it is %4.")
                  .arg(ErrorText::fieldName(m.captured(1)), m.captured(2), m.captured(3), m.captured(4));
          }},
-        {anchored(R"(model: layers, hidden size, heads, KV heads, head dim, MLP width and vocabulary must all be positive)"),
+        {anchored(
+             R"(model: layers, hidden size, heads, KV heads, head dim, MLP width and vocabulary must all be positive)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("The model's layers, hidden size, heads, KV heads, head size, MLP width and vocabulary must all be positive.");
          }},
@@ -96,7 +97,9 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("Inference weights must be fp32, fp16 or bf16, not %1.").arg(m.captured(1));
          }},
         {anchored(R"(train\.peft\.alpha: must be above 0 and at most 1e6)"),
-         [](const QRegularExpressionMatch&) { return ErrorText::tr("LoRA alpha must be above 0 and at most 1,000,000."); }},
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("LoRA alpha must be above 0 and at most 1,000,000.");
+         }},
         {anchored(R"(train\.peft\.dropout: must be in \[0, 1\))"),
          [](const QRegularExpressionMatch&) { return ErrorText::tr("LoRA dropout must be at least 0 and below 1."); }},
         {anchored(R"((deepspeed-json|accelerate-fsdp-yaml) configures training; the scenario is inference)"),
@@ -105,6 +108,81 @@ const std::vector<Phrase>& detailPhrases()
          }},
         {anchored(R"(the plan has no events to export)"),
          [](const QRegularExpressionMatch&) { return ErrorText::tr("The plan has no events to export."); }},
+        // The layout search (engine/plan/layoutsearch.cpp searchLayouts()) and
+        // the refusals of parallel layouts it reports most often
+        // (engine/plan/parallel.cpp parallelLayout()).
+        {anchored(R"(mode: the layout search plans training steps; the scenario is inference)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("The layout search plans training steps; this scenario is inference.");
+         }},
+        {anchored(
+             R"(hardware\.gpu: (.+) has no published dense bf16 \(or fp16\) peak in the catalog, so the search cannot estimate step times)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The catalog has no published dense bf16 (or fp16) peak for %1, so the search cannot "
+                                  "estimate step times.")
+                 .arg(m.captured(1));
+         }},
+        {anchored(
+             R"(train\.global_batch: (\d+) sequences do not divide by the data-parallel degree of any layout of (\d+) GPUs \(([\d, ]+)\)(?: that the planner accepts)?)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 sequences, %2 GPUs, %3 the data-parallel degrees tried
+             return ErrorText::tr("A global batch of %1 sequences does not divide by the data-parallel degree of any "
+                                  "layout of %2 GPUs (%3): choose a global batch that one of them divides.")
+                 .arg(m.captured(1), m.captured(2), m.captured(3));
+         }},
+        {anchored(R"(no layout of (\d+) GPUs plans: (.+))"),
+         [](const QRegularExpressionMatch& m) {
+             const QString reason = ErrorText::knownDetail(m.captured(2).toStdString());
+             return ErrorText::tr("No layout of %1 GPUs plans: %2")
+                 .arg(m.captured(1), reason.isEmpty() ? m.captured(2) : reason);
+         }},
+        {anchored(
+             R"(train\.peft: LoRA, QLoRA and quantized weights are not planned with tensor or pipeline parallelism yet)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("LoRA, QLoRA and quantized weights are not planned with tensor or pipeline "
+                                  "parallelism yet.");
+         }},
+        {anchored(R"(hardware\.parallel\.tp: (\d+) attention heads do not divide by tp (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The %1 attention heads do not divide by tensor parallelism %2.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(R"(hardware\.parallel\.tp: (\d+) KV heads do not divide by tp (\d+) .*)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The %1 KV heads do not divide by tensor parallelism %2 (replicating KV heads is "
+                                  "not modelled).")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(R"(hardware\.parallel\.tp: the MLP width (\d+) does not divide by tp (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The MLP width %1 does not divide by tensor parallelism %2.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(
+             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models without experts \(Llama, Mistral, Qwen, Gemma, Phi-3\); got (.+))"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("Tensor parallelism is planned for Llama-layout models without experts (Llama, "
+                                  "Mistral, Qwen, Gemma, Phi-3), not %1.")
+                 .arg(m.captured(1));
+         }},
+        {anchored(
+             R"(model: tensor and pipeline parallelism are planned for decoder language models without a vision tower; got (.+))"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("Tensor and pipeline parallelism are planned for decoder language models without a "
+                                  "vision tower, not %1.")
+                 .arg(m.captured(1));
+         }},
+        {anchored(R"(op-level selective checkpointing with QLoRA \(bitsandbytes' 4-bit matmuls\) is not modelled yet)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Op-level selective checkpointing with QLoRA (bitsandbytes' 4-bit matrix products) "
+                                  "is not modelled yet.");
+         }},
+        {anchored(
+             R"(profile: Headroom's engine runs one GPU; plan tensor and pipeline parallelism with the pytorch profile)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Headroom's own engine runs one GPU: plan tensor and pipeline parallelism with the "
+                                  "PyTorch profile.");
+         }},
     };
     return phrases;
 }
