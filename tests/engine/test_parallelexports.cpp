@@ -181,6 +181,8 @@ private slots:
             QVERIFY2(!f.count(absent), absent);
         const Plan plan = makePlan(s).value();
         QVERIFY(contains(e.text, "peak " + QString::number(static_cast<double>(plan.peakBytes) / static_cast<double>(GiB), 'f', 2).toStdString()));
+        // validate_args requires it with tensor parallelism (before Blackwell).
+        QVERIFY(contains(e.text, "#   CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun "));
         // Same scenario, same bytes.
         QCOMPARE(exportAs(s, ExportFormat::MegatronArgs).text, e.text);
     }
@@ -202,6 +204,9 @@ private slots:
             QVERIFY2(!f.count(absent), absent);
         QCOMPARE(f.at("--optimizer"), std::string("sgd"));
         QCOMPARE(f.at("--sgd-momentum"), std::string("0.9"));
+        s.hardware.parallel.tp = 1;
+        s.hardware.count = 4;
+        QVERIFY(!contains(exportAs(s, ExportFormat::MegatronArgs).text, "CUDA_DEVICE_MAX_CONNECTIONS"));
     }
 
     void megatronModels()
