@@ -282,7 +282,8 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
     }
 
     notes.push_back("Not written (they change no memory and Headroom does not read them): --rotary-base "
-                    "(rope_theta), --norm-epsilon, --init-method-std; take them from the model's config.json.");
+                    "(rope_theta), --use-rope-scaling and --rope-scaling-factor (rope_scaling), --norm-epsilon, "
+                    "--init-method-std; take them from the model's config.json.");
     notes.push_back("--vocab-size is the model's vocab_size; Megatron-LM reads it with --tokenizer-type "
                     "NullTokenizer, and with a real tokenizer pads the tokenizer's own size instead.");
     notes.push_back("Not planned: Megatron-LM's own buffers (the gradient buffer, the distributed optimizer's, "

@@ -227,7 +227,8 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     comment(std::string("torchtitan job file, written by Headroom ") + HEADROOM_VERSION +
             " (headroom-cli export --format torchtitan-toml), for torchtitan 0.2.2.");
     comment("Use: torchrun --nproc-per-node GPUS -m torchtitan.train --job.config_file THIS_FILE");
-    comment("Keys as torchtitan 0.2.2 torchtitan/config/job_config.py defines them.");
+    comment("Keys as torchtitan 0.2.2 torchtitan/config/job_config.py defines them. Only what Headroom planned is "
+            "set: add your dataset, steps, learning rate and checkpointing; torchtitan's defaults stand for the rest.");
     comment("Headroom's prediction per GPU (" + std::string(profileName(sc.profile)) + " profile): peak " +
             gibText(static_cast<double>(plan.peakBytes)) + ", device used " +
             gibText(static_cast<double>(plan.deviceUsedBytes)) + " on " + hardwareLine(sc, plan) + ": " +
