@@ -1157,6 +1157,22 @@
         <source>Copy C&amp;hart as Image</source>
         <translation>차트를 이미지로 복사(&amp;H)</translation>
     </message>
+    <message>
+        <source>M&amp;egatron-LM arguments (shell)…</source>
+        <translation>Megatron-LM 인수 (셸)(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>torchtitan &amp;job file (TOML)…</source>
+        <translation>torchtitan 작업 파일 (TOML)(&amp;J)…</translation>
+    </message>
+    <message>
+        <source>Shell script (*.sh)</source>
+        <translation>셸 스크립트 (*.sh)</translation>
+    </message>
+    <message>
+        <source>torchtitan job file (*.toml)</source>
+        <translation>torchtitan 작업 파일 (*.toml)</translation>
+    </message>
 </context>
 <context>
     <name>GpuText</name>

@@ -18,10 +18,12 @@ namespace headroom {
 
 namespace {
 
-constexpr std::array<std::pair<ExportFormat, const char*>, 7> kFormats{{
+constexpr std::array<std::pair<ExportFormat, const char*>, 9> kFormats{{
     {ExportFormat::HfPython, "hf-python"},
     {ExportFormat::DeepSpeedJson, "deepspeed-json"},
     {ExportFormat::AccelerateFsdpYaml, "accelerate-fsdp-yaml"},
+    {ExportFormat::MegatronArgs, "megatron-args"},
+    {ExportFormat::TorchtitanToml, "torchtitan-toml"},
     {ExportFormat::Markdown, "markdown"},
     {ExportFormat::Csv, "csv"},
     {ExportFormat::PlanJson, "plan-json"},
@@ -56,6 +58,8 @@ Result<std::string> exportPlan(const Scenario& scenario, const Plan& plan, Expor
     case ExportFormat::HfPython: return exportHfPython(scenario, plan);
     case ExportFormat::DeepSpeedJson: return exportDeepSpeedJson(scenario, plan);
     case ExportFormat::AccelerateFsdpYaml: return exportAccelerateFsdpYaml(scenario, plan);
+    case ExportFormat::MegatronArgs: return exportMegatronArgs(scenario, plan);
+    case ExportFormat::TorchtitanToml: return exportTorchtitanToml(scenario, plan);
     case ExportFormat::Markdown: return exportMarkdown(scenario, plan);
     case ExportFormat::Csv: return exportCsv(plan);
     case ExportFormat::PlanJson: return planToJson(plan, true, true).dump(2) + "\n";

@@ -2,7 +2,8 @@
 #pragma once
 // Exporters: a scenario and its plan as text another tool reads. Training
 // configurations for the Hugging Face stack (a transformers/PEFT/bitsandbytes
-// script, a DeepSpeed config, an accelerate FSDP config), a Markdown report,
+// script, a DeepSpeed config, an accelerate FSDP config), for Megatron-LM
+// (pretrain_gpt.py arguments) and torchtitan (a job file), a Markdown report,
 // the timeline as CSV, and the plan and the scenario as JSON.
 //
 // Every exporter is deterministic: the same scenario and plan give the same
@@ -21,14 +22,16 @@ enum class ExportFormat {
     HfPython,            // a Python script: TrainingArguments, BitsAndBytesConfig, LoraConfig
     DeepSpeedJson,       // a DeepSpeed config (ds_config.json)
     AccelerateFsdpYaml,  // an `accelerate launch --config_file` YAML for FSDP
+    MegatronArgs,        // Megatron-LM pretrain_gpt.py arguments, a bash array
+    TorchtitanToml,      // a torchtitan job file (--job.config_file)
     Markdown,            // a report: summary, breakdown, counters, verdict, notes, tensors
     Csv,                 // the timeline: one row per event, one column per category
     PlanJson,            // planToJson(plan, true, true), 2-space indent
     ScenarioJson,        // scenarioToText(scenario): a headroom.scenario/1 file
 };
 
-// "hf-python", "deepspeed-json", "accelerate-fsdp-yaml", "markdown", "csv",
-// "plan-json", "scenario-json".
+// "hf-python", "deepspeed-json", "accelerate-fsdp-yaml", "megatron-args",
+// "torchtitan-toml", "markdown", "csv", "plan-json", "scenario-json".
 const char* exportFormatName(ExportFormat format);
 // False for a name not in the list above (out is left alone).
 bool parseExportFormat(const std::string& name, ExportFormat& out);
@@ -36,9 +39,12 @@ bool parseExportFormat(const std::string& name, ExportFormat& out);
 const std::vector<ExportFormat>& allExportFormats();
 
 // The scenario as `format`, with `plan` (makePlan(scenario)) for its numbers.
-// Errors: UnsupportedCombination for deepspeed-json and accelerate-fsdp-yaml
-// of an inference scenario (both configure training); InvalidArgument for a
-// plan without events.
+// Errors: UnsupportedCombination for deepspeed-json, accelerate-fsdp-yaml,
+// megatron-args and torchtitan-toml of an inference scenario (they configure
+// training), and for megatron-args and torchtitan-toml of a scenario the
+// library cannot express (LoRA, an optimizer or sharding it lacks...: the
+// detail says which); InvalidArgument for a plan without events, or a
+// layout plan/parallel.h refuses.
 Result<std::string> exportPlan(const Scenario& scenario, const Plan& plan, ExportFormat format);
 
 } // namespace headroom

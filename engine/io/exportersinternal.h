@@ -61,6 +61,8 @@ std::vector<std::string> hfTrainingNotes(const Scenario& scenario);
 std::string exportHfPython(const Scenario& scenario, const Plan& plan);
 Result<std::string> exportDeepSpeedJson(const Scenario& scenario, const Plan& plan);
 Result<std::string> exportAccelerateFsdpYaml(const Scenario& scenario, const Plan& plan);
+Result<std::string> exportMegatronArgs(const Scenario& scenario, const Plan& plan);     // exportersmegatron.cpp
+Result<std::string> exportTorchtitanToml(const Scenario& scenario, const Plan& plan);   // exporterstorchtitan.cpp
 std::string exportMarkdown(const Scenario& scenario, const Plan& plan);
 std::string exportCsv(const Plan& plan);
 

@@ -80,7 +80,9 @@ private slots:
     {
         QFETCH(int, format);
         const auto f = static_cast<ExportFormat>(format);
-        const Scenario scenario = teachingScenario().value();
+        // Megatron-LM and torchtitan train every weight: the full fine-tune.
+        const bool layoutFormat = f == ExportFormat::MegatronArgs || f == ExportFormat::TorchtitanToml;
+        const Scenario scenario = layoutFormat ? fullFinetune() : teachingScenario().value();
         const Plan plan = makePlan(scenario).value();
         QTemporaryDir dir;
         const QString path = dir.filePath(ExportActions::defaultFileName(f, QStringLiteral("t")));

@@ -69,6 +69,8 @@ QString ExportActions::formatTitle(ExportFormat format)
     case ExportFormat::HfPython: return tr("Hugging Face &training script (Python)…");
     case ExportFormat::DeepSpeedJson: return tr("&DeepSpeed config (JSON)…");
     case ExportFormat::AccelerateFsdpYaml: return tr("&accelerate FSDP config (YAML)…");
+    case ExportFormat::MegatronArgs: return tr("M&egatron-LM arguments (shell)…");
+    case ExportFormat::TorchtitanToml: return tr("torchtitan &job file (TOML)…");
     case ExportFormat::Markdown: return tr("&Markdown report…");
     case ExportFormat::Csv: return tr("&Timeline (CSV)…");
     case ExportFormat::PlanJson: return tr("&Plan (JSON)…");
@@ -83,6 +85,8 @@ QString ExportActions::fileFilter(ExportFormat format)
     case ExportFormat::HfPython: return tr("Python script (*.py)");
     case ExportFormat::DeepSpeedJson: return tr("DeepSpeed config (*.json)");
     case ExportFormat::AccelerateFsdpYaml: return tr("accelerate config (*.yaml *.yml)");
+    case ExportFormat::MegatronArgs: return tr("Shell script (*.sh)");
+    case ExportFormat::TorchtitanToml: return tr("torchtitan job file (*.toml)");
     case ExportFormat::Markdown: return tr("Markdown (*.md)");
     case ExportFormat::Csv: return tr("CSV table (*.csv)");
     case ExportFormat::PlanJson: return tr("JSON (*.json)");
@@ -99,6 +103,8 @@ QString ExportActions::defaultFileName(ExportFormat format, const QString& base)
     case ExportFormat::HfPython: return base + QStringLiteral("-train.py");
     case ExportFormat::DeepSpeedJson: return base + QStringLiteral("-ds_config.json");
     case ExportFormat::AccelerateFsdpYaml: return base + QStringLiteral("-accelerate_fsdp.yaml");
+    case ExportFormat::MegatronArgs: return base + QStringLiteral("-megatron_args.sh");
+    case ExportFormat::TorchtitanToml: return base + QStringLiteral("-torchtitan.toml");
     case ExportFormat::Markdown: return base + QStringLiteral("-plan.md");
     case ExportFormat::Csv: return base + QStringLiteral("-timeline.csv");
     case ExportFormat::PlanJson: return base + QStringLiteral("-plan.json");

@@ -102,7 +102,7 @@ const std::vector<Phrase>& detailPhrases()
          }},
         {anchored(R"(train\.peft\.dropout: must be in \[0, 1\))"),
          [](const QRegularExpressionMatch&) { return ErrorText::tr("LoRA dropout must be at least 0 and below 1."); }},
-        {anchored(R"((deepspeed-json|accelerate-fsdp-yaml) configures training; the scenario is inference)"),
+        {anchored(R"((deepspeed-json|accelerate-fsdp-yaml|megatron-args|torchtitan-toml) configures training; the scenario is inference)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("The %1 export configures training; this scenario is inference.").arg(m.captured(1));
          }},

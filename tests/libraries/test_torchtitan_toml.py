@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The torchtitan-toml export, read as torchtitan 0.2.2's trainer reads it.
+
+torchtitan's own steps (torchtitan/train.py Trainer.__init__), on the CPU:
+1. ConfigManager().parse_args(["--job.config_file", path]): the TOML becomes a
+   JobConfig (torchtitan/config/manager.py); a key JobConfig does not have is
+   refused;
+2. ParallelDims(...) over the scenario's GPU count: torchtitan checks that the
+   degrees multiply to the world size (distributed/parallel_dims.py _validate);
+   no process group is needed for that;
+3. the model: train_spec.model_args[flavor], update_from_config, the model
+   class built on the meta device (no memory), and get_nparams_and_flops;
+4. apply_ac on that model with the model's own op list
+   (models/*/infra/parallelize.py), which wraps the layers the
+   [activation_checkpoint] section asks for.
+The batch arithmetic of train.py (global batch / (local batch x dp) gradient
+accumulation steps) and of build_pipeline_schedule (local batch / pipeline
+micro-batch micro-batches) is not a function torchtitan exposes; the check
+computes it with the same formula, from the values torchtitan parsed.
+Every expected value comes from headroom-cli's scenario and plan.
+"""
+import json
+import os
+
+import common
+
+CASES = {
+    # torchtitan's own recipe: FSDP2 over 8 GPUs, op-level selective AC.
+    "fsdp2-8gpu-selective-op": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--checkpointing", "selective-op",
+                                                 "--micro-batch", "2", "--grad-accum", "2"]),
+    # tp 2 x pp 2 x dp 2 (ZeRO-3 written as FSDP2), GPipe, full AC.
+    "tp2-pp2-dp2-zero3": ("llama-3.1-8b", ["--sharding", "zero3", "--gpus", "8", "--tp", "2", "--sp", "--pp", "2",
+                                           "--pp-schedule", "gpipe", "--checkpointing", "full", "--micro-batch", "1",
+                                           "--grad-accum", "4"]),
+    # DDP over 2 GPUs, one layer in 2 checkpointed.
+    "ddp-2gpu-every-2": ("qwen3-8b", ["--sharding", "ddp", "--gpus", "2", "--checkpointing", "every-k",
+                                      "--checkpoint-every", "2"]),
+    # A qwen3 flavor with tied embeddings, pure bf16, pp 3 over 28 layers
+    # (9, 9, 10), FSDP1 written as FSDP2.
+    "qwen3-0.6b-pp3-fsdp": ("qwen3-0.6b", ["--precision", "bf16", "--sharding", "fsdp", "--gpus", "6", "--pp", "3",
+                                           "--checkpointing", "none", "--grad-accum", "8"]),
+}
+COMMON = ["--gpu", "h100-sxm-80gb", "--peft", "none", "--weight-quant", "none", "--optimizer", "adamw",
+          "--precision", "bf16-mixed", "--attention", "flash", "--seq-len", "4096"]
+
+
+def options_of(name):
+    """headroom-cli options of a case, and the config.json it plans."""
+    config, options = CASES[name]
+    path = os.path.join(common.CONFIGS, config + ".json")
+    with open(path) as f:
+        return COMMON + ["--config", path] + options, json.load(f)
+
+
+# headroom.scenario/1 checkpointing -> torchtitan's [activation_checkpoint] mode.
+AC_MODE = {"none": "none", "full": "full", "every-k": "selective", "selective-op": "selective"}
+
+
+def build(config):
+    """The model torchtitan would train, on the meta device (train.py)."""
+    import torch
+    from torchtitan.protocols.train_spec import get_train_spec
+
+    spec = get_train_spec(config.model.name)
+    args = spec.model_args[config.model.flavor]
+    args.update_from_config(config)
+    with torch.device("meta"):
+        model = spec.model_cls(args)
+    return spec, args, model
+
+
+class TorchtitanToml(common.TempDirTest):
+    def test_trainer_reads_each_export(self):
+        from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import CheckpointWrapper
+        from torchtitan.config import ConfigManager
+        from torchtitan.distributed import ParallelDims
+        from torchtitan.distributed import activation_checkpoint
+
+        for name in CASES:
+            with self.subTest(name):
+                options, hf = options_of(name)
+                path = common.export("torchtitan-toml", options, self.path(name + ".toml"))
+                scenario = common.scenario_json(options)
+                plan = common.plan_json(options)
+                train, hw = scenario["train"], scenario["hardware"]
+                parallel = hw.get("parallel", {})
+                tp, pp = parallel.get("tp", 1), parallel.get("pp", 1)
+                dp = hw["count"] // (tp * pp)
+
+                config = ConfigManager().parse_args(["--job.config_file", path])
+                p, t = config.parallelism, config.training
+                self.assertEqual(t.seq_len, train["seq_len"])
+                self.assertEqual(p.tensor_parallel_degree, tp)
+                self.assertEqual(p.pipeline_parallel_degree, pp)
+                self.assertEqual(p.context_parallel_degree, 1)
+                sharded = hw["sharding"] not in ("none", "ddp")
+                self.assertEqual(p.data_parallel_shard_degree, dp if sharded else 1)
+                self.assertEqual(p.data_parallel_replicate_degree, 1 if sharded else dp)
+                self.assertEqual(t.enable_cpu_offload, hw.get("cpu_offload", False))
+                self.assertEqual(t.dtype, "bfloat16" if train["precision"] == "bf16" else "float32")
+                self.assertEqual(t.mixed_precision_param, "float32" if train["precision"] == "fp32" else "bfloat16")
+                self.assertEqual(config.optimizer.name, "AdamW")
+
+                dims = ParallelDims(dp_shard=p.data_parallel_shard_degree,
+                                    dp_replicate=p.data_parallel_replicate_degree,
+                                    cp=p.context_parallel_degree, tp=p.tensor_parallel_degree,
+                                    pp=p.pipeline_parallel_degree, ep=p.expert_parallel_degree,
+                                    etp=p.expert_tensor_parallel_degree, world_size=hw["count"])
+                self.assertEqual(dims.fsdp_enabled, sharded and dp > 1)
+                self.assertEqual(dims.pp_enabled, pp > 1)
+                # train.py: gradient accumulation steps; pipeline_parallel.py:
+                # micro-batches per step on a pipeline.
+                batch_degree = dims.dp_replicate * dims.dp_shard
+                self.assertEqual(t.global_batch_size % (t.local_batch_size * batch_degree), 0)
+                accumulation = t.global_batch_size // (t.local_batch_size * batch_degree)
+                if pp > 1:
+                    self.assertEqual(accumulation, 1)
+                    self.assertEqual(p.pipeline_parallel_microbatch_size, train["micro_batch"])
+                    self.assertEqual(t.local_batch_size // p.pipeline_parallel_microbatch_size, train["grad_accum"])
+                    self.assertEqual(p.pipeline_parallel_schedule.lower(), parallel.get("pp_schedule", "1f1b"))
+                else:
+                    self.assertEqual(t.local_batch_size, train["micro_batch"])
+                    self.assertEqual(accumulation, train["grad_accum"])
+                self.assertEqual(t.global_batch_size, train["micro_batch"] * train["grad_accum"] * dp)
+
+                # The flavor is the scenario's model: torchtitan's own parameter
+                # count equals the plan's, and each pipeline part is a stage of the plan.
+                spec, args, model = build(config)
+                self.assertEqual(sum(q.numel() for q in model.parameters()), plan["parameters"])
+                # torchtitan's own count leaves a tied embedding out once more
+                # (models/utils.py get_moe_model_nparams_and_flops, for qwen3).
+                tied = getattr(args, "enable_weight_tying", False)
+                self.assertEqual(args.get_nparams_and_flops(model, t.seq_len)[0],
+                                 plan["parameters"] - (args.vocab_size * args.dim if tied else 0))
+                self.assertEqual((args.n_layers, args.dim, args.n_heads, args.n_kv_heads, args.vocab_size),
+                                 (hf["num_hidden_layers"], hf["hidden_size"], hf["num_attention_heads"],
+                                  hf["num_key_value_heads"], hf["vocab_size"]))
+                if pp > 1:
+                    parts = p.module_fqns_per_model_part
+                    self.assertEqual(len(parts), pp)
+                    for stage, names in zip(plan["ranks"], parts):
+                        for fqn in names:
+                            model.get_submodule(fqn)  # raises for a module the model lacks
+                        self.assertEqual(sum(fqn.startswith("layers.") for fqn in names), stage["layers"])
+                    self.assertEqual([n for part in parts for n in part if n.startswith("layers.")],
+                                     [f"layers.{k}" for k in range(args.n_layers)])
+
+                ac = config.activation_checkpoint
+                self.assertEqual(ac.mode, AC_MODE[train["checkpointing"]])
+                if train["checkpointing"] == "selective-op":
+                    self.assertEqual(ac.selective_ac_option, "op")
+                if ac.mode != "none":
+                    # The counter of layer-frequency AC is torchtitan's module
+                    # state, once per process in a real run.
+                    activation_checkpoint._layer_sac_count = 0
+                    parallelize = __import__(f"torchtitan.models.{config.model.name}.infra.parallelize",
+                                             fromlist=["_op_sac_save_list"])
+                    activation_checkpoint.apply_ac(model, ac, op_sac_save_list=parallelize._op_sac_save_list)
+                    wrapped = sum(isinstance(layer, CheckpointWrapper) for layer in model.layers.values())
+                    every = train.get("checkpoint_every", 1) if train["checkpointing"] == "every-k" else 1
+                    self.assertEqual(wrapped, args.n_layers // every)
+
+    def test_torchtitan_can_refuse(self):
+        # A key JobConfig lacks is refused: a pass above means it knew every
+        # key written. (A value of the wrong type is not: JobConfig's
+        # dataclasses do not check types, so "two" would reach the trainer.)
+        from torchtitan.config import ConfigManager
+        from torchtitan.distributed import ParallelDims
+
+        options, _ = options_of("fsdp2-8gpu-selective-op")
+        path = common.export("torchtitan-toml", options, self.path("fsdp2.toml"))
+        with open(path) as f:
+            text = f.read()
+        broken = self.path("broken.toml")
+        with open(broken, "w") as f:
+            f.write(text.replace("local_batch_size", "local_batch_szie"))
+        with self.assertRaisesRegex(ValueError, "Invalid field names"):
+            ConfigManager().parse_args(["--job.config_file", broken])
+        # The degrees do not make a world one GPU larger.
+        p = ConfigManager().parse_args(["--job.config_file", path]).parallelism
+        with self.assertRaises(AssertionError):
+            ParallelDims(dp_shard=p.data_parallel_shard_degree, dp_replicate=p.data_parallel_replicate_degree,
+                         cp=1, tp=p.tensor_parallel_degree, pp=p.pipeline_parallel_degree, ep=1, etp=1,
+                         world_size=common.scenario_json(options)["hardware"]["count"] + 1)
+
+
+if __name__ == "__main__":
+    common.main()
