@@ -16,7 +16,9 @@
 // pipeline_parallel_microbatch_size, module_fqns_per_model_part,
 // context_parallel_degree; [activation_checkpoint] mode, selective_ac_option
 // ("op" or a layer frequency, distributed/activation_checkpoint.py);
-// [compile] enable.
+// [compile] enable, components ("model": the layers, as planned); [model]
+// converters "quantize.linear.float8" and [quantize.linear.float8]
+// filter_fqns for fp8-mixed under FSDP2 (torchao Float8Linear).
 // The batch: torchtitan's train.py takes global_batch_size /
 // (local_batch_size x dp) gradient-accumulation steps; with pipeline
 // parallelism local_batch_size is split into local_batch_size /
@@ -122,7 +124,10 @@ std::string refusal(const Scenario& sc, TitanModel model, const ParallelLayout& 
         return "torchtitan's llama3 and qwen3 have no sliding-window attention; the sequence is longer than the window";
     if (t.peft.method != PeftMethod::None || t.weightQuant != WeightQuant::None)
         return "torchtitan trains every weight; LoRA, QLoRA and quantized base weights have no job-file keys";
-    if (t.precision != Precision::Fp32 && t.precision != Precision::Bf16Mixed && t.precision != Precision::Bf16)
+    // fp8-mixed under FSDP2 is Headroom's plan of torchao Float8Linear
+    // (plan/float8linear.h), torchtitan's float8 converter.
+    const bool float8 = t.precision == Precision::Fp8Mixed && sc.hardware.sharding == Sharding::Fsdp2;
+    if (t.precision != Precision::Fp32 && t.precision != Precision::Bf16Mixed && t.precision != Precision::Bf16 && !float8)
         return std::string("torchtitan's training.dtype and mixed_precision_param are float32 or bfloat16; the "
                            "scenario is ") + precisionName(t.precision);
     if (t.optimizer != Optimizer::AdamW)
@@ -218,7 +223,11 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     if (t.checkpointing == Checkpointing::EveryK && t.checkpointEvery > 1)
         notes.push_back("torchtitan checkpoints layers k-1, 2k-1, ... of each model part (_apply_layer_sac), "
                         "Headroom planned layers 0, k, 2k, ...: the same count when k divides the layers.");
-    notes.push_back("[compile] is off: Headroom plans eager PyTorch.");
+    if (!t.compileLayers)
+        notes.push_back("[compile] is off: Headroom planned eager PyTorch.");
+    else
+        notes.push_back("[compile] compiles the model's layers only: Headroom planned the loss eager, as torchtitan "
+                        "9dec370 ran it (components \"loss\" would compile it too).");
     for (const std::string& note : plan.notes)
         notes.push_back(note);
 
@@ -241,6 +250,9 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
 
     y += "\n[model]\nname = " + toml(modelName) + "\n";
     y += "flavor = " + toml(flavor ? flavor->name : m.id) + "\n";
+    const bool float8 = t.precision == Precision::Fp8Mixed && sc.hardware.sharding == Sharding::Fsdp2;
+    if (float8)
+        y += "converters = [\"quantize.linear.float8\"]\n"; // components/quantization/float8.py
     // Where torchtitan's scripts/download_hf_assets.py --repo_id ID puts the tokenizer.
     y += "hf_assets_path = " + toml("./assets/hf/" + m.id.substr(m.id.rfind('/') + 1)) + "\n";
 
@@ -286,7 +298,14 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     case Checkpointing::SelectiveOps: y += "mode = \"selective\"\nselective_ac_option = \"op\"\n"; break;
     }
 
-    y += "\n[compile]\nenable = false\n";
+    if (t.compileLayers)
+        y += "\n[compile]\nenable = true\ncomponents = [\"model\"]\n";
+    else
+        y += "\n[compile]\nenable = false\n";
+    // Float8Linear with its default (tensorwise) config; the output head stays
+    // in bf16, as Headroom planned it (torchtitan 9dec370 float8.py skipped it).
+    if (float8)
+        y += "\n[quantize.linear.float8]\nfilter_fqns = [\"output\"]\n";
     return y;
 }
 

@@ -35,6 +35,11 @@ CASES = {
     # DDP over 2 GPUs, one layer in 2 checkpointed.
     "ddp-2gpu-every-2": ("qwen3-8b", ["--sharding", "ddp", "--gpus", "2", "--checkpointing", "every-k",
                                       "--checkpoint-every", "2"]),
+    # torchtitan's benchmark recipe: compiled layers and Float8 linears
+    # (fp8-mixed under FSDP2, torchao Float8Linear), op-level selective AC.
+    "fsdp2-8gpu-compile-float8": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--checkpointing",
+                                                   "selective-op", "--compile", "--precision", "fp8-mixed",
+                                                   "--micro-batch", "2"]),
     # A qwen3 flavor with tied embeddings, pure bf16, pp 3 over 28 layers
     # (9, 9, 10), FSDP1 written as FSDP2.
     "qwen3-0.6b-pp3-fsdp": ("qwen3-0.6b", ["--precision", "bf16", "--sharding", "fsdp", "--gpus", "6", "--pp", "3",
@@ -100,6 +105,21 @@ class TorchtitanToml(common.TempDirTest):
                 self.assertEqual(t.dtype, "bfloat16" if train["precision"] == "bf16" else "float32")
                 self.assertEqual(t.mixed_precision_param, "float32" if train["precision"] == "fp32" else "bfloat16")
                 self.assertEqual(config.optimizer.name, "AdamW")
+
+                # Compiled layers: the model's layers only (the loss was planned eager).
+                self.assertEqual(config.compile.enable, train.get("compile", False))
+                if config.compile.enable:
+                    self.assertEqual(config.compile.components, ["model"])
+                # Float8 linears: torchtitan's own float8 converter, by the name
+                # it registers, with the output head left in bf16.
+                float8 = train["precision"] == "fp8-mixed" and hw["sharding"] == "fsdp2"
+                import torchtitan.components.quantization.float8  # noqa: F401  (registers the converter)
+                from torchtitan.protocols.model_converter import _registry_model_converter_cls
+                self.assertEqual(config.model.converters, ["quantize.linear.float8"] if float8 else [])
+                for converter in config.model.converters:
+                    self.assertIn(converter, _registry_model_converter_cls)
+                if float8:
+                    self.assertEqual(config.quantize.linear.float8.filter_fqns, ["output"])
 
                 dims = ParallelDims(dp_shard=p.data_parallel_shard_degree,
                                     dp_replicate=p.data_parallel_replicate_degree,
