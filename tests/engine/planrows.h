@@ -33,4 +33,33 @@ inline Bytes rowBytes(const Plan& p, const char* name)
     return r ? r->bytes : 0;
 }
 
+// What a checkpointed layer holds from its forward to its backward.
+inline Bytes heldPerLayer(const Plan& p)
+{
+    Bytes sum = 0;
+    for (const TensorRow& r : p.tensors)
+        if (r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerFwd && r.freeAt == Phase::LayerBwd)
+            sum += r.bytes;
+    return sum;
+}
+
+// What a checkpointed layer's recompute makes during its backward.
+inline Bytes recomputedPerLayer(const Plan& p)
+{
+    Bytes sum = 0;
+    for (const TensorRow& r : p.tensors)
+        if (r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerBwd && r.freeAt == Phase::LayerBwd)
+            sum += r.bytes;
+    return sum;
+}
+
+// Whether the row named `name` is made by a checkpointed layer's recompute.
+inline bool recomputed(const Plan& p, const char* name)
+{
+    for (const TensorRow& r : p.tensors)
+        if (std::strcmp(r.name, name) == 0 && r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerBwd)
+            return true;
+    return false;
+}
+
 } // namespace headroom::testing

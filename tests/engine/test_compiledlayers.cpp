@@ -15,6 +15,9 @@
 
 using namespace headroom;
 using testing::findRow;
+using testing::heldPerLayer;
+using testing::recomputed;
+using testing::recomputedPerLayer;
 using testing::rowBytes;
 
 namespace {
@@ -43,25 +46,7 @@ Scenario scenario(Checkpointing ckpt, bool compiled, const char* type = "llama")
     return sc;
 }
 
-// What a checkpointed layer holds from its forward to its backward.
-Bytes heldPerLayer(const Plan& p)
-{
-    Bytes sum = 0;
-    for (const TensorRow& r : p.tensors)
-        if (r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerFwd && r.freeAt == Phase::LayerBwd)
-            sum += r.bytes;
-    return sum;
-}
 
-// What a checkpointed layer's recompute makes during its backward.
-Bytes recomputedPerLayer(const Plan& p)
-{
-    Bytes sum = 0;
-    for (const TensorRow& r : p.tensors)
-        if (r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerBwd && r.freeAt == Phase::LayerBwd)
-            sum += r.bytes;
-    return sum;
-}
 
 } // namespace
 

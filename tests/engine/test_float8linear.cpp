@@ -15,6 +15,9 @@
 
 using namespace headroom;
 using testing::findRow;
+using testing::heldPerLayer;
+using testing::recomputed;
+using testing::recomputedPerLayer;
 using testing::rowBytes;
 
 namespace {
@@ -49,22 +52,7 @@ Scenario scenario(Precision p, Checkpointing ckpt = Checkpointing::Full, bool co
     return sc;
 }
 
-bool recomputed(const Plan& p, const char* name)
-{
-    for (const TensorRow& r : p.tensors)
-        if (std::strcmp(r.name, name) == 0 && r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerBwd)
-            return true;
-    return false;
-}
 
-Bytes heldPerLayer(const Plan& p)
-{
-    Bytes sum = 0;
-    for (const TensorRow& r : p.tensors)
-        if (r.layers == LayerSet::Checkpointed && r.allocAt == Phase::LayerFwd && r.freeAt == Phase::LayerBwd)
-            sum += r.bytes;
-    return sum;
-}
 
 } // namespace
 
