@@ -961,6 +961,10 @@
         <source>Headroom&apos;s own engine runs one GPU: plan tensor and pipeline parallelism with the PyTorch profile.</source>
         <translation>Headroom 자체 엔진은 GPU 하나에서 실행합니다. 텐서 병렬과 파이프라인 병렬은 PyTorch 프로파일로 계획하세요.</translation>
     </message>
+    <message>
+        <source>NCCL: %1 communicator(s) per GPU, about %2 of buffers outside PyTorch&apos;s caching allocator (544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs).</source>
+        <translation>NCCL: GPU마다 통신자(communicator) %1개, PyTorch 캐싱 할당자 밖의 버퍼 약 %2 (랭크 2개면 544 MB, 그보다 많으면 688 MB. A100 4장에서 측정: NVIDIA/nccl#964. 다른 GPU에서는 추정치)</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>
@@ -3980,8 +3984,8 @@ time</source>
         <translation>디바이스 사용량 (nvidia-smi)</translation>
     </message>
     <message>
-        <source>Reserved + managed (paged) memory + CUDA context (%1): what nvidia-smi shows. The context is an estimate until it is measured on a GPU.</source>
-        <translation>예약량 + 관리(페이지드) 메모리 + CUDA 컨텍스트(%1): nvidia-smi에 보이는 값. 컨텍스트 크기는 GPU에서 측정하기 전까지 추정값입니다.</translation>
+        <source>Reserved + managed (paged) memory + CUDA context (%1, NCCL&apos;s buffers included where there are several GPUs): what nvidia-smi shows. The context was measured on Hopper GPUs (H200); on others it is an estimate, and NCCL&apos;s buffers are one measurement on A100s.</source>
+        <translation>예약 메모리 + 관리(페이지) 메모리 + CUDA 컨텍스트(%1, GPU가 여러 장이면 NCCL 버퍼 포함): nvidia-smi가 보여 주는 값입니다. 컨텍스트는 Hopper GPU(H200)에서 측정했고, 다른 GPU에서는 추정치입니다. NCCL 버퍼는 A100에서 한 번 측정한 값입니다.</translation>
     </message>
 </context>
 <context>

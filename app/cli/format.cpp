@@ -112,7 +112,9 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
     }
     out << "\nCounters: peak allocated " << gib(static_cast<double>(plan.peakAllocatedBytes)) << " · peak reserved "
         << gib(static_cast<double>(plan.peakReservedBytes)) << " · device used (nvidia-smi, with "
-        << gib(static_cast<double>(plan.contextBytes)) << " context) " << gib(static_cast<double>(plan.deviceUsedBytes))
+        << gib(static_cast<double>(plan.contextBytes)) << " context"
+        << (plan.ncclBytes > 0 ? ", " + gib(static_cast<double>(plan.ncclBytes)) + " of it NCCL" : std::string()) << ") "
+        << gib(static_cast<double>(plan.deviceUsedBytes))
         << "\nVerdict: " << verdict(plan) << "\n";
     // Tensor/pipeline parallelism: every stage, the worst marked (its plan is the one above).
     if (!plan.ranks.empty()) {

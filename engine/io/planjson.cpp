@@ -45,6 +45,7 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
     j["allocator_cache_bytes"] = plan.allocatorCacheBytes;
     j["allocator_segments"] = plan.allocatorSegments;
     j["context_bytes"] = plan.contextBytes;
+    j["nccl_bytes"] = plan.ncclBytes;
     j["device_used_bytes"] = plan.deviceUsedBytes;
     j["parameters"] = plan.totalParameters;
     j["active_parameters"] = plan.activeParameters;

@@ -153,7 +153,8 @@ struct Plan {
     // churn, PlanOptions::estimateReserved), never shown to users; searches
     // use it for their inner loop and re-plan their answer with the simulation.
     bool reservedSimulated = true;
-    Bytes contextBytes = 0;              // CUDA context + library modules, outside the allocator
+    Bytes contextBytes = 0;              // CUDA context + library modules (+ ncclBytes), outside the allocator
+    Bytes ncclBytes = 0;                 // of contextBytes, NCCL's communicator buffers (plan/ncclbuffers.h)
     Bytes deviceUsedBytes = 0;           // reserved + managed + context
 
     GpuSpec gpu;

@@ -4,6 +4,7 @@
 #include "plan/compiledlayer.h"
 #include "plan/float8linear.h"
 #include "plan/headroomrows.h"
+#include "plan/ncclbuffers.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
@@ -177,6 +178,15 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
     // The profile with the context of this card's generation (profile.h contextBytesOn).
     RuntimeProfile profile = runtimeProfile(sc.profile);
     profile.contextBytes = profile.contextBytesOn(gpu->computeMajor);
+    // NCCL's buffers sit outside the allocator too: counted with the context.
+    const NcclBuffers nccl = ncclBuffers(sc);
+    profile.contextBytes = satAdd(profile.contextBytes, nccl.bytes);
+    plan.ncclBytes = nccl.bytes;
+    if (nccl.communicators > 0)
+        plan.notes.push_back("NCCL: " + std::to_string(nccl.communicators) + " communicator" +
+                             (nccl.communicators > 1 ? "s" : "") + " per GPU, about " + formatGiB(static_cast<double>(nccl.bytes)) +
+                             " of buffers outside the caching allocator (544 MB for two ranks, 688 MB for more, measured on 4 A100s: "
+                             "NVIDIA/nccl#964; an estimate on other GPUs).");
     detail::BuildContext ctx(sc, m, table, profile, *gpu);
     ctx.notes = &plan.notes;
     ctx.pieces = &plan.pieces;

@@ -63,8 +63,10 @@ struct RuntimeProfile {
     int cublasWorkspacesInference = 1;
     // CUDA context plus the kernels loaded lazily by the first kernels used
     // (PyTorch PR #86509 measured 287 MB lazy vs 667 MB eager on one GPU; cuBLAS
-    // and framework kernels add to it). An estimate until measured per device
-    // by the validation run [flag].
+    // and framework kernels add to it; bare contexts, before any training
+    // kernel: 256 MiB on an RTX 3090 with torch 2.7.1, invoke-ai/InvokeAI#9413;
+    // 426 MiB on an RTX 6000 Ada with torch 2.10, unslothai/unsloth-zoo#1053).
+    // An estimate off Hopper until measured there [flag].
     Bytes contextBytes = 512 * MiB;
     // The same measured on a Hopper GPU (compute capability 9.x), 0 where not
     // measured: device used less max reserved (docs/validation/gpu-h200-2026-11-25.md).

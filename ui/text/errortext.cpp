@@ -49,6 +49,12 @@ const std::vector<Phrase>& notePhrases()
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.");
          }},
+        {anchored(R"(NCCL: (\d+) communicators? per GPU, about (.+) of buffers outside the caching allocator \(544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs\)\.)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("NCCL: %1 communicator(s) per GPU, about %2 of buffers outside PyTorch's caching allocator "
+                                  "(544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs).")
+                 .arg(m.captured(1), m.captured(2));
+         }},
         {anchored(R"(Sequence length exceeds the model's max_position_embeddings \((\d+)\)\.)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("The sequence length exceeds the model's maximum position embeddings (%1).").arg(m.captured(1));

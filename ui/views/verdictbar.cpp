@@ -169,7 +169,8 @@ void VerdictBar::refresh()
                   "A simulation of PyTorch's allocator, checked against PyTorch's allocation traces replayed through "
                   "it; not yet measured on a GPU."));
     setCounter(m_deviceUsed, tr("Device used (nvidia-smi)"), static_cast<double>(plan.deviceUsedBytes),
-               tr("Reserved + managed (paged) memory + CUDA context (%1): what nvidia-smi shows. The context is an "
-                  "estimate until it is measured on a GPU.")
+               tr("Reserved + managed (paged) memory + CUDA context (%1, NCCL's buffers included where there are "
+                  "several GPUs): what nvidia-smi shows. The context was measured on Hopper GPUs (H200); on others it "
+                  "is an estimate, and NCCL's buffers are one measurement on A100s.")
                    .arg(MemoryUnits::format(static_cast<double>(plan.contextBytes))));
 }
