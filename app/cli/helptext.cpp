@@ -99,6 +99,7 @@ std::string getTp(const Scenario& s) { return count(s.hardware.parallel.tp); }
 std::string getPp(const Scenario& s) { return count(s.hardware.parallel.pp); }
 std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
+std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
 std::string getGlobalBatch(const Scenario& s)
 {
     return train(s) && s.train.globalBatch != 0 ? count(s.train.globalBatch) : "";
@@ -258,11 +259,13 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("sharding", "NAME", "none, ddp, zero1, zero2, zero3, fsdp or fsdp2", "sharding", getSharding);
         add("cpu-offload", "", "optimizer state and fp32 master weights (zero3: parameters too) in CPU memory",
             "cpu-offload", getCpuOffload);
-        add("tp", "N", "tensor-parallel degree (Megatron-style splits; GPUs / (tp x pp) is the data-parallel degree)",
+        add("tp", "N", "tensor-parallel degree (Megatron-style splits; GPUs / (tp x pp x cp) is the data-parallel degree)",
             "tp", getTp);
         add("sp", "", "sequence parallelism over the tensor-parallel ranks", "sp", getSp);
         add("pp", "N", "pipeline stages", "pp", getPp);
         add("pp-schedule", "NAME", "pipeline schedule: 1f1b or gpipe", "pp-schedule", getPpSchedule);
+        add("cp", "N", "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
+            "cp", getCp);
         add("global-batch", "N", "sequences per step; must equal micro-batch x grad-accum x data-parallel degree",
             "global-batch", getGlobalBatch);
         group = "Inference (with --mode inference)";

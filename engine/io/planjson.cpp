@@ -52,11 +52,13 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
     j["trainable_parameters"] = plan.trainableParameters;
     j["tokens_per_micro_batch"] = plan.tokensPerMicroBatch;
     j["notes"] = plan.notes;
-    // Tensor/pipeline parallelism: one entry per pipeline stage; the counters
+    // Tensor/pipeline/context parallelism: one entry per pipeline stage; the counters
     // above are the worst stage's (Plan::ranks). Absent for one GPU or data
     // parallelism, so those plans' JSON is as before.
     if (!plan.ranks.empty()) {
         j["parallel"] = {{"tp", plan.tensorParallel}, {"pp", plan.pipelineParallel}, {"dp", plan.dataParallel}};
+        if (plan.contextParallel > 1) // written only when used, so earlier layouts' JSON is as before
+            j["parallel"]["cp"] = plan.contextParallel;
         nlohmann::json ranks = nlohmann::json::array();
         for (const RankPlan& r : plan.ranks)
             ranks.push_back({{"stage", r.stage},

@@ -178,17 +178,18 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         h.integer("count", 1, kMaxGpus, c.count);
         h.enumeration("sharding", parseSharding, shardingName, c.sharding);
         h.boolean("cpu_offload", c.cpuOffload);
-        // Tensor and pipeline parallelism (issue 15; plan/parallel.h checks
-        // that the layout divides the GPUs and the model).
+        // Tensor, pipeline and context parallelism (issue 15; plan/parallel.h
+        // checks that the layout divides the GPUs, the model and the sequence).
         if (const json* parallel = h.object("parallel")) {
             Reader p(*parallel, "hardware.parallel", error);
-            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp"});
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp"});
             ParallelConfig& l = c.parallel;
             p.integer("tp", 1, kMaxGpus, l.tp);
             p.boolean("sp", l.sp);
             p.integer("pp", 1, kMaxGpus, l.pp);
             p.enumeration("pp_schedule", parsePipelineSchedule, pipelineScheduleName, l.ppSchedule);
             p.integer("vpp", 1, kMaxGpus, l.vpp);
+            p.integer("cp", 1, kMaxGpus, l.cp);
         }
     }
 
@@ -305,6 +306,9 @@ ordered scenarioToOrdered(const Scenario& scenario)
             {"pp_schedule", pipelineScheduleName(h.parallel.ppSchedule)},
             {"vpp", h.parallel.vpp},
         };
+    // cp only when used, so a tp/pp scenario saves the same text as before it.
+    if (h.parallel.cp != 1)
+        document["hardware"]["parallel"]["cp"] = h.parallel.cp;
     return document;
 }
 

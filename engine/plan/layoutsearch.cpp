@@ -6,8 +6,8 @@
 //   per server); with sequence parallelism off and on for tp > 1;
 // - pp: divisors of count / tp up to the layer count;
 // - dp = count / (tp x pp), which must divide the global batch;
-// - sharding: ddp, zero1, zero2, zero3, and fsdp2 where the planner plans it
-//   (tp = pp = 1); none when dp = 1;
+// - sharding: ddp, zero1, zero2, zero3, and fsdp2 with tp = pp = 1; none
+//   when dp = 1;
 // - micro-batch: powers of two dividing global batch / dp; grad_accum the rest;
 // - checkpointing: none, full, selective-op.
 // parallelLayout() decides which (tp, pp) shapes the model takes (heads, KV
@@ -45,7 +45,9 @@ std::vector<Sharding> shardingsFor(std::uint64_t tp, std::uint64_t pp, std::uint
     if (dp == 1)
         return {Sharding::None};
     std::vector<Sharding> s{Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3};
-    if (tp == 1 && pp == 1) // planner.cpp: FSDP2 with tensor or pipeline parallelism is not modelled yet
+    // FSDP2 under tp/pp is planned (torchtitan's composition, plan/parallel.h)
+    // but not searched yet: the step-time model has no terms for it.
+    if (tp == 1 && pp == 1)
         s.push_back(Sharding::Fsdp2);
     return s;
 }
@@ -58,6 +60,7 @@ void setLayout(Scenario& sc, const LayoutCandidate& c)
     sc.hardware.parallel.sp = c.sp;
     sc.hardware.parallel.pp = c.pp;
     sc.hardware.parallel.vpp = 1;
+    sc.hardware.parallel.cp = 1; // context parallelism is not searched (docs/planner.md "Layout search")
     sc.hardware.sharding = c.sharding;
     sc.train.microBatch = c.microBatch;
     sc.train.gradAccum = c.gradAccum;

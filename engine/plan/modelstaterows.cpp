@@ -260,75 +260,6 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin)
     row.pieceEnd = static_cast<std::uint32_t>(kept);
 }
 
-// FSDP2 as torchtitan applies it (torchtitan @ 9dec370 parallelize_llama.py
-// apply_fsdp: fully_shard on every layer, then on the root; the last layer
-// with reshard_after_forward=False; MixedPrecisionPolicy(param_dtype,
-// reduce_dtype=fp32)). What torch/distributed/_composable/fsdp does with it
-// (torch 2.6, _fsdp_param_group.py and _fsdp_collectives.py):
-// - unshard: foreach_all_gather makes the all-gather buffer (the unit's
-//   unsharded size in param_dtype) on the all-gather copy-in stream; the
-//   compute stream copies it out into per-parameter unsharded tensors
-//   (foreach_all_gather_copy_out). The buffer is kept until the next
-//   all-gather begins (comm_ctx.all_gather_state, instead of record_stream),
-//   and the next unit's all-gather is issued ahead (implicit forward
-//   prefetch, explicit backward prefetch of one unit): in a layer's forward
-//   and backward one unit is gathered on the compute stream and one buffer
-//   is held on the copy-in stream.
-// - the root unit (embeddings, final norm, head) is not resharded after
-//   forward (_lazy_init: the root's post_forward_mesh_info is None), nor is
-//   the last layer (torchtitan): both stay gathered into the backward.
-// - post_backward (foreach_reduce): the unsharded gradients (param_dtype,
-//   made by autograd on the compute stream) are copied into a reduce-scatter
-//   input of reduce_dtype on the compute stream, kept until the next
-//   reduce-scatter; the output, made on the reduce-scatter stream, becomes
-//   the sharded gradient (addModelStateRows gives the gradient rows that
-//   stream). The root's gradients wait for the root's post-backward, after
-//   the embedding's backward.
-// The caching allocator keeps each stream's blocks for that stream
-// (plan/cachingallocator.h), so the copy-in and reduce-scatter streams'
-// caches are reserved beside the compute stream's.
-static void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
-{
-    const Precision p = ctx.scenario.train.precision;
-    // fp8-mixed: torchao Float8Linear over bf16 parameters (plan/float8linear.h);
-    // the all-gather stays in bf16.
-    const bool mixed = p == Precision::Bf16Mixed || p == Precision::Fp16Mixed || p == Precision::Fp8Mixed;
-    const Bytes paramBytes = mixed ? 2 : masterBytes(ctx);
-    const Bytes reduceBytes = mixed ? 4 : paramBytes;
-    const Bytes unit = satMul(layerParams, paramBytes);
-    auto on = [](TensorRow r, std::uint8_t stream) {
-        r.stream = stream;
-        return r;
-    };
-    rows.push_back(row("fsdp2.unsharded_layer", "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
-                       Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
-    rows.push_back(row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit, Phase::LayerBwd,
-                       Phase::LayerBwd, LayerSet::All));
-    rows.push_back(on(row("fsdp2.all_gather_buffer", "the next layer's all-gather buffer, on the all-gather copy-in stream (forward prefetch)",
-                          Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
-                      kAllGatherCopyInStream));
-    rows.push_back(on(row("fsdp2.all_gather_buffer_bwd", "the previous layer's all-gather buffer, on the all-gather copy-in stream (backward prefetch)",
-                          Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
-                      kAllGatherCopyInStream));
-    rows.push_back(row("fsdp2.gathered_root", "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the end of the backward (not resharded after forward)",
-                       Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
-    rows.push_back(on(row("fsdp2.root_all_gather_buffer", "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
-                          Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
-                      kAllGatherCopyInStream));
-    rows.push_back(row("fsdp2.gathered_last_layer", "the last layer kept gathered from its forward to its backward (torchtitan: reshard_after_forward=False for it)",
-                       Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd));
-    if (ctx.mode != Mode::Train || !ctx.fullFinetune)
-        return;
-    rows.push_back(row("fsdp2.unsharded_grad", "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
-                       Category::Temporaries, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
-    rows.push_back(row("fsdp2.reduce_scatter_input", "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next layer's reduce-scatter",
-                       Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
-    rows.push_back(row("fsdp2.root_unsharded_grad", "the root's unsharded gradients in param_dtype, from the head's backward to the root's post-backward",
-                       Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd));
-    rows.push_back(row("fsdp2.root_reduce_scatter_input", "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
-                       Category::Temporaries, satMul(globalParams, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
-}
-
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     const TrainConfig& tc = ctx.scenario.train;
@@ -487,6 +418,16 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // FSDP2's sharded gradients are its reduce-scatter outputs (addFsdp2Rows).
         if (fsdp2)
             layerGrads.stream = kReduceScatterStream;
+        // Under pipeline parallelism FSDP2 reduce-scatters once a step, after
+        // the stage's last backward (fsdp2rows.cpp addFsdp2PipelineRows).
+        const bool fsdp2Pipeline = fsdp2 && ctx.rank && ctx.rank->layout->pp > 1;
+        auto reducedAtStepEnd = [](TensorRow& r) {
+            r.allocAt = Phase::EmbedBwd;
+            r.firstAllocAt = Phase::Load;
+            r.freedAtZeroGrad = false;
+        };
+        if (fsdp2Pipeline)
+            reducedAtStepEnd(layerGrads);
         rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
         // the embedding's own backward, the last of the step (aten/src/ATen/
@@ -520,6 +461,8 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                 globalGradRow.allocAt = Phase::EmbedBwd;
             else if (gradsInBackward)
                 globalGradRow.firstAllocAt = Phase::EmbedBwd;
+            if (fsdp2Pipeline)
+                reducedAtStepEnd(globalGradRow);
         }
         rows.push_back(globalGradRow);
         if (embedGradSplit && !tied && !accumulating)

@@ -18,9 +18,20 @@
 //   most pp micro-batches in flight on the first stage, pp - i on stage i;
 //   GPipe (Huang et al. 2019) runs every micro-batch's forward before any
 //   backward, so a stage holds all of them.
+// - Context parallelism and FSDP2 under model parallelism: as torchtitan
+//   composes them (torchtitan@9dec370, the commit of its Llama 3.1 H100
+//   benchmarks): parallelisms/parallel_dims.py (world = dp_replicate x
+//   dp_shard x cp x tp x pp; FSDP over the flattened dp_shard x cp mesh),
+//   parallelize_llama.py (apply_tp with SequenceParallel norms; apply_fsdp);
+//   train.py (context_parallel over input_ids, labels and freqs_cis).
+//   PyTorch torch/distributed/tensor/experimental/_attention.py
+//   _generate_round_robin_indices asserts seq_length % (cp_world_size * 2)
+//   == 0: the load-balanced split gives each rank two chunks of
+//   seq / (2 cp) tokens.
 #include "plan/parallel.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 namespace headroom {
@@ -79,6 +90,40 @@ ParamTensor splitTensor(ParamTensor t, const ModelSpec& m, const ParallelLayout&
     return t;
 }
 
+// What torchtitan's composition needs of a scenario (see the sources above):
+// context parallelism only under FSDP2 (torchtitan applies FSDP whenever cp
+// > 1), over ring attention's kernels, with causal full attention and a
+// sequence that the load-balanced split divides; FSDP2 under tensor
+// parallelism only with sequence parallelism (apply_tp makes the norms
+// SequenceParallel, there is no plain-TP variant).
+std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& p)
+{
+    if (p.cp > 1) {
+        if (sc.hardware.sharding != Sharding::Fsdp2)
+            return unsupported(std::string("hardware.parallel.cp: context parallelism is planned as torchtitan runs it, "
+                                           "under FSDP2 (parameters sharded over dp x cp); set hardware.sharding to "
+                                           "fsdp2, got ") +
+                               shardingName(sc.hardware.sharding));
+        if (sc.mode == Mode::Train && sc.train.seqLen % (2 * p.cp) != 0)
+            return invalid("train.seq_len: " + n(sc.train.seqLen) + " does not divide by 2 x cp = " + n(2 * p.cp) +
+                           " (context parallelism's load-balanced split gives each rank two chunks of seq / (2 x cp) "
+                           "tokens)");
+        if (sc.mode == Mode::Train && sc.train.attention == Attention::Eager)
+            return unsupported("train.attention: context parallelism runs ring attention over the flash and "
+                               "memory-efficient SDPA kernels; eager attention has no ring variant, use sdpa or flash");
+        if (sc.model.slidingWindow != 0)
+            return unsupported("hardware.parallel.cp: ring attention is causal over the whole sequence; models with "
+                               "sliding-window layers are not planned with context parallelism");
+    }
+    if (sc.hardware.sharding == Sharding::Fsdp2 && p.tp > 1 && !p.sp)
+        return unsupported("hardware.parallel.sp: FSDP2 with tensor parallelism is planned as torchtitan applies it, "
+                           "with sequence parallelism (apply_tp's SequenceParallel norms); set sp");
+    if (sc.hardware.sharding == Sharding::Fsdp2 && p.tp > 1 && sc.mode == Mode::Train && sc.train.chunkedCrossEntropy)
+        return unsupported("train.chunked_cross_entropy: under FSDP2 with tensor parallelism the loss is torchtitan's "
+                           "loss parallelism over the vocabulary shards, not chunked; turn chunking off");
+    return std::nullopt;
+}
+
 } // namespace
 
 std::uint64_t ParallelLayout::inFlightMicroBatches(std::uint64_t stage) const
@@ -100,21 +145,28 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
     l.pp = p.pp;
     l.sp = p.sp;
     l.schedule = p.ppSchedule;
+    l.cp = p.cp;
+    l.fsdp2 = sc.hardware.sharding == Sharding::Fsdp2;
     l.microBatches = sc.train.gradAccum;
-    if (p.tp == 0 || p.pp == 0)
-        return invalid("hardware.parallel: tp and pp must be at least 1, got tp " + n(p.tp) + ", pp " + n(p.pp));
+    if (p.tp == 0 || p.pp == 0 || p.cp == 0)
+        return invalid("hardware.parallel: tp, pp and cp must be at least 1, got tp " + n(p.tp) + ", pp " + n(p.pp) +
+                       ", cp " + n(p.cp));
     if (p.vpp != 1)
         return unsupported(
             "hardware.parallel.vpp: interleaved pipeline schedules are not modelled yet; vpp must be 1, got " +
             n(p.vpp));
-    const UInt128 perReplica = static_cast<UInt128>(p.tp) * p.pp;
+    const UInt128 perReplica = static_cast<UInt128>(p.tp) * p.pp * p.cp;
     if (perReplica > count || count % static_cast<std::uint64_t>(perReplica) != 0)
         return invalid(
-            "hardware.parallel: tp " + n(p.tp) + " x pp " + n(p.pp) + " = " +
+            "hardware.parallel: tp " + n(p.tp) + " x pp " + n(p.pp) + (p.cp > 1 ? " x cp " + n(p.cp) : "") + " = " +
             (perReplica > count ? std::string("more than ") + n(count) : n(static_cast<std::uint64_t>(perReplica))) +
             " GPUs per model replica must divide hardware.count " + n(count));
     l.dp = count / static_cast<std::uint64_t>(perReplica);
+    if (auto e = torchtitanChecks(sc, p))
+        return *e;
 
+    // These messages say "tensor and pipeline" for context parallelism too:
+    // ui/text/errortext.cpp matches them word for word to translate them.
     if (l.modelParallel()) {
         if (sc.mode != Mode::Train)
             return unsupported(

@@ -17,16 +17,26 @@ namespace headroom {
 struct ParallelLayout {
     std::uint64_t tp = 1; // tensor-parallel degree
     std::uint64_t pp = 1; // pipeline stages
-    std::uint64_t dp = 1; // data-parallel degree: count / (tp x pp)
+    std::uint64_t cp = 1; // context-parallel degree: each rank holds seq / cp tokens
+    std::uint64_t dp = 1; // data-parallel degree: count / (tp x pp x cp)
     bool sp = false;      // sequence parallelism (with tp)
+    // FSDP2 under model parallelism, as torchtitan composes them (plan/
+    // torchtitanrows.cpp): DTensor tensor parallelism with sequence
+    // parallelism, loss parallelism, ring attention, FSDP over dp x cp.
+    bool fsdp2 = false;
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
     std::uint64_t microBatches = 1;         // micro-batches per step on one pipeline: grad_accum
     std::uint64_t paddedVocab = 0;          // the vocabulary padded to a multiple of tp
     std::vector<std::uint64_t> stageLayers; // decoder layers of each stage (pp entries)
 
-    // Any model parallelism: the planner plans each stage (tp = pp = 1 is
-    // today's plan, byte for byte).
-    bool modelParallel() const { return tp > 1 || pp > 1; }
+    // Any model parallelism: the planner plans each stage (tp = pp = cp = 1
+    // is today's plan, byte for byte).
+    bool modelParallel() const { return tp > 1 || pp > 1 || cp > 1; }
+    // The ranks one parameter is sharded over: FSDP2 shards over torchtitan's
+    // dp_shard_cp mesh (parallel_dims.py build_mesh flattens dp_shard and cp;
+    // parallelize_llama.py apply_fsdp takes world_mesh["dp_shard_cp"]); the
+    // other shardings act over the data-parallel degree.
+    std::uint64_t shardDegree() const { return fsdp2 ? dp * cp : dp; }
     bool firstStage(std::uint64_t stage) const { return stage == 0; }
     bool lastStage(std::uint64_t stage) const { return stage + 1 == pp; }
     // Micro-batches whose saved activations stage `stage` holds at once.
@@ -34,10 +44,11 @@ struct ParallelLayout {
 };
 
 // The layout of a scenario, or an InvalidArgument / UnsupportedCombination
-// error of one line naming the field and the numbers: tp x pp must divide
-// hardware.count; heads, KV heads and the MLP width must divide by tp; each
-// stage needs a layer; train.global_batch, when given, must equal
-// micro_batch x grad_accum x dp. Never rounds a number down.
+// error of one line naming the field and the numbers: tp x pp x cp must
+// divide hardware.count; heads, KV heads and the MLP width must divide by
+// tp; each stage needs a layer; the sequence must divide by 2 x cp;
+// train.global_batch, when given, must equal micro_batch x grad_accum x dp.
+// Never rounds a number down.
 Result<ParallelLayout> parallelLayout(const Scenario& scenario);
 
 // The parameters one rank of stage `stage` holds, before data-parallel

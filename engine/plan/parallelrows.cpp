@@ -23,6 +23,7 @@
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace headroom::detail {
@@ -56,7 +57,10 @@ BuildContext withModel(const BuildContext& ctx, const ModelSpec& model)
 // Sequence parallelism (Korthikanti et al. 2022 §4.2.2): the activation rows
 // whose bytes do not change when the tensor-parallel widths are undivided are
 // the replicated ones (b x s x h, b x s): divide them by t. A row so divided
-// is one tensor to the allocator (its pieces no longer add up).
+// is one tensor to the allocator (its pieces no longer add up). Under FSDP2
+// (torchtitan's DTensor sequence parallelism) the all-gathered inputs of the
+// column-parallel linears stay whole (torchtitanrows.cpp
+// keptWholeUnderDTensorSequenceParallel).
 void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows, std::size_t begin)
 {
     const RankShape& rank = *ctx.rank;
@@ -76,6 +80,8 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
     for (std::size_t i = 0; i < undivided.size(); ++i) {
         TensorRow& row = rows[begin + i];
         if (std::strcmp(row.name, undivided[i].name) != 0 || row.bytes != undivided[i].bytes)
+            continue;
+        if (l.fsdp2 && keptWholeUnderDTensorSequenceParallel(row.name))
             continue;
         row.bytes = ceilDiv(row.bytes, l.tp);
         row.pieceBegin = row.pieceEnd = 0;
@@ -123,20 +129,28 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     addActivationRows(ctx, rows);
     if (l.sp && l.tp > 1)
         applySequenceParallel(ctx, rows, activationsBegin);
+    if (l.fsdp2)
+        addTorchtitanRankRows(ctx, rows);
 
     // Pipeline stage assignment (Megatron-LM GPTModel pre_process /
     // post_process): the embedding's rows on the first stage, the final
     // norm's, the LM head's and the loss's on the last. Their parameters are
     // already placed by rankParameterTable; these are the rows made in those
     // events (activations, temporaries, the embedding's backward gradient).
+    // FSDP2's model-state rows are the stage's own already (its root unit is
+    // the stage's globals, reduced at the end of the stage's backward), so
+    // only the activation rows are placed.
     const bool first = l.firstStage(rank.stage), last = l.lastStage(rank.stage);
-    std::erase_if(rows, [&](const TensorRow& row) {
+    const std::size_t placedFrom = l.fsdp2 ? activationsBegin : 0;
+    const auto offStage = [&](const TensorRow& row) {
         if (row.layers != LayerSet::Global)
             return false;
         const bool embedSide = row.allocAt == Phase::EmbedFwd || row.allocAt == Phase::EmbedBwd;
         const bool headSide = row.allocAt >= Phase::HeadFwd && row.allocAt <= Phase::HeadBwd;
         return (embedSide && !first) || (headSide && !last);
-    });
+    };
+    rows.erase(std::remove_if(rows.begin() + static_cast<std::ptrdiff_t>(placedFrom), rows.end(), offStage),
+               rows.end());
 
     // The earlier micro-batches in flight: what one micro-batch keeps from
     // its forward to its backward on this stage (saved activations,
@@ -194,6 +208,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     worst.tensorParallel = layout.tp;
     worst.pipelineParallel = layout.pp;
     worst.dataParallel = layout.dp;
+    worst.contextParallel = layout.cp;
     // The model's own counts, not the rank's.
     worst.totalParameters = table.totalElements();
     worst.activeParameters = table.activeElements(sc.model.expertsPerToken, sc.model.experts);
@@ -201,7 +216,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
 
     std::string layoutNote =
         "Layout: tp " + std::to_string(layout.tp) + (layout.sp && layout.tp > 1 ? " with sequence parallelism" : "") +
-        " x pp " + std::to_string(layout.pp) + " (" + pipelineScheduleName(layout.schedule) + ") x dp " +
+        " x pp " + std::to_string(layout.pp) + " (" + pipelineScheduleName(layout.schedule) + ")" +
+        (layout.cp > 1 ? " x cp " + std::to_string(layout.cp) : std::string()) + " x dp " +
         std::to_string(layout.dp) + " over " + std::to_string(sc.hardware.count) +
         " GPUs; the counters are those of pipeline stage " + std::to_string(worst.ranks[worstIndex].stage) +
         ", the fullest.";
@@ -222,6 +238,19 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         worst.notes.push_back("Fewer micro-batches (grad_accum " + std::to_string(layout.microBatches) +
                               ") than pipeline stages (" + std::to_string(layout.pp) +
                               "): the pipeline is never full.");
+    if (layout.fsdp2) {
+        worst.notes.push_back(
+            "FSDP2 as torchtitan composes it: parameters sharded over dp x cp = " +
+            std::to_string(layout.shardDegree()) +
+            " ranks" + (layout.tp > 1 ? ", DTensor tensor and sequence parallelism with the colwise linears' all-gathered inputs saved, loss parallelism" : "") +
+            (layout.cp > 1 ? ", ring attention over " + std::to_string(sc.train.seqLen / layout.cp) + " local tokens" : "") +
+            (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
+            ".");
+        worst.notes.push_back(
+            "Not modelled with torchtitan's layouts: NCCL and point-to-point communication buffers, AsyncTP, Float8 "
+            "linears, torch.compile, HSDP (dp_replicate), expert parallelism, interleaved schedules.");
+        return worst;
+    }
     worst.notes.push_back(
         "Not modelled with tensor and pipeline parallelism: NCCL and point-to-point communication buffers, "
         "Megatron's distributed optimizer and fp32 gradient buffers, context and expert parallelism, interleaved "

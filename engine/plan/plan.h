@@ -168,12 +168,12 @@ struct Plan {
     Bytes tokensPerMicroBatch = 0;
     std::vector<std::string> notes;      // assumptions that shaped this plan, in plain words
 
-    // Tensor/pipeline parallelism (empty when tp = pp = 1): one entry per
+    // Tensor/pipeline/context parallelism (empty when tp = pp = cp = 1): one entry per
     // stage; everything above is the plan of ranks[worstRank], the stage with
     // the most device memory used.
     std::vector<RankPlan> ranks;
     std::size_t worstRank = 0;
-    std::uint64_t tensorParallel = 1, pipelineParallel = 1, dataParallel = 1;
+    std::uint64_t tensorParallel = 1, pipelineParallel = 1, dataParallel = 1, contextParallel = 1;
 };
 
 } // namespace headroom

@@ -75,6 +75,10 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin);
 // Model state: weights (and their low-precision copies), gradients,
 // optimizer state, adapters, sharding buffers, library workspaces.
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// FSDP2's unsharded copies and collective buffers for units of `layerParams`
+// per layer and `globalParams` at the root (fsdp2rows.cpp); a pipeline
+// stage's variant under pipeline parallelism.
+void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows);
 // Saved activations per layer, checkpointing, backward temporaries, head and loss.
 void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // The headroom profile's own program (headroomrows.cpp), when
@@ -92,6 +96,16 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // tp/pp layout they are, or nullptr for today's one-GPU / data-parallel plan.
 Result<Plan> planOneRank(const Scenario& scenario, const ModelSpec& model, const ParameterTable& table,
                          const PlanOptions& options, const RankShape* rank);
+
+// What torchtitan's composition adds to a rank of a layout under FSDP2
+// (torchtitanrows.cpp): tensor parallelism's collective temporaries and
+// context parallelism's ring-attention buffers (the rows DTensor sequence parallelism keeps whole
+// are applySequenceParallel's, below).
+void addTorchtitanRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// The activation rows that DTensor sequence parallelism keeps whole (the
+// all-gathered inputs of column-parallel linears, the partial outputs of
+// row-parallel ones that op-level checkpointing keeps), by row name.
+bool keptWholeUnderDTensorSequenceParallel(const char* rowName);
 
 // Plans every stage of a tp/pp layout and returns the worst (parallelrows.cpp).
 Result<Plan> makeParallelPlan(const Scenario& scenario, const ParameterTable& table, const PlanOptions& options,

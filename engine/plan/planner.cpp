@@ -96,8 +96,8 @@ std::optional<Error> validate(const Scenario& sc)
                                                                     " is not modelled yet: use fp32, bf16, bf16-mixed, fp16-mixed or fp8-mixed");
         if (hw.cpuOffload)
             return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with CPU offload (CPUOffloadPolicy) is not modelled yet");
-        if (!hw.parallel.isDefault())
-            return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with tensor or pipeline parallelism is not modelled yet");
+        // Under tensor, pipeline and context parallelism FSDP2 is planned as
+        // torchtitan composes them (plan/parallel.h checks the layout).
         if (tc.optimizer == Optimizer::Lomo || tc.optimizer == Optimizer::AdaLomo || tc.optimizerInBackward)
             return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with an update inside backward (LOMO, optimizer in backward) is not modelled yet");
     }
@@ -192,19 +192,26 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
     ctx.pieces = &plan.pieces;
     ctx.mode = sc.mode;
     ctx.rank = rank;
-    // The data-parallel degree: every GPU, or count / (tp x pp) for a rank of a layout.
-    ctx.shards = rank ? rank->layout->dp : sc.hardware.count;
+    // The sharding degree: every GPU, or for a rank of a layout count / (tp x
+    // pp x cp), and FSDP2 over that times cp (ParallelLayout::shardDegree).
+    ctx.shards = rank ? rank->layout->shardDegree() : sc.hardware.count;
 
     if (sc.mode == Mode::Train) {
         const TrainConfig& tc = sc.train;
         ctx.batch = tc.microBatch;
-        ctx.seq = tc.seqLen;
-        ctx.tokens = satMul(tc.microBatch, tc.seqLen);
+        // Context parallelism: every activation of a rank is over its own
+        // seq / cp tokens (parallel.h checks that 2 x cp divides the sequence).
+        ctx.seq = rank ? tc.seqLen / rank->layout->cp : tc.seqLen;
+        ctx.tokens = satMul(tc.microBatch, ctx.seq);
         const Precision p = tc.precision;
         ctx.act = p == Precision::Fp32 ? 4 : 2;
         ctx.fullFinetune = tc.peft.method == PeftMethod::None;
-        // A rank of a parallel layout: its table is one pass of the stage's schedule.
-        plan.microBatchesPerStep = rank ? 1 : tc.gradAccum;
+        // A rank of a parallel layout: its table is one pass of the stage's
+        // schedule. Under FSDP2 without pipeline stages (torchtitan's 2D and
+        // context-parallel layouts) a rank runs the step's micro-batches one
+        // after the other, as one GPU does, so the allocator replays them alike.
+        const bool fsdp2Flat = rank && rank->layout->fsdp2 && rank->layout->pp == 1;
+        plan.microBatchesPerStep = rank && !fsdp2Flat ? 1 : tc.gradAccum;
         ctx.quantizedBase = tc.weightQuant != WeightQuant::None;
         const bool zero = ctx.shards > 1 &&
                           (sc.hardware.sharding == Sharding::Zero1 || sc.hardware.sharding == Sharding::Zero2 ||

@@ -113,17 +113,23 @@ enum class Sharding { None, Ddp, Zero1, Zero2, Zero3, Fsdp, Fsdp2 };
 // Pipeline schedules (Narayanan et al. 2021, arXiv:2104.04473 §2.2).
 enum class PipelineSchedule { OneFOneB, GPipe };
 
-// Megatron-style model parallelism over the scenario's GPUs (issue 15):
-// tensor parallelism of degree tp (with sequence parallelism when sp),
-// pipeline parallelism of degree pp. The data-parallel degree is
-// count / (tp x pp); "sharding" acts over it. plan/parallel.h checks a layout.
+// Model parallelism over the scenario's GPUs (issue 15): tensor parallelism
+// of degree tp (with sequence parallelism when sp), pipeline parallelism of
+// degree pp, context parallelism of degree cp (torchtitan's ring attention:
+// each rank holds seq / cp tokens of every sequence). The data-parallel
+// degree is count / (tp x pp x cp); "sharding" acts over it, and FSDP2 over
+// dp x cp (torchtitan's dp_shard_cp mesh). plan/parallel.h checks a layout.
 struct ParallelConfig {
     std::uint64_t tp = 1;
     bool sp = false;
     std::uint64_t pp = 1;
     PipelineSchedule ppSchedule = PipelineSchedule::OneFOneB;
     std::uint64_t vpp = 1;  // virtual stages per rank (interleaved 1F1B): only 1 is planned yet
-    bool isDefault() const { return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1; }
+    std::uint64_t cp = 1;   // context-parallel degree (ring attention over the sequence)
+    bool isDefault() const
+    {
+        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1;
+    }
 };
 
 struct HardwareConfig {

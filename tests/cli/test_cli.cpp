@@ -829,6 +829,37 @@ private slots:
         QCOMPARE(text.out.count("(worst)"), qsizetype{1});
     }
 
+    // Context parallelism (--cp) under FSDP2: the layout in "parallel", one
+    // rank, FSDP over dp x cp; a layout or sequence that does not divide is
+    // refused naming the field and the numbers.
+    void contextParallelPlan()
+    {
+        const json j = planJson(words("--model meta-llama/Llama-3.2-1B --peft none --precision bf16-mixed "
+                                      "--seq-len 8192 --gpu h100-sxm-80gb --gpus 8 --sharding fsdp2 --cp 2"));
+        QVERIFY(j.is_object());
+        QCOMPARE(j.at("parallel").at("cp").get<int>(), 2);
+        QCOMPARE(j.at("parallel").at("dp").get<int>(), 4);
+        QCOMPARE(j.at("ranks").size(), std::size_t{1});
+        // A layout without cp has no "cp" key, as before.
+        const json tp = planJson(words("--model meta-llama/Llama-3.1-8B --peft none --precision bf16 "
+                                       "--gpu h100-sxm-80gb --gpus 8 --tp 2 --pp 2 --grad-accum 4"));
+        QVERIFY(!tp.at("parallel").contains("cp"));
+        const CliResult text = runCli(words("plan --model meta-llama/Llama-3.2-1B --peft none --seq-len 8192 "
+                                            "--gpu h100-sxm-80gb --gpus 8 --sharding fsdp2 --cp 2"));
+        QVERIFY2(text.exitCode == 0, text.describe().constData());
+        QVERIFY2(text.out.contains("tp 1 × pp 1 (1f1b) × cp 2 × dp 4"), text.out.constData());
+        const CliResult odd = runCli(words("plan --model meta-llama/Llama-3.2-1B --peft none --gpus 8 "
+                                           "--sharding fsdp2 --cp 3"));
+        QVERIFY2(odd.exitCode == 2, odd.describe().constData());
+        QVERIFY2(odd.err.contains("hardware.parallel: tp 1 x pp 1 x cp 3 = 3 GPUs per model replica must divide "
+                                  "hardware.count 8"),
+                 odd.describe().constData());
+        const CliResult seq = runCli(words("plan --model meta-llama/Llama-3.2-1B --peft none --gpus 8 "
+                                           "--sharding fsdp2 --cp 8 --seq-len 1000"));
+        QVERIFY2(seq.exitCode == 2, seq.describe().constData());
+        QVERIFY2(seq.err.contains("train.seq_len: 1000 does not divide by 2 x cp = 16"), seq.describe().constData());
+    }
+
     // A layout that does not divide is refused in one line naming the field and the numbers.
     void badLayoutNamesTheField()
     {

@@ -162,6 +162,7 @@ void compareScenarios(const Scenario& a, const Scenario& b)
     QCOMPARE(a.hardware.parallel.pp, b.hardware.parallel.pp);
     QCOMPARE(int(a.hardware.parallel.ppSchedule), int(b.hardware.parallel.ppSchedule));
     QCOMPARE(a.hardware.parallel.vpp, b.hardware.parallel.vpp);
+    QCOMPARE(a.hardware.parallel.cp, b.hardware.parallel.cp);
 }
 
 // A scenario with no field left at its default, so a writer that forgets a
@@ -208,6 +209,7 @@ Scenario everyFieldSet(const ModelSpec& model)
     s.hardware.parallel.pp = 2;
     s.hardware.parallel.ppSchedule = PipelineSchedule::GPipe;
     s.hardware.parallel.vpp = 3;
+    s.hardware.parallel.cp = 2;
     return s;
 }
 
@@ -381,6 +383,17 @@ private slots:
         Scenario s;
         s.hardware.parallel.pp = 2;
         QVERIFY(scenarioToText(s).find("\"pp_schedule\": \"1f1b\"") != std::string::npos);
+        // cp is written only when used, so a tp/pp scenario's text is as before it.
+        QVERIFY(scenarioToText(s).find("\"cp\"") == std::string::npos);
+        s.hardware.parallel.cp = 4;
+        QVERIFY(scenarioToText(s).find("\"cp\": 4") != std::string::npos);
+        // A cp-only layout is not the default layout: the block is written
+        // (everyFieldSet's round trip reads it back).
+        Scenario cpOnly;
+        cpOnly.hardware.parallel.cp = 2;
+        const std::string cpText = scenarioToText(cpOnly);
+        QVERIFY(cpText.find("\"parallel\"") != std::string::npos);
+        QVERIFY(cpText.find("\"cp\": 2") != std::string::npos);
     }
 
     void roundTripPreset()
@@ -759,7 +772,9 @@ private slots:
         row("sp string", "/hardware/parallel/sp", R"("on")", E::InvalidArgument, "hardware.parallel.sp");
         row("schedule unknown", "/hardware/parallel/pp_schedule", R"("interleaved")", E::InvalidArgument,
             "hardware.parallel.pp_schedule");
-        row("parallel unknown field", "/hardware/parallel/cp", "2", E::InvalidArgument, "hardware.parallel.cp");
+        row("cp zero", "/hardware/parallel/cp", "0", E::InvalidArgument, "hardware.parallel.cp");
+        row("cp fraction", "/hardware/parallel/cp", "2.5", E::InvalidArgument, "hardware.parallel.cp");
+        row("parallel unknown field", "/hardware/parallel/ep", "2", E::InvalidArgument, "hardware.parallel.ep");
         row("global batch zero", "/train/global_batch", "0", E::InvalidArgument, "train.global_batch");
     }
 

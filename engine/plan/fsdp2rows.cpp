@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// FSDP2's rows (fully_shard, as torchtitan applies it): the unsharded copies
+// of the units, the all-gather and reduce-scatter buffers on their own CUDA
+// streams, and under pipeline parallelism the stage kept unsharded through
+// the step with its gradients accumulated unsharded. The sharded weights,
+// gradients and optimizer state are addModelStateRows' (modelstaterows.cpp).
+#include "plan/planbuild.h"
+
+#include <algorithm>
+
+namespace headroom::detail {
+
+namespace {
+
+TensorRow row(const char* name, const char* source, Category c, Bytes bytes, Phase from, Phase to,
+              LayerSet layers = LayerSet::Global)
+{
+    return TensorRow{name, source, c, bytes, from, to, layers, false};
+}
+
+TensorRow on(TensorRow r, std::uint8_t stream)
+{
+    r.stream = stream;
+    return r;
+}
+
+// fp8-mixed: torchao Float8Linear over bf16 parameters (plan/float8linear.h);
+// the all-gather stays in bf16.
+bool mixedPolicy(const BuildContext& ctx)
+{
+    const Precision p = ctx.scenario.train.precision;
+    return p == Precision::Bf16Mixed || p == Precision::Fp16Mixed || p == Precision::Fp8Mixed;
+}
+
+// MixedPrecisionPolicy(param_dtype 16-bit, reduce_dtype fp32) under the
+// mixed precisions (torchtitan's defaults); otherwise the parameters' own
+// dtype for both (fp32, or pure 16-bit).
+Bytes fsdp2ParamBytes(const BuildContext& ctx)
+{
+    const Precision p = ctx.scenario.train.precision;
+    if (mixedPolicy(ctx))
+        return 2;
+    return (p == Precision::Bf16 || p == Precision::Fp16) ? 2 : 4;
+}
+
+Bytes fsdp2ReduceBytes(const BuildContext& ctx) { return mixedPolicy(ctx) ? 4 : fsdp2ParamBytes(ctx); }
+
+// FSDP2 under pipeline parallelism, as torchtitan@9dec370 runs it with
+// torch.distributed.pipelining:
+// - parallelize_llama.py apply_fsdp with pp_enabled: every layer and the
+//   root (the stage's own module) fully_shard-ed with
+//   reshard_after_forward=False ("to avoid per-microbatch all-gathers").
+// - torch/distributed/pipelining/stage.py backward_maybe_with_nosync: for an
+//   FSDPModule every backward runs with set_reshard_after_backward(False)
+//   and set_requires_gradient_sync(False); after the last one it calls each
+//   unit's post_backward with both back on. So the stage's units are
+//   gathered by the first micro-batch's forward and stay unsharded, in
+//   param_dtype, until the step's last backward.
+// - torch/distributed/fsdp/_fully_shard/_fsdp_param.py: without gradient
+//   sync, post_backward keeps each unsharded gradient, upcast to reduce_dtype
+//   (to_accumulated_grad_if_needed: unsharded_accumulated_grad =
+//   grad.to(reduce_dtype)) and added to by the next micro-batches
+//   (accumulate_unsharded_grad_if_needed); with reduce_dtype equal to the
+//   parameter's dtype .grad itself accumulates. The final post_backward
+//   reduce-scatters one unit at a time (foreach_reduce), making the sharded
+//   gradients then.
+// Under 1F1B the stage's steady state (more micro-batches than it holds in
+// flight) runs forwards after a first backward, so the accumulated
+// gradients are there from the pass's forward on; otherwise they grow layer
+// by layer through the backward.
+void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
+{
+    const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
+    const ParallelLayout& l = *ctx.rank->layout;
+    const Bytes stageParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);
+    rows.push_back(row("fsdp2.unsharded_stage", "the stage's layers and root kept unsharded in param_dtype from the first forward to the step's last backward (torchtitan apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: set_reshard_after_backward(False))",
+                       Category::Weights, satMul(stageParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
+    rows.push_back(on(row("fsdp2.all_gather_buffer", "each layer's all-gather buffer in the first micro-batch's forward, on the all-gather copy-in stream",
+                          Category::Weights, satMul(layerParams, paramBytes), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+                      kAllGatherCopyInStream));
+    rows.push_back(on(row("fsdp2.root_all_gather_buffer", "the stage root's all-gather buffer, on the all-gather copy-in stream",
+                          Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
+                      kAllGatherCopyInStream));
+    if (ctx.mode != Mode::Train || !ctx.fullFinetune)
+        return;
+    rows.push_back(row("fsdp2.unsharded_grad", "the layer's gradients in param_dtype as autograd makes them, before post_backward adds them to the accumulated ones",
+                       Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    const char* accumulatedSource = "the stage's unsharded gradients accumulated over the step's micro-batches in reduce_dtype (set_requires_gradient_sync(False); _fsdp_param.py to_accumulated_grad_if_needed), reduce-scattered after the last backward";
+    if (l.microBatches > l.inFlightMicroBatches(ctx.rank->stage)) {
+        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients, satMul(stageParams, reduceBytes),
+                           Phase::EmbedFwd, Phase::EmbedBwd));
+    } else {
+        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients, satMul(layerParams, reduceBytes),
+                           Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All));
+        rows.push_back(row("fsdp2.accumulated_root_grads", "the root's unsharded gradients, accumulated likewise from the head's backward",
+                           Category::Gradients, satMul(globalParams, reduceBytes), Phase::HeadBwd, Phase::EmbedBwd));
+    }
+    rows.push_back(row("fsdp2.reduce_scatter_input", "the reduce-scatter input in reduce_dtype of one unit at a time, in the post_backward after the last backward",
+                       Category::Temporaries, satMul(std::max(layerParams, globalParams), reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
+}
+
+} // namespace
+
+// FSDP2 as torchtitan applies it (torchtitan @ 9dec370 parallelize_llama.py
+// apply_fsdp: fully_shard on every layer, then on the root; the last layer
+// with reshard_after_forward=False; MixedPrecisionPolicy(param_dtype,
+// reduce_dtype=fp32)). What torch/distributed/_composable/fsdp does with it
+// (torch 2.6, _fsdp_param_group.py and _fsdp_collectives.py):
+// - unshard: foreach_all_gather makes the all-gather buffer (the unit's
+//   unsharded size in param_dtype) on the all-gather copy-in stream; the
+//   compute stream copies it out into per-parameter unsharded tensors
+//   (foreach_all_gather_copy_out). The buffer is kept until the next
+//   all-gather begins (comm_ctx.all_gather_state, instead of record_stream),
+//   and the next unit's all-gather is issued ahead (implicit forward
+//   prefetch, explicit backward prefetch of one unit): in a layer's forward
+//   and backward one unit is gathered on the compute stream and one buffer
+//   is held on the copy-in stream.
+// - the root unit (embeddings, final norm, head) is not resharded after
+//   forward (_lazy_init: the root's post_forward_mesh_info is None), nor is
+//   the last layer (torchtitan): both stay gathered into the backward.
+// - post_backward (foreach_reduce): the unsharded gradients (param_dtype,
+//   made by autograd on the compute stream) are copied into a reduce-scatter
+//   input of reduce_dtype on the compute stream, kept until the next
+//   reduce-scatter; the output, made on the reduce-scatter stream, becomes
+//   the sharded gradient (addModelStateRows gives the gradient rows that
+//   stream). The root's gradients wait for the root's post-backward, after
+//   the embedding's backward.
+// The caching allocator keeps each stream's blocks for that stream
+// (plan/cachingallocator.h), so the copy-in and reduce-scatter streams'
+// caches are reserved beside the compute stream's.
+void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
+{
+    if (ctx.rank && ctx.rank->layout->pp > 1) {
+        addFsdp2PipelineRows(ctx, layerParams, globalParams, rows);
+        return;
+    }
+    const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
+    const Bytes unit = satMul(layerParams, paramBytes);
+    rows.push_back(row("fsdp2.unsharded_layer", "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
+                       Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
+    rows.push_back(row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit, Phase::LayerBwd,
+                       Phase::LayerBwd, LayerSet::All));
+    rows.push_back(on(row("fsdp2.all_gather_buffer", "the next layer's all-gather buffer, on the all-gather copy-in stream (forward prefetch)",
+                          Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+                      kAllGatherCopyInStream));
+    rows.push_back(on(row("fsdp2.all_gather_buffer_bwd", "the previous layer's all-gather buffer, on the all-gather copy-in stream (backward prefetch)",
+                          Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+                      kAllGatherCopyInStream));
+    rows.push_back(row("fsdp2.gathered_root", "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the end of the backward (not resharded after forward)",
+                       Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
+    rows.push_back(on(row("fsdp2.root_all_gather_buffer", "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
+                          Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
+                      kAllGatherCopyInStream));
+    rows.push_back(row("fsdp2.gathered_last_layer", "the last layer kept gathered from its forward to its backward (torchtitan: reshard_after_forward=False for it)",
+                       Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd));
+    if (ctx.mode != Mode::Train || !ctx.fullFinetune)
+        return;
+    rows.push_back(row("fsdp2.unsharded_grad", "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
+                       Category::Temporaries, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    rows.push_back(row("fsdp2.reduce_scatter_input", "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next layer's reduce-scatter",
+                       Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+    rows.push_back(row("fsdp2.root_unsharded_grad", "the root's unsharded gradients in param_dtype, from the head's backward to the root's post-backward",
+                       Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd));
+    rows.push_back(row("fsdp2.root_reduce_scatter_input", "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
+                       Category::Temporaries, satMul(globalParams, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
+}
+
+} // namespace headroom::detail

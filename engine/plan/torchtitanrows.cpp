@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What torchtitan's composition of FSDP2 with tensor and context parallelism
+// adds to the activation rows of one rank (docs/planner.md "FSDP2 under
+// tensor, pipeline and context parallelism"). The rank's model already has
+// heads, KV heads, MLP width and vocabulary divided by tp (parallel.h
+// rankModelSpec) and the sequence divided by cp (planner.cpp planOneRank), so
+// the layer saves follow from the shapes; this file holds what the shapes do
+// not say.
+// Sources (torchtitan@9dec370, the commit of its Llama 3.1 H100 benchmarks;
+// PyTorch as torchtitan ran it, torch 1963fc8, December 2024):
+// - Tensor parallelism: parallelisms/parallelize_llama.py apply_tp.
+//   attention_norm / ffn_norm / norm are SequenceParallel (input and output
+//   Shard(1): the norms run on seq / tp tokens); PrepareModuleInput turns the
+//   attention's and the feed-forward's input from Shard(1) into Replicate (an
+//   all-gather along the sequence); wq, wk, wv, w1, w3 are ColwiseParallel,
+//   wo and w2 RowwiseParallel(output_layouts=Shard(1)) (their partial sums
+//   reduce-scattered back to the sequence shard); output is ColwiseParallel
+//   with Shard(-1) outputs under loss parallelism (train.py get_train_context
+//   enters torch.distributed.tensor.parallel.loss_parallel()), so the logits
+//   and the loss stay split over the vocabulary; loss_parallel computes the
+//   cross-entropy by decomposition (tensor/parallel/loss.py, read at
+//   pytorch/pytorch@02eef6b), with one fp32 temporary more than aten's
+//   fused log_softmax in forward and in backward.
+//   Unlike Megatron-LM's sequence parallelism, which saves the sequence shard
+//   and all-gathers it again in backward (Korthikanti et al. 2022 §4.2.2),
+//   DTensor's colwise linear is an ordinary matmul of the all-gathered input,
+//   and autograd saves that input: the norms' outputs that feed wq/wk/wv and
+//   w1/w3 (and the final norm's that feeds the output layer) are kept whole.
+// - Op-level selective checkpointing (parallelize_llama.py _save_list):
+//   torch.ops._c10d_functional.reduce_scatter_tensor is on the save list, so
+//   the reduce-scattered outputs of wo and w2 are kept; a kept mm of a
+//   row-parallel linear (the policy keeps every other mm) is its partial sum
+//   over the whole sequence, before the reduce-scatter.
+// - Context parallelism: torch/distributed/tensor/experimental/_attention.py
+//   (read at pytorch/pytorch@0123248; the ring loop and its buffers are those
+//   of torch 2.6): _templated_ring_attention with the all-gather rotater
+//   (torchtitan's default context_parallel_rotate_method "allgather",
+//   config_manager.py) concatenates the local keys and values
+//   (torch.cat([key.flatten(), value.flatten()])) and all-gathers them once
+//   (_AllGatherRotater: cp x the local K and V, alive for the whole ring);
+//   _SDPAMerger (convert_to_f32 True) keeps the running output and
+//   log-sum-exp in fp32 and merges each step's kernel output, cast to fp32,
+//   with out - sigmoid(block_lse - lse) * (out - block_out). The backward
+//   (_templated_ring_attention_backward) all-gathers K and V the same way,
+//   accumulates dQ in fp32 and passes fp32 dK and dV around the ring with an
+//   all-to-all (one concatenation sent, one received).
+#include "plan/layersaves.h"
+#include "plan/planbuild.h"
+
+#include <cstring>
+
+namespace headroom::detail {
+
+namespace {
+
+TensorRow temporary(const char* name, const char* source, Bytes bytes, Phase at, LayerSet layers)
+{
+    return TensorRow{name, source, Category::Temporaries, bytes, at, at, layers, false};
+}
+
+// Tensor parallelism's collective temporaries, one layer at a time. Forward:
+// a row-parallel linear's partial output over the whole sequence, before its
+// reduce-scatter (the colwise input's all-gather is the saved norm output
+// itself). Backward: the all-gathered gradient of a row-parallel output and
+// the partial gradient of an all-gathered input before its reduce-scatter.
+void addTensorParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const Bytes sequenceWide = satMul(ctx.tokens, ctx.model.hidden, ctx.act);
+    rows.push_back(temporary("tp.partial_output",
+                             "wo's (then w2's) partial sum over the whole sequence before its reduce-scatter to the "
+                             "sequence shard (RowwiseParallel output_layouts=Shard(1))",
+                             sequenceWide, Phase::LayerFwd, LayerSet::All));
+    rows.push_back(temporary("tp.backward_collectives",
+                             "a row-parallel output's gradient all-gathered over the sequence, and a column-parallel "
+                             "input's partial gradient before its reduce-scatter",
+                             satMul(sequenceWide, 2), Phase::LayerBwd, LayerSet::All));
+    rows.push_back(temporary("tp.head_input_grad",
+                             "the output layer's input gradient, partial over the vocabulary shards, before its "
+                             "reduce-scatter to the sequence shard",
+                             sequenceWide, Phase::HeadBwd, LayerSet::Global));
+    // Loss parallelism (torch/distributed/tensor/parallel/loss.py): the
+    // vocabulary-sharded log_softmax is _log_softmax's decomposition, which
+    // holds shifted = x - max in fp32 beside exp(shifted) and then the result;
+    // the fused nll_loss + log_softmax backward makes zeros_like(x) and
+    // (grad_input + exp(x)) * grad_output: one fp32 logits-sized tensor more
+    // than aten's fused kernels at each (the rows of activationrows.cpp).
+    const Bytes shardLogits = satMul(ctx.tokens, ctx.model.vocab, 4);
+    rows.push_back({"tp.loss_parallel_shifted",
+                    "loss_parallel's log_softmax: shifted = x - max in fp32, alive beside exp(shifted) and the result "
+                    "(torch/distributed/tensor/parallel/loss.py _log_softmax)",
+                    Category::Logits, shardLogits, Phase::LossFwd, Phase::LossFwd, LayerSet::Global, false});
+    rows.push_back({"tp.loss_parallel_bwd",
+                    "loss_parallel's fused backward: zeros_like(x), exp(x) and their sum beside the result, fp32 "
+                    "(loss.py _nll_loss_and_log_softmax_backward)",
+                    Category::Logits, shardLogits, Phase::LossBwd, Phase::LossBwd, LayerSet::Global, false});
+    if (ctx.selectiveOps)
+        rows.push_back({"tp.sac_reduce_scatter_out",
+                        "the reduce-scattered outputs of wo and w2, kept by the op-level policy "
+                        "(_c10d_functional.reduce_scatter_tensor is on torchtitan's _save_list)",
+                        Category::Activations, satMul(ceilDiv(sequenceWide, ctx.rank->layout->tp), 2), Phase::LayerFwd,
+                        Phase::LayerBwd, LayerSet::Checkpointed, false});
+}
+
+// Ring attention's buffers beyond what the attention kernel saves (the saved
+// q, k, v, output and log-sum-exp are over the rank's seq / cp tokens, as
+// autograd sees the one SDPA op). O: elements of the attention output, KV:
+// of the keys and values the kernel reads, L: of the log-sum-exp.
+void addRingAttentionRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const ModelSpec& m = ctx.model;
+    const Bytes cp = ctx.rank->layout->cp, p = ctx.act;
+    Dims d{};
+    d.T = ctx.tokens, d.b = ctx.batch, d.s = ctx.seq, d.h = m.hidden, d.i = m.intermediate;
+    d.a = m.heads, d.kv = m.kvHeads, d.d = m.headDim, d.V = m.vocab, d.p = ctx.act, d.r = ctx.residual;
+    // Flash reads grouped KV heads; the memory-efficient kernel gets them
+    // repeated to every head (layersaves.cpp attentionSaves).
+    const Bytes kvHeads = savedAttentionKind(ctx, d) == Attention::Flash ? m.kvHeads : m.heads;
+    const Bytes O = satMul(ctx.tokens, satMul(m.heads, m.headDim));
+    const Bytes KV = satMul(ctx.tokens, satMul(2 * kvHeads, m.headDim));
+    const Bytes L = satMul(ctx.tokens, m.heads);
+    // Forward: the all-gathered K/V (cp x) and the local concatenation sent;
+    // the merger's fp32 output, the step's output cast to fp32, the product
+    // and the new output of the merge formula (16 bytes per output element)
+    // beside the kernel's own 16-bit step output; four fp32 log-sum-exp-sized
+    // tensors of the same merge.
+    const Bytes forward = satAdd(satAdd(satMul(KV, satMul(cp + 1, p)), satMul(O, 16 + p)), satMul(L, 16));
+    rows.push_back(temporary("cp.ring_attention",
+                             "ring attention forward: K and V all-gathered over the cp ranks and the local "
+                             "concatenation sent, the fp32 merge of each step's output and log-sum-exp "
+                             "(_attention.py _AllGatherRotater, _SDPAMerger)",
+                             forward, Phase::LayerFwd, LayerSet::All));
+    // Backward: the all-gathered K/V and the concatenation again; fp32 dQ;
+    // fp32 dK and dV accumulated, the concatenation sent and the one received
+    // by the all-to-all.
+    const Bytes backward = satAdd(satAdd(satMul(KV, satMul(cp + 1, p)), satMul(O, 4)), satMul(KV, 12));
+    rows.push_back(temporary("cp.ring_attention_bwd",
+                             "ring attention backward: K and V all-gathered again, fp32 dQ, fp32 dK and dV accumulated "
+                             "and passed around the ring (_attention.py _templated_ring_attention_backward)",
+                             backward, Phase::LayerBwd, LayerSet::All));
+}
+
+} // namespace
+
+bool keptWholeUnderDTensorSequenceParallel(const char* rowName)
+{
+    // The rows of the norms' outputs that a colwise linear saves after the
+    // all-gather (layersaves.cpp saveLinearInput's shared keys;
+    // activationrows.cpp the head's), and the kept mm outputs of wo and w2.
+    static const char* const whole[] = {"norm1.out", "norm2.out", "final_norm.out", "sac.o_proj_out",
+                                        "sac.down_proj_out"};
+    for (const char* name : whole)
+        if (std::strcmp(rowName, name) == 0)
+            return true;
+    return false;
+}
+
+void addTorchtitanRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const ParallelLayout& l = *ctx.rank->layout;
+    if (ctx.mode != Mode::Train)
+        return;
+    if (l.tp > 1)
+        addTensorParallelRows(ctx, rows);
+    if (l.cp > 1)
+        addRingAttentionRows(ctx, rows);
+}
+
+} // namespace headroom::detail
