@@ -2807,10 +2807,6 @@ time</source>
         <translation>텐서 병렬</translation>
     </message>
     <message>
-        <source>GPUs that split each layer&apos;s weights and activations (Megatron-LM); GPUs / (tensor x pipeline) is the data-parallel degree</source>
-        <translation>각 레이어의 가중치와 활성값을 나누어 맡는 GPU 수 (Megatron-LM); GPU 수 / (텐서 × 파이프라인)이 데이터 병렬 차수</translation>
-    </message>
-    <message>
         <source>Sequence parallel</source>
         <translation>시퀀스 병렬</translation>
     </message>
@@ -2838,6 +2834,18 @@ time</source>
     <message>
         <source>Compile each decoder layer as torchtitan does: the layer keeps fewer tensors and its recompute fuses the norms and the activation (Llama layout, with full or selective-op checkpointing)</source>
         <translation>torchtitan처럼 디코더 레이어마다 컴파일합니다. 레이어가 보관하는 텐서가 줄고, 재계산에서 정규화와 활성화 함수가 하나의 커널로 합쳐집니다 (Llama 구조, 전체 또는 selective-op 체크포인팅)</translation>
+    </message>
+    <message>
+        <source>GPUs that split each layer&apos;s weights and activations (Megatron-LM); GPUs / (tensor x pipeline x context) is the data-parallel degree</source>
+        <translation>각 레이어의 가중치와 활성값을 나누어 맡는 GPU 수 (Megatron-LM); GPU 수 / (텐서 × 파이프라인 × 컨텍스트)가 데이터 병렬 차수</translation>
+    </message>
+    <message>
+        <source>Context parallel</source>
+        <translation>컨텍스트 병렬</translation>
+    </message>
+    <message>
+        <source>GPUs that split every sequence (torchtitan&apos;s ring attention), each holding sequence / context tokens; needs FSDP2 sharding</source>
+        <translation>모든 시퀀스를 나누어 맡는 GPU 수 (torchtitan의 링 어텐션); 각 GPU는 시퀀스 길이 / 컨텍스트 개의 토큰을 맡음; FSDP2 샤딩 필요</translation>
     </message>
 </context>
 <context>

@@ -166,6 +166,18 @@ private slots:
         // The effective batch counts data-parallel replicas: 8 GPUs / (2 x 2) = 2.
         const QString effective = panel.findChild<QLabel*>(QStringLiteral("effectiveBatch"))->text();
         QVERIFY2(effective.contains(QStringLiteral("× 2 data-parallel replicas")), qPrintable(effective));
+
+        // Context parallelism splits the sequence, not the batch: 8 / (2 x 2 x 2) = 1 replica.
+        auto* cp = panel.findChild<QSpinBox*>(QStringLiteral("contextParallel"));
+        QVERIFY(cp);
+        cp->setValue(2);
+        QCOMPARE(panel.scenario().hardware.parallel.cp, 2u);
+        const QString withCp = panel.findChild<QLabel*>(QStringLiteral("effectiveBatch"))->text();
+        QVERIFY2(withCp.contains(QStringLiteral("× 1 data-parallel replicas")), qPrintable(withCp));
+        // A scenario's cp comes back into the field.
+        s.hardware.parallel.cp = 4;
+        panel.setScenario(s);
+        QCOMPARE(cp->value(), 4);
     }
 
     void peftTargetsComeFromTheModel()

@@ -66,6 +66,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_tensorParallel(makeSpin(1, kMaxGpus))
     , m_sequenceParallel(new QCheckBox(this))
     , m_pipelineParallel(makeSpin(1, kMaxGpus))
+    , m_contextParallel(makeSpin(1, kMaxGpus))
     , m_mode(new QComboBox(this))
     , m_profile(new QComboBox(this))
     , m_precision(new QComboBox(this))
@@ -133,11 +134,13 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     addField(hardwareForm, m_cpuOffload, QT_TR_NOOP("CPU offload"),
              QT_TR_NOOP("ZeRO-Offload / FSDP CPU offload: optimizer states (and with stage 3, parameters) live in CPU memory"));
     addField(hardwareForm, m_tensorParallel, QT_TR_NOOP("Tensor parallel"),
-             QT_TR_NOOP("GPUs that split each layer's weights and activations (Megatron-LM); GPUs / (tensor x pipeline) is the data-parallel degree"));
+             QT_TR_NOOP("GPUs that split each layer's weights and activations (Megatron-LM); GPUs / (tensor x pipeline x context) is the data-parallel degree"));
     addField(hardwareForm, m_sequenceParallel, QT_TR_NOOP("Sequence parallel"),
              QT_TR_NOOP("Split the norm, dropout and residual activations over the tensor-parallel GPUs too"));
     addField(hardwareForm, m_pipelineParallel, QT_TR_NOOP("Pipeline stages"),
              QT_TR_NOOP("Stages the layers are split into; the plan shows the fullest stage"));
+    addField(hardwareForm, m_contextParallel, QT_TR_NOOP("Context parallel"),
+             QT_TR_NOOP("GPUs that split every sequence (torchtitan's ring attention), each holding sequence / context tokens; needs FSDP2 sharding"));
 
     QGroupBox* precision = addGroup(QT_TR_NOOP("Precision and optimizer"));
     m_precisionForm = new QFormLayout(precision);
@@ -220,7 +223,7 @@ void ScenarioPanel::nameInputs()
     // Object names: stable handles for tests and for style sheets.
     const std::pair<QWidget*, const char*> names[] = {
         {m_gpu, "gpu"}, {m_gpuCapacity, "gpuCapacity"}, {m_gpuCount, "gpuCount"}, {m_sharding, "sharding"}, {m_cpuOffload, "cpuOffload"},
-        {m_tensorParallel, "tensorParallel"}, {m_sequenceParallel, "sequenceParallel"}, {m_pipelineParallel, "pipelineParallel"},
+        {m_tensorParallel, "tensorParallel"}, {m_sequenceParallel, "sequenceParallel"}, {m_pipelineParallel, "pipelineParallel"}, {m_contextParallel, "contextParallel"},
         {m_mode, "mode"}, {m_profile, "profile"}, {m_precision, "precision"}, {m_weightQuant, "weightQuant"},
         {m_optimizer, "optimizer"}, {m_galoreRank, "galoreRank"}, {m_microBatch, "microBatch"}, {m_seqLen, "seqLen"},
         {m_gradAccum, "gradAccum"}, {m_effectiveBatch, "effectiveBatch"}, {m_checkpointing, "checkpointing"},
@@ -340,7 +343,7 @@ void ScenarioPanel::setTabOrderByLayout()
     // Tab follows the panel top to bottom, as it reads: the widgets were
     // created in another order (the member order), which Qt would follow.
     const QList<QWidget*> order = {m_modelPicker, m_mode, m_profile, m_gpu, m_gpuCount, m_sharding, m_cpuOffload,
-                                   m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
+                                   m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_contextParallel, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
                                    m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
                                    m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
                                    m_compileLayers, m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
@@ -374,7 +377,7 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
 {
     // The panel's own inputs; the model picker and the PEFT group announce
     // their changes themselves.
-    return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
+    return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_contextParallel, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
             m_galoreRank, m_microBatch, m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
             m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_compileLayers, m_inferBatch, m_promptTokens,
             m_newTokens, m_inferPrecision, m_inferWeightQuant, m_kvCacheDtype, m_inferAttention};
@@ -414,9 +417,10 @@ void ScenarioPanel::updateEffectiveBatch()
 {
     const QLocale locale;
     const std::uint64_t micro = spinValue(m_microBatch), accum = spinValue(m_gradAccum), gpus = spinValue(m_gpuCount);
-    const std::uint64_t modelParallel = spinValue(m_tensorParallel) * spinValue(m_pipelineParallel);
+    const std::uint64_t modelParallel =
+        spinValue(m_tensorParallel) * spinValue(m_pipelineParallel) * spinValue(m_contextParallel);
     if (modelParallel > 1) {
-        // The data-parallel replicas are the GPUs over tensor x pipeline (plan/parallel.h);
+        // The data-parallel replicas are the GPUs over tensor x pipeline x context (plan/parallel.h);
         // a layout that does not divide is the planner's error, shown in the banner.
         const std::uint64_t replicas = gpus % modelParallel == 0 ? gpus / modelParallel : 0;
         const std::uint64_t sequences = micro * accum * replicas;
@@ -472,6 +476,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_tensorParallel->setValue(clampToSpin(hw.parallel.tp, m_tensorParallel));
     m_sequenceParallel->setChecked(hw.parallel.sp);
     m_pipelineParallel->setValue(clampToSpin(hw.parallel.pp, m_pipelineParallel));
+    m_contextParallel->setValue(clampToSpin(hw.parallel.cp, m_contextParallel));
     m_ppSchedule = hw.parallel.ppSchedule;
     m_vpp = hw.parallel.vpp;
     m_globalBatch = s.train.globalBatch;
@@ -525,9 +530,10 @@ Scenario ScenarioPanel::scenario() const
     s.hardware.parallel.pp = spinValue(m_pipelineParallel);
     s.hardware.parallel.ppSchedule = m_ppSchedule;
     s.hardware.parallel.vpp = m_vpp;
+    s.hardware.parallel.cp = spinValue(m_contextParallel);
     // A global batch from the file follows the panel's effective batch (micro-batch x accumulation x
     // data-parallel replicas, the label under them), so an edit of either never leaves a stale one.
-    const std::uint64_t modelParallel = s.hardware.parallel.tp * s.hardware.parallel.pp;
+    const std::uint64_t modelParallel = s.hardware.parallel.tp * s.hardware.parallel.pp * s.hardware.parallel.cp;
     s.train.globalBatch = m_globalBatch;
     if (m_globalBatch != 0 && modelParallel != 0 && s.hardware.count % modelParallel == 0)
         s.train.globalBatch = spinValue(m_microBatch) * spinValue(m_gradAccum) * (s.hardware.count / modelParallel);

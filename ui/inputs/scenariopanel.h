@@ -77,6 +77,7 @@ private:
     QSpinBox* m_tensorParallel;      // hardware.parallel.tp
     QCheckBox* m_sequenceParallel;   // hardware.parallel.sp
     QSpinBox* m_pipelineParallel;    // hardware.parallel.pp
+    QSpinBox* m_contextParallel;     // hardware.parallel.cp
     // Run
     QComboBox* m_mode;
     QComboBox* m_profile;
