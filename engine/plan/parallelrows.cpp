@@ -102,7 +102,10 @@ bool backwardPhase(Phase p) { return p >= Phase::LossBwd && p <= Phase::EmbedBwd
 std::vector<std::uint64_t> plannedStages(const ParallelLayout& l, bool worstOnly)
 {
     std::vector<std::uint64_t> stages;
-    if (!worstOnly) {
+    // Under FSDP2 a stage's accumulated gradients live from its forward when
+    // it holds fewer micro-batches than the step (fsdp2rows.cpp), so a middle
+    // stage is not bounded by the first: plan them all.
+    if (!worstOnly || l.fsdp2) {
         for (std::uint64_t s = 0; s < l.pp; ++s)
             stages.push_back(s);
         return stages;
