@@ -9,6 +9,7 @@
 #include "plan/parallel.h"
 #include "plan/planbuild.h"
 #include "plan/planner.h"
+#include "plan/sweep.h"
 #include "planrows.h"
 
 #include <QtTest>
@@ -299,6 +300,31 @@ private slots:
         one.hardware.parallel.tp = 1;
         one.hardware.parallel.sp = false;
         QCOMPARE(savedPerLayer(planOrFail(megatron)) * 2, savedPerLayer(planOrFail(one)));
+    }
+
+    // The sweep's timeline equals the brute-force placement of every row
+    // (sweep.h referenceTimeline) for torchtitan's layouts, whose rows include
+    // per-layer rows that live from a layer's backward to the stage's end.
+    void sweepMatchesTheReference()
+    {
+        const Layout layouts[] = {{8, 2, 1, 1}, {8, 1, 1, 2}, {8, 2, 2, 2}, {4, 1, 2, 1}, {16, 2, 2, 1}};
+        for (const Layout& l : layouts)
+            for (std::uint64_t accum : {1, 2, 4})
+                for (Checkpointing ckpt : {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps}) {
+                    Scenario sc = torchtitan(l, accum);
+                    sc.train.checkpointing = ckpt;
+                    auto layout = parallelLayout(sc);
+                    QVERIFY(layout.ok());
+                    for (std::uint64_t stage = 0; stage < l.pp; ++stage) {
+                        const Plan p = stagePlan(sc, stage);
+                        const auto reference = referenceTimeline(p, Mode::Train);
+                        QCOMPARE(p.timeline.size(), reference.size());
+                        for (std::size_t e = 0; e < reference.size(); ++e)
+                            QVERIFY2(p.timeline[e] == reference[e],
+                                     qPrintable(QStringLiteral("tp %1 pp %2 cp %3 accum %4 stage %5: event %6")
+                                                    .arg(l.tp).arg(l.pp).arg(l.cp).arg(accum).arg(stage).arg(e)));
+                    }
+                }
     }
 
     void refusals_data()
