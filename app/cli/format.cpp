@@ -96,9 +96,9 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
         << (s.hardware.cpuOffload ? " + CPU offload" : "");
     if (!plan.ranks.empty())
         out << ", tp " << plan.tensorParallel << (s.hardware.parallel.sp && plan.tensorParallel > 1 ? " + sp" : "")
-            << " × pp " << plan.pipelineParallel << " (" << pipelineScheduleName(s.hardware.parallel.ppSchedule)
-            << ")" << (plan.contextParallel > 1 ? " × cp " + std::to_string(plan.contextParallel) : std::string())
-            << " × dp " << plan.dataParallel;
+            << " × pp " << plan.pipelineParallel << " (" << pipelineScheduleName(s.hardware.parallel.ppSchedule) << ")"
+            << (plan.contextParallel > 1 ? " × cp " + std::to_string(plan.contextParallel) : std::string()) << " × dp "
+            << plan.dataParallel;
     out << " · profile " << profileName(s.profile) << "\n" << origin << "\n";
     out << "Peak " << gib(static_cast<double>(plan.peakBytes)) << " at " << eventLabel(plan.events[plan.peakEvent])
         << " (of " << plan.events.size() << " events)\n";

@@ -259,12 +259,14 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("sharding", "NAME", "none, ddp, zero1, zero2, zero3, fsdp or fsdp2", "sharding", getSharding);
         add("cpu-offload", "", "optimizer state and fp32 master weights (zero3: parameters too) in CPU memory",
             "cpu-offload", getCpuOffload);
-        add("tp", "N", "tensor-parallel degree (Megatron-style splits; GPUs / (tp x pp x cp) is the data-parallel degree)",
-            "tp", getTp);
+        add("tp", "N",
+            "tensor-parallel degree (Megatron-style splits; GPUs / (tp x pp x cp) is the data-parallel degree)", "tp",
+            getTp);
         add("sp", "", "sequence parallelism over the tensor-parallel ranks", "sp", getSp);
         add("pp", "N", "pipeline stages", "pp", getPp);
         add("pp-schedule", "NAME", "pipeline schedule: 1f1b or gpipe", "pp-schedule", getPpSchedule);
-        add("cp", "N", "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
+        add("cp", "N",
+            "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
             "cp", getCp);
         add("global-batch", "N", "sequences per step; must equal micro-batch x grad-accum x data-parallel degree",
             "global-batch", getGlobalBatch);

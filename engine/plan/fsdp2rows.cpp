@@ -73,30 +73,45 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
     const ParallelLayout& l = *ctx.rank->layout;
     const Bytes stageParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);
-    rows.push_back(row("fsdp2.unsharded_stage", "the stage's layers and root kept unsharded in param_dtype from the first forward to the step's last backward (torchtitan apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: set_reshard_after_backward(False))",
+    rows.push_back(row("fsdp2.unsharded_stage",
+                       "the stage's layers and root kept unsharded in param_dtype from the first forward to the step's "
+                       "last backward (torchtitan apply_fsdp with pp: reshard_after_forward=False; pipelining "
+                       "stage.py: set_reshard_after_backward(False))",
                        Category::Weights, satMul(stageParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
-    rows.push_back(on(row("fsdp2.all_gather_buffer", "each layer's all-gather buffer in the first micro-batch's forward, on the all-gather copy-in stream",
-                          Category::Weights, satMul(layerParams, paramBytes), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
-                      kAllGatherCopyInStream));
-    rows.push_back(on(row("fsdp2.root_all_gather_buffer", "the stage root's all-gather buffer, on the all-gather copy-in stream",
-                          Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
-                      kAllGatherCopyInStream));
+    rows.push_back(
+        on(row("fsdp2.all_gather_buffer",
+               "each layer's all-gather buffer in the first micro-batch's forward, on the all-gather copy-in stream",
+               Category::Weights, satMul(layerParams, paramBytes), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+           kAllGatherCopyInStream));
+    rows.push_back(
+        on(row("fsdp2.root_all_gather_buffer", "the stage root's all-gather buffer, on the all-gather copy-in stream",
+               Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
+           kAllGatherCopyInStream));
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
-    rows.push_back(row("fsdp2.unsharded_grad", "the layer's gradients in param_dtype as autograd makes them, before post_backward adds them to the accumulated ones",
-                       Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
-    const char* accumulatedSource = "the stage's unsharded gradients accumulated over the step's micro-batches in reduce_dtype (set_requires_gradient_sync(False); _fsdp_param.py to_accumulated_grad_if_needed), reduce-scattered after the last backward";
+    rows.push_back(row("fsdp2.unsharded_grad",
+                       "the layer's gradients in param_dtype as autograd makes them, before post_backward adds them to "
+                       "the accumulated ones",
+                       Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd,
+                       LayerSet::All));
+    const char* accumulatedSource = "the stage's unsharded gradients accumulated over the step's micro-batches in "
+                                    "reduce_dtype (set_requires_gradient_sync(False); _fsdp_param.py "
+                                    "to_accumulated_grad_if_needed), reduce-scattered after the last backward";
     if (l.microBatches > l.inFlightMicroBatches(ctx.rank->stage)) {
-        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients, satMul(stageParams, reduceBytes),
-                           Phase::EmbedFwd, Phase::EmbedBwd));
+        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
+                           satMul(stageParams, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd));
     } else {
-        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients, satMul(layerParams, reduceBytes),
-                           Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All));
-        rows.push_back(row("fsdp2.accumulated_root_grads", "the root's unsharded gradients, accumulated likewise from the head's backward",
+        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
+                           satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All));
+        rows.push_back(row("fsdp2.accumulated_root_grads",
+                           "the root's unsharded gradients, accumulated likewise from the head's backward",
                            Category::Gradients, satMul(globalParams, reduceBytes), Phase::HeadBwd, Phase::EmbedBwd));
     }
-    rows.push_back(row("fsdp2.reduce_scatter_input", "the reduce-scatter input in reduce_dtype of one unit at a time, in the post_backward after the last backward",
-                       Category::Temporaries, satMul(std::max(layerParams, globalParams), reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
+    rows.push_back(row(
+        "fsdp2.reduce_scatter_input",
+        "the reduce-scatter input in reduce_dtype of one unit at a time, in the post_backward after the last backward",
+        Category::Temporaries, satMul(std::max(layerParams, globalParams), reduceBytes), Phase::EmbedBwd,
+        Phase::EmbedBwd));
 }
 
 } // namespace
@@ -136,32 +151,49 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
     }
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
     const Bytes unit = satMul(layerParams, paramBytes);
-    rows.push_back(row("fsdp2.unsharded_layer", "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
+    rows.push_back(row("fsdp2.unsharded_layer",
+                       "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
                        Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
     rows.push_back(row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit, Phase::LayerBwd,
                        Phase::LayerBwd, LayerSet::All));
-    rows.push_back(on(row("fsdp2.all_gather_buffer", "the next layer's all-gather buffer, on the all-gather copy-in stream (forward prefetch)",
+    rows.push_back(on(row("fsdp2.all_gather_buffer",
+                          "the next layer's all-gather buffer, on the all-gather copy-in stream (forward prefetch)",
                           Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
                       kAllGatherCopyInStream));
-    rows.push_back(on(row("fsdp2.all_gather_buffer_bwd", "the previous layer's all-gather buffer, on the all-gather copy-in stream (backward prefetch)",
-                          Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
-                      kAllGatherCopyInStream));
-    rows.push_back(row("fsdp2.gathered_root", "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the end of the backward (not resharded after forward)",
+    rows.push_back(
+        on(row("fsdp2.all_gather_buffer_bwd",
+               "the previous layer's all-gather buffer, on the all-gather copy-in stream (backward prefetch)",
+               Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+           kAllGatherCopyInStream));
+    rows.push_back(row("fsdp2.gathered_root",
+                       "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the "
+                       "end of the backward (not resharded after forward)",
                        Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
-    rows.push_back(on(row("fsdp2.root_all_gather_buffer", "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
-                          Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
-                      kAllGatherCopyInStream));
-    rows.push_back(row("fsdp2.gathered_last_layer", "the last layer kept gathered from its forward to its backward (torchtitan: reshard_after_forward=False for it)",
+    rows.push_back(
+        on(row("fsdp2.root_all_gather_buffer",
+               "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
+               Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
+           kAllGatherCopyInStream));
+    rows.push_back(row("fsdp2.gathered_last_layer",
+                       "the last layer kept gathered from its forward to its backward (torchtitan: "
+                       "reshard_after_forward=False for it)",
                        Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd));
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
-    rows.push_back(row("fsdp2.unsharded_grad", "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
+    rows.push_back(row("fsdp2.unsharded_grad",
+                       "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
                        Category::Temporaries, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
-    rows.push_back(row("fsdp2.reduce_scatter_input", "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next layer's reduce-scatter",
-                       Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
-    rows.push_back(row("fsdp2.root_unsharded_grad", "the root's unsharded gradients in param_dtype, from the head's backward to the root's post-backward",
-                       Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd));
-    rows.push_back(row("fsdp2.root_reduce_scatter_input", "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
+    rows.push_back(row("fsdp2.reduce_scatter_input",
+                       "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next "
+                       "layer's reduce-scatter",
+                       Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd,
+                       LayerSet::All));
+    rows.push_back(
+        row("fsdp2.root_unsharded_grad",
+            "the root's unsharded gradients in param_dtype, from the head's backward to the root's post-backward",
+            Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd));
+    rows.push_back(row("fsdp2.root_reduce_scatter_input",
+                       "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
                        Category::Temporaries, satMul(globalParams, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
 }
 

@@ -100,10 +100,11 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
 {
     if (p.cp > 1) {
         if (sc.hardware.sharding != Sharding::Fsdp2)
-            return unsupported(std::string("hardware.parallel.cp: context parallelism is planned as torchtitan runs it, "
-                                           "under FSDP2 (parameters sharded over dp x cp); set hardware.sharding to "
-                                           "fsdp2, got ") +
-                               shardingName(sc.hardware.sharding));
+            return unsupported(
+                std::string("hardware.parallel.cp: context parallelism is planned as torchtitan runs it, "
+                            "under FSDP2 (parameters sharded over dp x cp); set hardware.sharding to "
+                            "fsdp2, got ") +
+                shardingName(sc.hardware.sharding));
         if (sc.mode == Mode::Train && sc.train.seqLen % (2 * p.cp) != 0)
             return invalid("train.seq_len: " + n(sc.train.seqLen) + " does not divide by 2 x cp = " + n(2 * p.cp) +
                            " (context parallelism's load-balanced split gives each rank two chunks of seq / (2 x cp) "

@@ -220,10 +220,9 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     std::string layoutNote =
         "Layout: tp " + std::to_string(layout.tp) + (layout.sp && layout.tp > 1 ? " with sequence parallelism" : "") +
         " x pp " + std::to_string(layout.pp) + " (" + pipelineScheduleName(layout.schedule) + ")" +
-        (layout.cp > 1 ? " x cp " + std::to_string(layout.cp) : std::string()) + " x dp " +
-        std::to_string(layout.dp) + " over " + std::to_string(sc.hardware.count) +
-        " GPUs; the counters are those of pipeline stage " + std::to_string(worst.ranks[worstIndex].stage) +
-        ", the fullest.";
+        (layout.cp > 1 ? " x cp " + std::to_string(layout.cp) : std::string()) + " x dp " + std::to_string(layout.dp) +
+        " over " + std::to_string(sc.hardware.count) + " GPUs; the counters are those of pipeline stage " +
+        std::to_string(worst.ranks[worstIndex].stage) + ", the fullest.";
     worst.notes.insert(worst.notes.begin(), layoutNote);
     if (layout.sp && layout.tp == 1)
         worst.notes.push_back("Sequence parallelism has no effect with tp 1.");
@@ -244,9 +243,12 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     if (layout.fsdp2) {
         worst.notes.push_back(
             "FSDP2 as torchtitan composes it: parameters sharded over dp x cp = " +
-            std::to_string(layout.shardDegree()) +
-            " ranks" + (layout.tp > 1 ? ", DTensor tensor and sequence parallelism with the colwise linears' all-gathered inputs saved, loss parallelism" : "") +
-            (layout.cp > 1 ? ", ring attention over " + std::to_string(sc.train.seqLen / layout.cp) + " local tokens" : "") +
+            std::to_string(layout.shardDegree()) + " ranks" +
+            (layout.tp > 1 ? ", DTensor tensor and sequence parallelism with the colwise linears' all-gathered inputs "
+                             "saved, loss parallelism"
+                           : "") +
+            (layout.cp > 1 ? ", ring attention over " + std::to_string(sc.train.seqLen / layout.cp) + " local tokens"
+                           : "") +
             (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
             ".");
         worst.notes.push_back(

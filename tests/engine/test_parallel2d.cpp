@@ -28,9 +28,10 @@ constexpr Bytes b = 2, s = 128;
 
 ModelSpec smallLlama()
 {
-    const nlohmann::json config{{"model_type", "llama"},    {"hidden_size", h},          {"num_hidden_layers", L},
-                                {"num_attention_heads", a}, {"num_key_value_heads", kv}, {"intermediate_size", i},
-                                {"vocab_size", V},          {"tie_word_embeddings", false}};
+    const nlohmann::json config{{"model_type", "llama"},     {"hidden_size", h},
+                                {"num_hidden_layers", L},    {"num_attention_heads", a},
+                                {"num_key_value_heads", kv}, {"intermediate_size", i},
+                                {"vocab_size", V},           {"tie_word_embeddings", false}};
     Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
     if (!spec)
         qFatal("config did not import: %s", spec.error().detail.c_str());
@@ -322,7 +323,12 @@ private slots:
                         for (std::size_t e = 0; e < reference.size(); ++e)
                             QVERIFY2(p.timeline[e] == reference[e],
                                      qPrintable(QStringLiteral("tp %1 pp %2 cp %3 accum %4 stage %5: event %6")
-                                                    .arg(l.tp).arg(l.pp).arg(l.cp).arg(accum).arg(stage).arg(e)));
+                                                    .arg(l.tp)
+                                                    .arg(l.pp)
+                                                    .arg(l.cp)
+                                                    .arg(accum)
+                                                    .arg(stage)
+                                                    .arg(e)));
                     }
                 }
     }
