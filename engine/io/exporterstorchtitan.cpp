@@ -286,7 +286,9 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
         y += "pipeline_parallel_microbatch_size = " + n(t.microBatch) + "\n";
         y += stageModules(l);
     }
-    y += "context_parallel_degree = 1\n";
+    // Headroom's context parallelism is torchtitan's (plan/parallel.h): the
+    // shard degree above excludes it, as data_parallel_shard_degree does.
+    y += "context_parallel_degree = " + n(l.cp) + "\n";
 
     y += "\n[activation_checkpoint]\n";
     switch (t.checkpointing) {

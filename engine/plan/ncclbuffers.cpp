@@ -20,11 +20,15 @@ NcclBuffers ncclBuffers(const Scenario& sc)
     if (count <= 1)
         return n;
     const ParallelConfig& p = sc.hardware.parallel;
-    const std::uint64_t tp = p.tp == 0 ? 1 : p.tp, pp = p.pp == 0 ? 1 : p.pp;
-    const std::uint64_t dp = count % (tp * pp) == 0 ? count / (tp * pp) : 1;
+    const std::uint64_t tp = p.tp == 0 ? 1 : p.tp, pp = p.pp == 0 ? 1 : p.pp, cp = p.cp == 0 ? 1 : p.cp;
+    const std::uint64_t dp = count % (tp * pp * cp) == 0 ? count / (tp * pp * cp) : 1;
     // Data parallelism: DDP's all-reduce, ZeRO's and FSDP's collectives. A
-    // run with sharding "none" over several GPUs is data-parallel too.
-    for (const std::uint64_t degree : {dp, tp, pp}) {
+    // run with sharding "none" over several GPUs is data-parallel too. Under
+    // context parallelism FSDP2 shards over dp x cp (torchtitan's flattened
+    // dp_shard_cp mesh, plan/parallel.h) and ring attention passes K and V
+    // over its own cp group.
+    const std::uint64_t dataGroup = sc.hardware.sharding == Sharding::Fsdp2 ? dp * cp : dp;
+    for (const std::uint64_t degree : {dataGroup, tp, pp, cp}) {
         if (degree <= 1)
             continue;
         ++n.communicators;

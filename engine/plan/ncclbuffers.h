@@ -20,7 +20,7 @@ struct NcclBuffers {
 
 // The communicators one rank of the scenario's layout joins (one per
 // parallel dimension over one GPU: data-parallel or sharding, tensor,
-// pipeline) and their buffers; none on one GPU.
+// pipeline, context) and their buffers; none on one GPU.
 NcclBuffers ncclBuffers(const Scenario& scenario);
 
 } // namespace headroom

@@ -119,6 +119,21 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
     if (sc.hardware.sharding == Sharding::Fsdp2 && p.tp > 1 && !p.sp)
         return unsupported("hardware.parallel.sp: FSDP2 with tensor parallelism is planned as torchtitan applies it, "
                            "with sequence parallelism (apply_tp's SequenceParallel norms); set sp");
+    // Compiled layers and Float8 linears (plan/compiledlayer.h,
+    // float8linear.h) are measured and planned on one rank's whole layer;
+    // with tp, pp or cp torchtitan compiles DTensor collectives and ring
+    // attention into the layer's graph and Float8 all-gathers its fp8 casts
+    // (Float8ColwiseParallel), neither of which is modelled yet.
+    const bool modelParallel = p.tp > 1 || p.pp > 1 || p.cp > 1;
+    if (sc.hardware.sharding == Sharding::Fsdp2 && modelParallel && sc.mode == Mode::Train) {
+        if (sc.train.compileLayers)
+            return unsupported("train.compile: compiled layers under tensor, pipeline or context parallelism are not "
+                               "modelled yet (tp " + n(p.tp) + ", pp " + n(p.pp) + ", cp " + n(p.cp) + ")");
+        if (sc.train.precision == Precision::Fp8Mixed)
+            return unsupported("train.precision: fp8-mixed (torchao Float8Linear) under tensor, pipeline or context "
+                               "parallelism is not modelled yet (tp " + n(p.tp) + ", pp " + n(p.pp) + ", cp " +
+                               n(p.cp) + ")");
+    }
     if (sc.hardware.sharding == Sharding::Fsdp2 && p.tp > 1 && sc.mode == Mode::Train && sc.train.chunkedCrossEntropy)
         return unsupported("train.chunked_cross_entropy: under FSDP2 with tensor parallelism the loss is torchtitan's "
                            "loss parallelism over the vocabulary shards, not chunked; turn chunking off");

@@ -252,8 +252,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
             (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
             ".");
         worst.notes.push_back(
-            "Not modelled with torchtitan's layouts: NCCL and point-to-point communication buffers, AsyncTP, Float8 "
-            "linears, torch.compile, HSDP (dp_replicate), expert parallelism, interleaved schedules.");
+            "Not modelled with torchtitan's layouts: pipeline send and receive buffers, AsyncTP, Float8 linears, "
+            "torch.compile, HSDP (dp_replicate), expert parallelism, interleaved schedules.");
         return worst;
     }
     worst.notes.push_back(

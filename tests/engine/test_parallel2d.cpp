@@ -211,6 +211,17 @@ private slots:
         QCOMPARE(savedPerLayer(whole), expectedSaved(b * s, s, 1, false));
     }
 
+    // NCCL communicators of a context-parallel rank: FSDP2's over dp x cp
+    // (8 ranks: 688 MB, NVIDIA/nccl#964's figure for more than two) and the
+    // ring's over cp (2 ranks: 544 MB), outside the caching allocator.
+    void ncclCommunicatorsOfContextParallelism()
+    {
+        const Plan p = planOrFail(torchtitan({8, 1, 1, 2}));
+        QCOMPARE(p.ncclBytes, Bytes{688'000'000 + 544'000'000});
+        const Plan flat = planOrFail(torchtitan({8, 1, 1, 1}));
+        QCOMPARE(flat.ncclBytes, Bytes{688'000'000});
+    }
+
     // Ring attention's buffers (torch/distributed/tensor/experimental/
     // _attention.py): with O = T·a·d attention-output elements, KV = T·2·kv·d
     // (flash reads the grouped heads) and Lse = T·a, over the rank's T = b·s/cp:
@@ -371,6 +382,14 @@ private slots:
             << QStringLiteral("train.chunked_cross_entropy: under FSDP2 with tensor parallelism the loss is "
                               "torchtitan's loss parallelism over the vocabulary shards, not chunked; turn chunking "
                               "off");
+        QTest::newRow("compiled layers under tp")
+            << 2 << 2 << 1 << 1 << 128 << QStringLiteral("compile")
+            << QStringLiteral("train.compile: compiled layers under tensor, pipeline or context parallelism are not "
+                              "modelled yet (tp 2, pp 1, cp 1)");
+        QTest::newRow("float8 under cp")
+            << 2 << 1 << 1 << 2 << 128 << QStringLiteral("fp8")
+            << QStringLiteral("train.precision: fp8-mixed (torchao Float8Linear) under tensor, pipeline or context "
+                              "parallelism is not modelled yet (tp 1, pp 1, cp 2)");
         QTest::newRow("vpp")
             << 2 << 1 << 2 << 1 << 128 << QStringLiteral("vpp")
             << QStringLiteral("hardware.parallel.vpp: interleaved pipeline schedules are not modelled yet; vpp must "
@@ -397,7 +416,13 @@ private slots:
             sc.train.attention = Attention::Eager;
         else if (change == QLatin1String("nosp"))
             sc.hardware.parallel.sp = false;
-        else if (change == QLatin1String("chunked"))
+        else if (change == QLatin1String("compile")) {
+            sc.train.compileLayers = true;
+            sc.train.checkpointing = Checkpointing::Full;
+        } else if (change == QLatin1String("fp8")) {
+            sc.train.precision = Precision::Fp8Mixed;
+            sc.train.checkpointing = Checkpointing::Full;
+        } else if (change == QLatin1String("chunked"))
             sc.train.chunkedCrossEntropy = true;
         else if (change == QLatin1String("vpp"))
             sc.hardware.parallel.vpp = 2;

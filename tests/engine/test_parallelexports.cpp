@@ -324,6 +324,29 @@ private slots:
         QCOMPARE(exportAs(s, ExportFormat::TorchtitanToml).text, e.text);
     }
 
+    // torchtitan's own 2D layout with context parallelism: FSDP2 over
+    // dp_shard, the cp degree written as planned (torchtitan flattens
+    // dp_shard x cp for the parameters itself).
+    void torchtitanContextParallel()
+    {
+        Scenario s = fullFinetune();
+        s.hardware.sharding = Sharding::Fsdp2;
+        s.hardware.count = 16;
+        s.hardware.parallel.tp = 2;
+        s.hardware.parallel.sp = true;
+        s.hardware.parallel.cp = 2;
+        s.train.checkpointing = Checkpointing::Full;
+        s.train.seqLen = 8192;
+        const Exported e = exportAs(s, ExportFormat::TorchtitanToml);
+        QVERIFY2(e.ok, e.text.c_str());
+        const auto k = tomlKeys(e.text);
+        QCOMPARE(k.at("parallelism.data_parallel_shard_degree"), std::string("4"));
+        QCOMPARE(k.at("parallelism.tensor_parallel_degree"), std::string("2"));
+        QCOMPARE(k.at("parallelism.context_parallel_degree"), std::string("2"));
+        QCOMPARE(k.at("training.global_batch_size"), n(s.train.microBatch * s.train.gradAccum * 4));
+        QCOMPARE(k.at("training.seq_len"), std::string("8192"));
+    }
+
     // tp x pp x dp: the pipeline's micro-batches are the scenario's, each
     // stage's layers Headroom's split, ZeRO-3 written as FSDP2 and said so.
     void torchtitanLayout3d()
