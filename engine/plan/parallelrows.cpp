@@ -257,7 +257,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         return worst;
     }
     worst.notes.push_back(
-        "Not modelled with tensor and pipeline parallelism: NCCL and point-to-point communication buffers, "
+        "Not modelled with tensor and pipeline parallelism: point-to-point send and receive buffers (NCCL's "
+        "communicators are counted in device used), "
         "Megatron's distributed optimizer and fp32 gradient buffers, context and expert parallelism, interleaved "
         "schedules.");
     return worst;
