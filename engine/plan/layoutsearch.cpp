@@ -165,6 +165,11 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     shape.train.globalBatch = 0; // the batch is checked below, per layout
     shape.train.gradAccum = 1;
     shape.hardware.parallel.vpp = 1;
+    // The search sets the sharding, sp and cp itself (setLayout): a shape is
+    // checked without the scenario's own choice of them, which would refuse
+    // every tp > 1 of an FSDP2 scenario planned without sp.
+    shape.hardware.parallel.cp = 1;
+    shape.hardware.sharding = Sharding::Ddp;
     for (std::uint64_t tp : divisorsUpTo(std::min(count, r.links.gpusPerNode), r.links.gpusPerNode)) {
         if (count % tp != 0 || r.links.gpusPerNode % tp != 0)
             continue;

@@ -302,6 +302,15 @@ private slots:
         QVERIFY(again);
         QCOMPARE(again->evaluated, r->evaluated);
         QCOMPARE(again->layouts.front().time.stepSeconds, r->layouts.front().time.stepSeconds);
+        // Nor does its sharding: an FSDP2 scenario planned without sp (which
+        // FSDP2 under tp requires) still has every tp > 1 shape searched.
+        Scenario fsdp2 = sc;
+        fsdp2.hardware.sharding = Sharding::Fsdp2;
+        fsdp2.hardware.parallel.sp = false;
+        auto third = searchLayouts(fsdp2, options);
+        QVERIFY(third);
+        QCOMPARE(third->refusedShapes, r->refusedShapes);
+        QCOMPARE(third->evaluated, r->evaluated);
     }
 
     void globalBatchDerivedWhenAbsent()
