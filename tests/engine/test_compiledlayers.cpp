@@ -8,6 +8,7 @@
 #include "model/hfconfig.h"
 #include "plan/planner.h"
 #include "planrows.h"
+#include "smallmodel.h"
 
 #include <QtTest>
 
@@ -27,14 +28,8 @@ constexpr Bytes b = 2, s = 128, T = b * s;
 
 Scenario scenario(Checkpointing ckpt, bool compiled, const char* type = "llama")
 {
-    const nlohmann::json config{{"model_type", type},       {"hidden_size", h},          {"num_hidden_layers", L},
-                                {"num_attention_heads", a}, {"num_key_value_heads", kv}, {"intermediate_size", i},
-                                {"vocab_size", V},          {"tie_word_embeddings", false}};
-    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
-    if (!spec)
-        qFatal("config did not import: %s", spec.error().detail.c_str());
     Scenario sc;
-    sc.model = spec.value();
+    sc.model = testing::smallModel({type, h, L, a, kv, i, V, false});
     sc.train.precision = Precision::Bf16;
     sc.train.optimizer = Optimizer::AdamW;
     sc.train.microBatch = b;

@@ -7,6 +7,7 @@
 #include "model/hfconfig.h"
 #include "plan/planner.h"
 #include "planrows.h"
+#include "smallmodel.h"
 
 #include <QtTest>
 
@@ -31,14 +32,8 @@ constexpr Bytes layerParams = linearParams + 2 * h; // and two RMSNorms
 Scenario scenario(Precision p, Checkpointing ckpt = Checkpointing::Full, bool compiled = false,
                   const char* type = "llama")
 {
-    const nlohmann::json config{{"model_type", type},       {"hidden_size", h},          {"num_hidden_layers", L},
-                                {"num_attention_heads", a}, {"num_key_value_heads", kv}, {"intermediate_size", i},
-                                {"vocab_size", V},          {"tie_word_embeddings", false}};
-    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
-    if (!spec)
-        qFatal("config did not import: %s", spec.error().detail.c_str());
     Scenario sc;
-    sc.model = spec.value();
+    sc.model = testing::smallModel({type, h, L, a, kv, i, V, false});
     sc.train.precision = p;
     sc.train.optimizer = Optimizer::AdamW;
     sc.train.microBatch = b;

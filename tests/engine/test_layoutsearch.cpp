@@ -10,6 +10,7 @@
 #include "plan/planner.h"
 #include "plan/steptime.h"
 #include "runtime/stepflops.h"
+#include "smallmodel.h"
 
 #include <QtTest>
 
@@ -21,13 +22,7 @@ namespace {
 
 ModelSpec smallLlama(std::uint64_t layers = 4)
 {
-    const nlohmann::json config{{"model_type", "llama"},    {"hidden_size", 256},          {"num_hidden_layers", layers},
-                                {"num_attention_heads", 8}, {"num_key_value_heads", 2},    {"intermediate_size", 704},
-                                {"vocab_size", 1000},       {"tie_word_embeddings", false}};
-    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
-    if (!spec)
-        qFatal("config did not import: %s", spec.error().detail.c_str());
-    return spec.value();
+    return testing::smallModel({"llama", 256, layers, 8, 2, 704, 1000, false});
 }
 
 Scenario smallScenario(std::uint64_t gpus)

@@ -10,6 +10,7 @@
 #include "plan/planbuild.h"
 #include "plan/planner.h"
 #include "planrows.h"
+#include "smallmodel.h"
 
 #include <QtTest>
 
@@ -26,13 +27,7 @@ constexpr Bytes b = 2, s = 128, T = b * s;
 
 ModelSpec smallLlama(bool tied = false, Bytes vocab = V)
 {
-    const nlohmann::json config{{"model_type", "llama"},    {"hidden_size", h},           {"num_hidden_layers", L},
-                                {"num_attention_heads", a}, {"num_key_value_heads", kv},  {"intermediate_size", i},
-                                {"vocab_size", vocab},      {"tie_word_embeddings", tied}};
-    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
-    if (!spec)
-        qFatal("config did not import: %s", spec.error().detail.c_str());
-    return spec.value();
+    return testing::smallModel({"llama", h, L, a, kv, i, vocab, tied});
 }
 
 Scenario scenario(std::uint64_t gpus, std::uint64_t tp, std::uint64_t pp, bool sp = false,

@@ -11,6 +11,7 @@
 #include "plan/planner.h"
 #include "plan/sweep.h"
 #include "planrows.h"
+#include "smallmodel.h"
 
 #include <QtTest>
 
@@ -28,14 +29,7 @@ constexpr Bytes b = 2, s = 128;
 
 ModelSpec smallLlama()
 {
-    const nlohmann::json config{{"model_type", "llama"},     {"hidden_size", h},
-                                {"num_hidden_layers", L},    {"num_attention_heads", a},
-                                {"num_key_value_heads", kv}, {"intermediate_size", i},
-                                {"vocab_size", V},           {"tie_word_embeddings", false}};
-    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
-    if (!spec)
-        qFatal("config did not import: %s", spec.error().detail.c_str());
-    return spec.value();
+    return testing::smallModel({"llama", h, L, a, kv, i, V, false});
 }
 
 struct Layout {

@@ -8,6 +8,7 @@
 #include "model/hfconfig.h"
 #include "plan/planner.h"
 #include "planrows.h"
+#include "smallmodel.h"
 #include "io/scenariofile.h"
 
 #include <QtTest>
@@ -26,13 +27,7 @@ constexpr Bytes b = 2, s = 128, T = b * s;
 
 ModelSpec smallModel(const char* type)
 {
-    const nlohmann::json config{{"model_type", type},       {"hidden_size", h},          {"num_hidden_layers", L},
-                                {"num_attention_heads", a}, {"num_key_value_heads", kv}, {"intermediate_size", i},
-                                {"vocab_size", V},          {"tie_word_embeddings", false}};
-    Result<ModelSpec> spec = modelSpecFromHfConfigText(config.dump());
-    if (!spec)
-        qFatal("config did not import: %s", spec.error().detail.c_str());
-    return spec.value();
+    return testing::smallModel({type, h, L, a, kv, i, V, false});
 }
 
 Scenario scenario(Checkpointing ckpt, Precision p = Precision::Bf16, const char* type = "llama")
