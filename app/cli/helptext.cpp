@@ -100,6 +100,7 @@ std::string getPp(const Scenario& s) { return count(s.hardware.parallel.pp); }
 std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
+std::string getAsyncTp(const Scenario& s) { return onOff(s.hardware.parallel.asyncTp); }
 std::string getGlobalBatch(const Scenario& s)
 {
     return train(s) && s.train.globalBatch != 0 ? count(s.train.globalBatch) : "";
@@ -268,6 +269,8 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("cp", "N",
             "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
             "cp", getCp);
+        add("async-tp", "", "torchtitan's AsyncTP: all-gathers and reduce-scatters fused with their matmuls over a "
+            "symmetric-memory workspace (needs --tp, --sharding fsdp2 and --compile)", "async-tp", getAsyncTp);
         add("global-batch", "N", "sequences per step; must equal micro-batch x grad-accum x data-parallel degree",
             "global-batch", getGlobalBatch);
         group = "Inference (with --mode inference)";

@@ -288,6 +288,8 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     HR_COUNT("cp", s.hardware.parallel.cp);
     if (o.has("sp"))
         s.hardware.parallel.sp = true;
+    if (o.has("async-tp"))
+        s.hardware.parallel.asyncTp = true;
     HR_TRY(parseEnum(o, "pp-schedule", parsePipelineSchedule, s.hardware.parallel.ppSchedule, "1f1b, gpipe"));
     HR_COUNT("global-batch", t.globalBatch);
     HR_TRY(parseEnum(o, "profile", parseProfile, s.profile, "pytorch, headroom"));

@@ -182,7 +182,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         // checks that the layout divides the GPUs, the model and the sequence).
         if (const json* parallel = h.object("parallel")) {
             Reader p(*parallel, "hardware.parallel", error);
-            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp"});
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "async_tp"});
             ParallelConfig& l = c.parallel;
             p.integer("tp", 1, kMaxGpus, l.tp);
             p.boolean("sp", l.sp);
@@ -190,6 +190,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
             p.enumeration("pp_schedule", parsePipelineSchedule, pipelineScheduleName, l.ppSchedule);
             p.integer("vpp", 1, kMaxGpus, l.vpp);
             p.integer("cp", 1, kMaxGpus, l.cp);
+            p.boolean("async_tp", l.asyncTp);
         }
     }
 
@@ -309,6 +310,8 @@ ordered scenarioToOrdered(const Scenario& scenario)
     // cp only when used, so a tp/pp scenario saves the same text as before it.
     if (h.parallel.cp != 1)
         document["hardware"]["parallel"]["cp"] = h.parallel.cp;
+    if (h.parallel.asyncTp)
+        document["hardware"]["parallel"]["async_tp"] = true;
     return document;
 }
 

@@ -55,13 +55,37 @@ namespace detail {
 // or fp8 all-gather by default; the all-gather stays in bf16 here).
 void addFloat8Rows(const BuildContext& ctx, Bytes tokens, std::vector<TensorRow>& rows)
 {
+    // Under torchtitan's tensor parallelism (parallelize_llama.py apply_tp
+    // with enable_float8) the attention's and the feed-forward's input goes
+    // through PrepareFloat8ModuleInput (torchao eab345c
+    // float8_tensor_parallel.py): cast to fp8 once on the sequence shard and
+    // all-gathered in fp8. wq, wk, wv (and w1, w3) are Float8ColwiseParallel
+    // and receive that Float8Tensor, which hp_tensor_to_float8_dynamic and
+    // Float8Linear's cast_input_to_float8 pass through uncast: the colwise
+    // linears of one module share one fp8 copy of the whole-sequence input.
+    // wo and w2 (Float8RowwiseParallel) cast their own local inputs.
+    const bool sharedInputs = ctx.rank && ctx.rank->layout->tp > 1;
+    const auto inputGroup = [&](ModuleKind k) {
+        if (!sharedInputs)
+            return -1;
+        if (k == ModuleKind::AttnQ || k == ModuleKind::AttnK || k == ModuleKind::AttnV || k == ModuleKind::AttnQkv)
+            return 0;
+        if (k == ModuleKind::MlpGate || k == ModuleKind::MlpUp || k == ModuleKind::MlpGateUp)
+            return 1;
+        return -1;
+    };
+    bool groupCounted[2] = {false, false};
     Bytes saved = 0, widestCall = 0, widestGrad = 0;
     for (const ParamTensor& t : ctx.table.layer) {
         if (!t.isLinearWeight)
             continue;
         const Bytes input = satMul(satMul(tokens, t.cols), t.copies);
         const Bytes weight = satMul(satMul(t.rows, t.cols), t.copies);
-        saved = satAdd(saved, satAdd(input, weight));
+        const int group = inputGroup(t.kind);
+        const bool inputCounted = group >= 0 && groupCounted[group];
+        if (group >= 0)
+            groupCounted[group] = true;
+        saved = satAdd(saved, inputCounted ? weight : satAdd(input, weight));
         widestCall = std::max(widestCall, satAdd(input, weight));
         widestGrad = std::max(widestGrad, satMul(satMul(tokens, t.rows), t.copies));
     }

@@ -120,19 +120,37 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
         return unsupported("hardware.parallel.sp: FSDP2 with tensor parallelism is planned as torchtitan applies it, "
                            "with sequence parallelism (apply_tp's SequenceParallel norms); set sp");
     // Compiled layers and Float8 linears (plan/compiledlayer.h,
-    // float8linear.h) are measured and planned on one rank's whole layer;
-    // with tp, pp or cp torchtitan compiles DTensor collectives and ring
-    // attention into the layer's graph and Float8 all-gathers its fp8 casts
-    // (Float8ColwiseParallel), neither of which is modelled yet.
+    // float8linear.h) under tp, pp or cp are planned with full checkpointing,
+    // as every torchtitan benchmark row that combines them ran (Llama 3.1
+    // H100 benchmarks, Tables 2 and 4 to 6): a layer then keeps only its
+    // input, and compile and Float8 change what its recompute makes. What
+    // the partitioner keeps under op-level checkpointing once DTensor
+    // collectives and ring attention are in the layer's graph is not
+    // measured.
     const bool modelParallel = p.tp > 1 || p.pp > 1 || p.cp > 1;
-    if (sc.hardware.sharding == Sharding::Fsdp2 && modelParallel && sc.mode == Mode::Train) {
-        if (sc.train.compileLayers)
-            return unsupported("train.compile: compiled layers under tensor, pipeline or context parallelism are not "
-                               "modelled yet (tp " + n(p.tp) + ", pp " + n(p.pp) + ", cp " + n(p.cp) + ")");
+    if (sc.hardware.sharding == Sharding::Fsdp2 && modelParallel && sc.mode == Mode::Train &&
+        sc.train.checkpointing != Checkpointing::Full) {
+        const std::string shape = " (tp " + n(p.tp) + ", pp " + n(p.pp) + ", cp " + n(p.cp) + ")";
         if (sc.train.precision == Precision::Fp8Mixed)
             return unsupported("train.precision: fp8-mixed (torchao Float8Linear) under tensor, pipeline or context "
-                               "parallelism is not modelled yet (tp " + n(p.tp) + ", pp " + n(p.pp) + ", cp " +
-                               n(p.cp) + ")");
+                               "parallelism is planned with full checkpointing only" + shape);
+        if (sc.train.compileLayers)
+            return unsupported("train.compile: compiled layers under tensor, pipeline or context parallelism are "
+                               "planned with full checkpointing only" + shape);
+    }
+    // AsyncTP (torchtitan@9dec370 parallelize_llama.py: "Async TP requires
+    // --training.compile"; it fuses the TP collectives of the layers' DTensor
+    // plan, so it needs tensor parallelism under FSDP2).
+    if (p.asyncTp) {
+        if (p.tp < 2)
+            return invalid("hardware.parallel.async_tp: AsyncTP fuses tensor-parallel collectives; it needs tp > 1, "
+                           "got tp " + n(p.tp));
+        if (sc.hardware.sharding != Sharding::Fsdp2)
+            return unsupported("hardware.parallel.async_tp: AsyncTP is planned as torchtitan runs it, under FSDP2; "
+                               "set hardware.sharding to fsdp2, got " + std::string(shardingName(sc.hardware.sharding)));
+        if (sc.mode == Mode::Train && !sc.train.compileLayers)
+            return unsupported("hardware.parallel.async_tp: AsyncTP is an Inductor pass and needs compiled layers "
+                               "(train.compile), as torchtitan requires");
     }
     if (sc.hardware.sharding == Sharding::Fsdp2 && p.tp > 1 && sc.mode == Mode::Train && sc.train.chunkedCrossEntropy)
         return unsupported("train.chunked_cross_entropy: under FSDP2 with tensor parallelism the loss is torchtitan's "

@@ -30,11 +30,11 @@ namespace headroom::detail {
 
 namespace {
 
-// The build context for the same rank with another model (the rank's model
-// with the tensor-parallel widths undivided): only the model differs.
-BuildContext withModel(const BuildContext& ctx, const ModelSpec& model)
+// The build context for the same rank with another model and table (the
+// rank's with the tensor-parallel widths undivided): only those differ.
+BuildContext withModel(const BuildContext& ctx, const ModelSpec& model, const ParameterTable& table)
 {
-    BuildContext w(ctx.scenario, model, ctx.table, ctx.profile, ctx.gpu);
+    BuildContext w(ctx.scenario, model, table, ctx.profile, ctx.gpu);
     w.mode = ctx.mode;
     w.batch = ctx.batch;
     w.seq = ctx.seq;
@@ -49,6 +49,9 @@ BuildContext withModel(const BuildContext& ctx, const ModelSpec& model)
     w.trainUseCache = ctx.trainUseCache;
     w.shards = ctx.shards;
     w.checkpointEvery = ctx.checkpointEvery;
+    w.selectiveOps = ctx.selectiveOps;
+    w.compiledLayers = ctx.compiledLayers;
+    w.float8Linears = ctx.float8Linears;
     w.loraTargets = ctx.loraTargets;
     w.rank = ctx.rank;
     return w; // notes and pieces stay null: this build is only compared
@@ -70,8 +73,12 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
     whole.kvHeads = rank.fullModel->kvHeads;
     whole.intermediate = rank.fullModel->intermediate;
     whole.vocab = l.paddedVocab;
+    // The undivided parameter table too: rows sized from the linears'
+    // shapes (op-level checkpointing's kept mm outputs, Float8's casts) must
+    // differ where the split makes them differ.
+    const ParameterTable wholeTable = buildParameterTable(*rank.fullModel);
     std::vector<TensorRow> undivided;
-    addActivationRows(withModel(ctx, whole), undivided);
+    addActivationRows(withModel(ctx, whole, wholeTable), undivided);
     if (undivided.size() != rows.size() - begin) {
         ctx.note(
             "Sequence parallelism was not applied: the rank's activation rows did not match the undivided model's.");
@@ -161,13 +168,29 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // times from the first forward to the last backward of the step.
     const std::uint64_t inFlight = l.inFlightMicroBatches(rank.stage);
     if (inFlight > 1) {
+        // The allocator sees these as the tensors they are (each kept row's
+        // instances, per micro-batch), not as one block: one block of many
+        // gigabytes, freed at the end of a step, is split by the next step's
+        // smaller requests before it is asked for again, which PyTorch's
+        // many same-sized saves never cause.
         Bytes perMicroBatch = 0;
+        const std::size_t piecesBegin = ctx.pieces ? ctx.pieces->size() : 0;
         for (const TensorRow& row : rows)
             if ((row.category == Category::Activations || row.category == Category::Logits) &&
-                forwardPhase(row.allocAt) && backwardPhase(row.freeAt))
-                perMicroBatch =
-                    satAdd(perMicroBatch, satMul(row.bytes, instanceCount(row, ctx.model.layers, ctx.checkpointEvery,
-                                                                          ctx.model.slidingPeriod)));
+                forwardPhase(row.allocAt) && backwardPhase(row.freeAt)) {
+                const std::uint64_t instances =
+                    instanceCount(row, ctx.model.layers, ctx.checkpointEvery, ctx.model.slidingPeriod);
+                perMicroBatch = satAdd(perMicroBatch, satMul(row.bytes, instances));
+                if (!ctx.pieces)
+                    continue;
+                const std::uint64_t copies = instances * (inFlight - 1);
+                if (row.pieceEnd > row.pieceBegin) {
+                    for (std::uint32_t k = row.pieceBegin; k < row.pieceEnd; ++k)
+                        ctx.pieces->push_back({(*ctx.pieces)[k].bytes, (*ctx.pieces)[k].count * copies});
+                } else {
+                    ctx.pieces->push_back({row.bytes, copies});
+                }
+            }
         rows.push_back({"pipeline.in_flight",
                         l.schedule == PipelineSchedule::GPipe
                             ? "saved activations of the step's other micro-batches: GPipe runs every forward before "
@@ -176,6 +199,7 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                               "`stage` (Narayanan et al. 2021 §2.2.2)",
                         Category::Activations, satMul(perMicroBatch, inFlight - 1), Phase::EmbedFwd, Phase::EmbedBwd,
                         LayerSet::Global, false});
+        attachPieces(ctx, rows.back(), piecesBegin);
     }
 }
 
@@ -252,8 +276,9 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
             (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
             ".");
         worst.notes.push_back(
-            "Not modelled with torchtitan's layouts: pipeline send and receive buffers, AsyncTP, Float8 linears, "
-            "torch.compile, HSDP (dp_replicate), expert parallelism, interleaved schedules.");
+            "Not modelled with torchtitan's layouts: pipeline send and receive buffers, HSDP (dp_replicate), expert "
+            "parallelism, interleaved schedules; torch.compile and Float8 linears only with full checkpointing, their "
+            "effect under tp, pp and cp read from the source, not measured.");
         return worst;
     }
     worst.notes.push_back(

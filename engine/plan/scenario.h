@@ -126,9 +126,15 @@ struct ParallelConfig {
     PipelineSchedule ppSchedule = PipelineSchedule::OneFOneB;
     std::uint64_t vpp = 1;  // virtual stages per rank (interleaved 1F1B): only 1 is planned yet
     std::uint64_t cp = 1;   // context-parallel degree (ring attention over the sequence)
+    // torchtitan's AsyncTP (experimental.enable_async_tensor_parallel):
+    // Inductor's micro-pipelined TP fuses each all-gather with its matmul and
+    // each matmul with its reduce-scatter over a symmetric-memory workspace
+    // (plan/asynctp.h). Needs tp > 1, FSDP2 and compiled layers.
+    bool asyncTp = false;
     bool isDefault() const
     {
-        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1;
+        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 &&
+               !asyncTp;
     }
 };
 

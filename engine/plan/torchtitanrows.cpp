@@ -70,10 +70,21 @@ void addTensorParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows
                              "wo's (then w2's) partial sum over the whole sequence before its reduce-scatter to the "
                              "sequence shard (RowwiseParallel output_layouts=Shard(1))",
                              sequenceWide, Phase::LayerFwd, LayerSet::All));
-    rows.push_back(temporary("tp.backward_collectives",
-                             "a row-parallel output's gradient all-gathered over the sequence, and a column-parallel "
-                             "input's partial gradient before its reduce-scatter",
-                             satMul(sequenceWide, 2), Phase::LayerBwd, LayerSet::All));
+    // With Float8 linears the row-parallel output's gradient is cast to e5m2
+    // on the sequence shard and all-gathered in fp8 (Float8RowwiseParallel's
+    // NoopFwToFloat8BwDynamic after the redistribute): that gathered gradient
+    // is the linear's output-gradient cast (float8linear.cpp), not a 16-bit
+    // tensor here.
+    if (ctx.float8Linears)
+        rows.push_back(temporary("tp.backward_collectives",
+                                 "a column-parallel input's partial gradient before its reduce-scatter (the "
+                                 "row-parallel output's gradient is all-gathered in fp8: float8.grad_output_cast)",
+                                 sequenceWide, Phase::LayerBwd, LayerSet::All));
+    else
+        rows.push_back(temporary("tp.backward_collectives",
+                                 "a row-parallel output's gradient all-gathered over the sequence, and a column-parallel "
+                                 "input's partial gradient before its reduce-scatter",
+                                 satMul(sequenceWide, 2), Phase::LayerBwd, LayerSet::All));
     rows.push_back(temporary("tp.head_input_grad",
                              "the output layer's input gradient, partial over the vocabulary shards, before its "
                              "reduce-scatter to the sequence shard",

@@ -185,6 +185,88 @@ private slots:
         QCOMPARE(rowBytes(p, "sac.q_proj_out"), 2 * T * (a / 2) * d);
     }
 
+    // The sequence-parallel division compares the rank's activation rows with
+    // the undivided model's, built with the same options: under op-level
+    // checkpointing, compiled layers and Float8 linears too (before, the
+    // undivided build lacked them, the rows did not match and no row was
+    // divided). SequenceParallel norms: norm1.in is the norm's own shard.
+    void sequenceParallelAppliesWithEveryOption_data()
+    {
+        QTest::addColumn<int>("checkpointing");
+        QTest::addColumn<bool>("compiled");
+        QTest::addColumn<bool>("float8");
+        QTest::newRow("selective-op") << int(Checkpointing::SelectiveOps) << false << false;
+        QTest::newRow("full, compiled") << int(Checkpointing::Full) << true << false;
+        QTest::newRow("full, float8") << int(Checkpointing::Full) << false << true;
+        QTest::newRow("full, compiled float8") << int(Checkpointing::Full) << true << true;
+    }
+
+    void sequenceParallelAppliesWithEveryOption()
+    {
+        QFETCH(int, checkpointing);
+        QFETCH(bool, compiled);
+        QFETCH(bool, float8);
+        const Bytes T = b * s;
+        Scenario sc = torchtitan({2, 2, 1, 1});
+        sc.train.checkpointing = Checkpointing(checkpointing);
+        sc.train.compileLayers = compiled;
+        if (float8)
+            sc.train.precision = Precision::Fp8Mixed;
+        const Plan p = planOrFail(sc);
+        for (const std::string& note : p.notes)
+            QVERIFY2(note.find("Sequence parallelism was not applied") == std::string::npos, note.c_str());
+        // The checkpoint boundary is the layer input on its sequence shard.
+        QCOMPARE(rowBytes(p, "checkpoint.layer_input"), 2 * T * h / 2);
+    }
+
+    // Float8 under torchtitan's tensor parallelism (torchao eab345c
+    // float8_tensor_parallel.py): PrepareFloat8ModuleInput casts the
+    // attention's and the feed-forward's input once and all-gathers it in
+    // fp8, so wq, wk, wv share one whole-sequence copy (T·h bytes) and w1,
+    // w3 another; wo and w2 cast their local inputs (T·a/t·d and T·i/t);
+    // every linear's local weight shard is cast (1 byte each). tp 2, T = 256.
+    // In backward the row-parallel output's gradient is all-gathered in fp8,
+    // so the 16-bit collectives hold only the colwise input's partial
+    // gradient (2·T·h).
+    void float8SharesTheGatheredInputs()
+    {
+        const Bytes T = b * s, t = 2;
+        Scenario sc = torchtitan({2, 2, 1, 1});
+        sc.train.checkpointing = Checkpointing::Full;
+        sc.train.compileLayers = true;
+        sc.train.precision = Precision::Fp8Mixed;
+        const Plan p = planOrFail(sc);
+        const Bytes linearShards = (h * a * d + 2 * h * kv * d + a * d * h + 3 * h * i) / t;
+        QCOMPARE(rowBytes(p, "float8.saved_casts"), T * h + T * (a / t) * d + T * h + T * (i / t) + linearShards);
+        QCOMPARE(rowBytes(p, "tp.backward_collectives"), 2 * T * h);
+        // The 16-bit all-gathered norm outputs are not kept: their fp8 copies are.
+        QVERIFY(rowBytes(p, "norm1.out") == 0 && rowBytes(p, "norm2.out") == 0);
+        // Without tensor parallelism each linear casts its own input.
+        Scenario one = sc;
+        one.hardware.parallel = ParallelConfig{};
+        const Plan q = planOrFail(one);
+        QCOMPARE(rowBytes(q, "float8.saved_casts"),
+                 T * (6 * h + i) + (h * a * d + 2 * h * kv * d + a * d * h + 3 * h * i));
+    }
+
+    // AsyncTP: the fused ops allocate what eager's collectives allocate, so
+    // the caching allocator's counters are the 2D plan's; the
+    // symmetric-memory workspace (two reduce-scatter chunks of T/t x h in
+    // bf16: 2 x 128 x 256 x 2 bytes) is device memory outside them.
+    void asyncTpAddsItsWorkspaceOutsideTheAllocator()
+    {
+        const Bytes T = b * s, t = 2;
+        Scenario sc = torchtitan({2, 2, 1, 1});
+        sc.train.checkpointing = Checkpointing::Full;
+        sc.train.compileLayers = true;
+        const Plan plain = planOrFail(sc);
+        sc.hardware.parallel.asyncTp = true;
+        const Plan async = planOrFail(sc);
+        QCOMPARE(async.peakReservedBytes, plain.peakReservedBytes);
+        QCOMPARE(async.contextBytes - plain.contextBytes, 2 * (T / t) * h * 2);
+        QCOMPARE(async.deviceUsedBytes - plain.deviceUsedBytes, Bytes{131072});
+    }
+
     // Context parallelism: every activation over seq / cp tokens; FSDP over
     // dp x cp (torchtitan's dp_shard_cp mesh).
     void contextParallelSplitsTheSequence()
@@ -376,14 +458,22 @@ private slots:
             << QStringLiteral("train.chunked_cross_entropy: under FSDP2 with tensor parallelism the loss is "
                               "torchtitan's loss parallelism over the vocabulary shards, not chunked; turn chunking "
                               "off");
-        QTest::newRow("compiled layers under tp")
+        QTest::newRow("compiled layers under tp, selective-op")
             << 2 << 2 << 1 << 1 << 128 << QStringLiteral("compile")
-            << QStringLiteral("train.compile: compiled layers under tensor, pipeline or context parallelism are not "
-                              "modelled yet (tp 2, pp 1, cp 1)");
-        QTest::newRow("float8 under cp")
+            << QStringLiteral("train.compile: compiled layers under tensor, pipeline or context parallelism are "
+                              "planned with full checkpointing only (tp 2, pp 1, cp 1)");
+        QTest::newRow("float8 under cp, selective-op")
             << 2 << 1 << 1 << 2 << 128 << QStringLiteral("fp8")
             << QStringLiteral("train.precision: fp8-mixed (torchao Float8Linear) under tensor, pipeline or context "
-                              "parallelism is not modelled yet (tp 1, pp 1, cp 2)");
+                              "parallelism is planned with full checkpointing only (tp 1, pp 1, cp 2)");
+        QTest::newRow("async tp without tp")
+            << 2 << 1 << 1 << 2 << 128 << QStringLiteral("asynctp")
+            << QStringLiteral("hardware.parallel.async_tp: AsyncTP fuses tensor-parallel collectives; it needs tp > 1, "
+                              "got tp 1");
+        QTest::newRow("async tp without compile")
+            << 2 << 2 << 1 << 1 << 128 << QStringLiteral("asynctp-eager")
+            << QStringLiteral("hardware.parallel.async_tp: AsyncTP is an Inductor pass and needs compiled layers "
+                              "(train.compile), as torchtitan requires");
         QTest::newRow("vpp")
             << 2 << 1 << 2 << 1 << 128 << QStringLiteral("vpp")
             << QStringLiteral("hardware.parallel.vpp: interleaved pipeline schedules are not modelled yet; vpp must "
@@ -412,9 +502,17 @@ private slots:
             sc.hardware.parallel.sp = false;
         else if (change == QLatin1String("compile")) {
             sc.train.compileLayers = true;
-            sc.train.checkpointing = Checkpointing::Full;
+            sc.train.checkpointing = Checkpointing::SelectiveOps;
         } else if (change == QLatin1String("fp8")) {
             sc.train.precision = Precision::Fp8Mixed;
+            sc.train.checkpointing = Checkpointing::SelectiveOps;
+            sc.train.compileLayers = true;
+        } else if (change == QLatin1String("asynctp")) {
+            sc.hardware.parallel.asyncTp = true;
+            sc.train.compileLayers = true;
+            sc.train.checkpointing = Checkpointing::Full;
+        } else if (change == QLatin1String("asynctp-eager")) {
+            sc.hardware.parallel.asyncTp = true;
             sc.train.checkpointing = Checkpointing::Full;
         } else if (change == QLatin1String("chunked"))
             sc.train.chunkedCrossEntropy = true;
