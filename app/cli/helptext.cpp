@@ -100,6 +100,7 @@ std::string getPp(const Scenario& s) { return count(s.hardware.parallel.pp); }
 std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
+std::string getFloat8AllGather(const Scenario& s) { return onOff(s.train.float8AllGather); }
 std::string getAsyncTp(const Scenario& s) { return onOff(s.hardware.parallel.asyncTp); }
 std::string getGlobalBatch(const Scenario& s)
 {
@@ -252,6 +253,9 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             getActivationOffload);
         add("compile", "", "torch.compile each decoder layer, as torchtitan does (Llama layout, full or selective-op checkpointing)",
             "compile", getCompile);
+        add("float8-all-gather", "", "with --precision fp8-mixed and --sharding fsdp2: FSDP2 all-gathers the "
+            "Float8Linear weights in float8 (torchtitan's float8.enable_fsdp_float8_all_gather)", "float8-all-gather",
+            getFloat8AllGather);
         add("loop", "NAME", "trainer or custom (custom keeps outputs and logits until the next step)", "loop", getLoop);
         add("use-cache", "WHEN", "transformers' use_cache in training: config, on or off", "use-cache", getUseCache);
         group = "Hardware";

@@ -279,6 +279,8 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
         y += std::string("fsdp_reshard_after_forward = ") +
              (s == Sharding::Zero1 || s == Sharding::Zero2 ? "\"never\"" : "\"default\"") + "\n";
     y += "tensor_parallel_degree = " + n(l.tp) + "\n";
+    if (sc.hardware.parallel.asyncTp)
+        y += "enable_async_tensor_parallel = true\n";
     y += "pipeline_parallel_degree = " + n(l.pp) + "\n";
     if (l.pp > 1) {
         y += std::string("pipeline_parallel_schedule = ") +
@@ -306,8 +308,11 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
         y += "\n[compile]\nenable = false\n";
     // Float8Linear with its default (tensorwise) config; the output head stays
     // in bf16, as Headroom planned it (torchtitan 9dec370 float8.py skipped it).
-    if (float8)
+    if (float8) {
         y += "\n[quantize.linear.float8]\nfilter_fqns = [\"output\"]\n";
+        if (t.float8AllGather)
+            y += "enable_fsdp_float8_all_gather = true\nprecompute_float8_dynamic_scale_for_fsdp = true\n";
+    }
     return y;
 }
 

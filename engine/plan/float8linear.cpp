@@ -14,8 +14,14 @@ bool float8Linears(const Scenario& sc)
            sc.hardware.sharding == Sharding::Fsdp2;
 }
 
+bool float8AllGather(const Scenario& sc) { return float8Linears(sc) && sc.train.float8AllGather; }
+
 std::optional<Error> checkFloat8Linears(const Scenario& sc)
 {
+    if (sc.mode == Mode::Train && sc.train.float8AllGather && !float8Linears(sc))
+        return makeError(ErrorCode::UnsupportedCombination,
+                         "train.float8_all_gather: FSDP2's float8 all-gather is for torchao's Float8Linear weights; "
+                         "it needs precision fp8-mixed and sharding fsdp2");
     if (!float8Linears(sc))
         return std::nullopt;
     const auto unsupported = [](const char* what) { return makeError(ErrorCode::UnsupportedCombination, what); };
@@ -80,7 +86,9 @@ void addFloat8Rows(const BuildContext& ctx, Bytes tokens, std::vector<TensorRow>
         if (!t.isLinearWeight)
             continue;
         const Bytes input = satMul(satMul(tokens, t.cols), t.copies);
-        const Bytes weight = satMul(satMul(t.rows, t.cols), t.copies);
+        // With the float8 all-gather the weight arrives as a Float8Tensor: the
+        // unsharded parameter itself (fsdp2rows.cpp), no cast of its own.
+        const Bytes weight = ctx.float8AllGather ? 0 : satMul(satMul(t.rows, t.cols), t.copies);
         const int group = inputGroup(t.kind);
         const bool inputCounted = group >= 0 && groupCounted[group];
         if (group >= 0)

@@ -27,6 +27,17 @@ namespace headroom {
 // Whether the scenario's linears are torchao Float8Linear (fp8-mixed under FSDP2).
 bool float8Linears(const Scenario& scenario);
 
+// Whether FSDP2 all-gathers those linears' weights in float8
+// (TrainConfig::float8AllGather; torchao eab345c fsdp_utils.py
+// WeightWithDynamicFloat8CastTensor: fsdp_pre_all_gather casts the fp32
+// shard to e4m3 and hands FSDP its 1-byte data; fsdp_post_all_gather wraps
+// the gathered bytes as the unsharded Float8Tensor weight). The unsharded
+// linear weights and their all-gather buffers are then 1 byte per element,
+// and Float8Linear casts no weight in forward (cast_weight_to_float8_t
+// passes a Float8Tensor through). Norms, embeddings and the head stay in
+// param_dtype; gradients are unchanged.
+bool float8AllGather(const Scenario& scenario);
+
 // What is not modelled with Float8 linears, as an UnsupportedCombination:
 // layers without checkpointing (their fp8 saves), op-level checkpointing
 // without compiled layers (torchtitan's policy then keeps every aten.abs

@@ -45,6 +45,24 @@ Bytes fsdp2ParamBytes(const BuildContext& ctx)
 
 Bytes fsdp2ReduceBytes(const BuildContext& ctx) { return mixedPolicy(ctx) ? 4 : fsdp2ParamBytes(ctx); }
 
+// One layer of the rank as FSDP2 gathers it: every parameter in param_dtype,
+// or with the float8 all-gather (plan/float8linear.h float8AllGather) the
+// Float8Linear weights in 1 byte per element and the rest (norms) in
+// param_dtype. Both the all-gather buffer and the unsharded parameters
+// (copied out of it) have this size.
+Bytes gatheredLayerBytes(const BuildContext& ctx, Bytes layerParams)
+{
+    const Bytes paramBytes = fsdp2ParamBytes(ctx);
+    if (!ctx.float8AllGather)
+        return satMul(layerParams, paramBytes);
+    Bytes linear = 0;
+    for (const ParamTensor& t : ctx.table.layer)
+        if (t.isLinearWeight)
+            linear = satAdd(linear, t.elements());
+    linear = std::min(linear, layerParams);
+    return satAdd(linear, satMul(layerParams - linear, paramBytes));
+}
+
 // FSDP2 under pipeline parallelism, as torchtitan@9dec370 runs it with
 // torch.distributed.pipelining:
 // - parallelize_llama.py apply_fsdp with pp_enabled: every layer and the
@@ -73,15 +91,19 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
     const ParallelLayout& l = *ctx.rank->layout;
     const Bytes stageParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);
+    const Bytes gatheredLayer = gatheredLayerBytes(ctx, layerParams);
     rows.push_back(row("fsdp2.unsharded_stage",
-                       "the stage's layers and root kept unsharded in param_dtype from the first forward to the step's "
-                       "last backward (torchtitan apply_fsdp with pp: reshard_after_forward=False; pipelining "
-                       "stage.py: set_reshard_after_backward(False))",
-                       Category::Weights, satMul(stageParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
+                       "the stage's layers and root kept unsharded in param_dtype (Float8Linear weights in float8 with "
+                       "the float8 all-gather) from the first forward to the step's last backward (torchtitan "
+                       "apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: "
+                       "set_reshard_after_backward(False))",
+                       Category::Weights,
+                       satAdd(satMul(gatheredLayer, ctx.table.layers), satMul(globalParams, paramBytes)),
+                       Phase::EmbedFwd, Phase::EmbedBwd));
     rows.push_back(
         on(row("fsdp2.all_gather_buffer",
                "each layer's all-gather buffer in the first micro-batch's forward, on the all-gather copy-in stream",
-               Category::Weights, satMul(layerParams, paramBytes), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+               Category::Weights, gatheredLayer, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
            kAllGatherCopyInStream));
     rows.push_back(
         on(row("fsdp2.root_all_gather_buffer", "the stage root's all-gather buffer, on the all-gather copy-in stream",
@@ -150,7 +172,7 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
         return;
     }
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
-    const Bytes unit = satMul(layerParams, paramBytes);
+    const Bytes unit = gatheredLayerBytes(ctx, layerParams);
     rows.push_back(row("fsdp2.unsharded_layer",
                        "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
                        Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
@@ -182,7 +204,8 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
         return;
     rows.push_back(row("fsdp2.unsharded_grad",
                        "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
-                       Category::Temporaries, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+                       Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd,
+                       LayerSet::All));
     rows.push_back(row("fsdp2.reduce_scatter_input",
                        "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next "
                        "layer's reduce-scatter",

@@ -52,6 +52,7 @@ BuildContext withModel(const BuildContext& ctx, const ModelSpec& model, const Pa
     w.selectiveOps = ctx.selectiveOps;
     w.compiledLayers = ctx.compiledLayers;
     w.float8Linears = ctx.float8Linears;
+    w.float8AllGather = ctx.float8AllGather;
     w.loraTargets = ctx.loraTargets;
     w.rank = ctx.rank;
     return w; // notes and pieces stay null: this build is only compared

@@ -48,6 +48,7 @@ struct BuildContext {
     bool selectiveOps = false;    // checkpointed layers keep torchtitan's op-level saves (Checkpointing::SelectiveOps)
     bool compiledLayers = false;  // torch.compile per decoder layer (TrainConfig::compileLayers, plan/compiledlayer.h)
     bool float8Linears = false;   // torchao Float8Linear in the layers (fp8-mixed under FSDP2, plan/float8linear.h)
+    bool float8AllGather = false; // FSDP2 gathers those linears' weights in float8 (plan/float8linear.h)
     bool anyPlainLayer() const { return checkpointEvery != 1; }
     bool anyCheckpointedLayer() const { return checkpointEvery != 0; }
     std::vector<std::string> loraTargets; // resolved PEFT target module names

@@ -281,6 +281,7 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         ctx.selectiveOps = tc.checkpointing == Checkpointing::SelectiveOps;
         ctx.compiledLayers = tc.compileLayers;
         ctx.float8Linears = float8Linears(sc);
+        ctx.float8AllGather = float8AllGather(sc);
         if ((p == Precision::Bf16 || p == Precision::Bf16Mixed) && !gpu->bf16)
             plan.notes.push_back(gpu->name + " has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice.");
         if (p == Precision::Fp8Mixed && !gpu->fp8)

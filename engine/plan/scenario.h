@@ -81,6 +81,11 @@ struct TrainConfig {
     // eager. Planned for Llama-layout layers under full or op-level
     // checkpointing (plan/compiledlayer.h).
     bool compileLayers = false;
+    // fp8-mixed under FSDP2: FSDP2 all-gathers the Float8Linear weights in
+    // float8 (torchao's enable_fsdp_float8_all_gather, torchtitan's
+    // float8.enable_fsdp_float8_all_gather, on in its Llama 3.1 405B preset
+    // at 9dec370); plan/float8linear.h.
+    bool float8AllGather = false;
     std::uint64_t galoreRank = 128;
     TrainingLoop loop = TrainingLoop::Trainer;
     UseCache useCache = UseCache::ConfigDefault;

@@ -4,6 +4,7 @@
 // Float8Linear casts and saves, for a 4-layer Llama-like model (hidden 256,
 // 8 heads, 2 KV heads, head_dim 32, MLP 704, vocabulary 1000), micro-batch
 // 2 x sequence 128, flash attention, 8 GPUs.
+#include "io/scenariofile.h"
 #include "model/hfconfig.h"
 #include "plan/planner.h"
 #include "planrows.h"
@@ -94,6 +95,38 @@ private slots:
         QCOMPARE(rowBytes(fp8, "fsdp2.unsharded_layer"), 2 * layerParams);
         QCOMPARE(rowBytes(fp8, "fsdp2.reduce_scatter_input"), 4 * layerParams);
         QCOMPARE(rowBytes(fp8, "weights.layer"), (4 * layerParams + 7) / 8);
+    }
+
+    // FSDP2's float8 all-gather (torchao WeightWithDynamicFloat8CastTensor):
+    // the layer's linear weights are gathered and kept unsharded in 1 byte,
+    // its two RMSNorm weights in bf16; the gradients stay bf16 before the
+    // fp32 reduce-scatter. Float8Linear casts no weight: the saved casts are
+    // the inputs alone (T·(6h + i)), the widest forward call down's input T·i.
+    void float8AllGatherGathersOneByteWeights()
+    {
+        Scenario sc = scenario(Precision::Fp8Mixed);
+        sc.train.float8AllGather = true;
+        const Plan p = testing::planOrFail(sc);
+        QCOMPARE(rowBytes(p, "fsdp2.unsharded_layer"), linearParams + 2 * (2 * h));
+        QCOMPARE(rowBytes(p, "fsdp2.all_gather_buffer"), linearParams + 2 * (2 * h));
+        QCOMPARE(rowBytes(p, "fsdp2.unsharded_grad"), 2 * layerParams);
+        QCOMPARE(rowBytes(p, "fsdp2.reduce_scatter_input"), 4 * layerParams);
+        QCOMPARE(rowBytes(p, "float8.saved_casts"), T * (6 * h + i));
+        QCOMPARE(rowBytes(p, "float8.forward_casts"), T * i);
+        // Saved and read back; only written when on.
+        const std::string text = scenarioToText(sc);
+        QVERIFY(text.find("\"float8_all_gather\": true") != std::string::npos);
+        auto back = scenarioFromText(text);
+        QVERIFY2(back, back ? "" : back.error().detail.c_str());
+        QVERIFY(back->train.float8AllGather);
+        QVERIFY(scenarioToText(scenario(Precision::Fp8Mixed)).find("float8_all_gather") == std::string::npos);
+        // Without Float8 linears there is nothing to gather in float8.
+        Scenario bf16 = scenario(Precision::Bf16Mixed);
+        bf16.train.float8AllGather = true;
+        auto refused = makePlan(bf16);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().detail.find("train.float8_all_gather") != std::string::npos,
+                 refused.error().detail.c_str());
     }
 
     // Without FSDP2, fp8-mixed stays the Transformer Engine-style autocast

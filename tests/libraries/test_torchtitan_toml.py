@@ -40,6 +40,14 @@ CASES = {
     "fsdp2-8gpu-compile-float8": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--checkpointing",
                                                    "selective-op", "--compile", "--precision", "fp8-mixed",
                                                    "--micro-batch", "2"]),
+    # torchtitan's Llama 3.1 405B recipe shape (train_configs/llama3_405b.toml at
+    # 9dec370: compile, AsyncTP, Float8 with the float8 all-gather), full AC,
+    # on the 8B: FSDP2 2 x tp 2 x pp 2.
+    "fsdp2-tp2-pp2-async-float8-ag": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--tp", "2", "--sp",
+                                                       "--pp", "2", "--checkpointing", "full", "--compile",
+                                                       "--async-tp", "--precision", "fp8-mixed",
+                                                       "--float8-all-gather", "--micro-batch", "1",
+                                                       "--grad-accum", "4"]),
     # A qwen3 flavor with tied embeddings, pure bf16, pp 3 over 28 layers
     # (9, 9, 10), FSDP1 written as FSDP2.
     "qwen3-0.6b-pp3-fsdp": ("qwen3-0.6b", ["--precision", "bf16", "--sharding", "fsdp", "--gpus", "6", "--pp", "3",
@@ -120,6 +128,10 @@ class TorchtitanToml(common.TempDirTest):
                     self.assertIn(converter, _registry_model_converter_cls)
                 if float8:
                     self.assertEqual(config.quantize.linear.float8.filter_fqns, ["output"])
+                    gathered = train.get("float8_all_gather", False)
+                    self.assertEqual(config.quantize.linear.float8.enable_fsdp_float8_all_gather, gathered)
+                    self.assertEqual(config.quantize.linear.float8.precompute_float8_dynamic_scale_for_fsdp, gathered)
+                self.assertEqual(p.enable_async_tensor_parallel, parallel.get("async_tp", False))
 
                 dims = ParallelDims(dp_shard=p.data_parallel_shard_degree,
                                     dp_replicate=p.data_parallel_replicate_degree,
