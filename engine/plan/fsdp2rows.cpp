@@ -50,6 +50,36 @@ Bytes fsdp2ReduceBytes(const BuildContext& ctx) { return mixedPolicy(ctx) ? 4 : 
 // Float8Linear weights in 1 byte per element and the rest (norms) in
 // param_dtype. Both the all-gather buffer and the unsharded parameters
 // (copied out of it) have this size.
+// The allocator sees a row of parameters or gradients as the per-parameter
+// tensors they are (FSDP2's foreach_all_gather_copy_out makes one unsharded
+// tensor per parameter; autograd one gradient per parameter; post_backward
+// one accumulated gradient per parameter), not as one block: a lump of a
+// layer's or a stage's size, freed and made again, is split by smaller
+// requests in between, which same-sized per-parameter tensors are not.
+// `layers` copies of every layer tensor, then (with `globals`) every global
+// tensor once; a Float8Linear weight at `linearBytes` per element, the rest
+// at `bytes`. Returns where the pieces begin, for attachPieces.
+std::size_t appendParameterPieces(const BuildContext& ctx, std::uint64_t layers, bool globals, Bytes bytes,
+                                  Bytes linearBytes)
+{
+    const std::size_t begin = ctx.pieces ? ctx.pieces->size() : 0;
+    if (!ctx.pieces)
+        return begin;
+    for (const ParamTensor& t : ctx.table.layer)
+        ctx.pieces->push_back({satMul(t.elements(), t.isLinearWeight ? linearBytes : bytes), layers});
+    if (globals)
+        for (const ParamTensor& t : ctx.table.global)
+            if (t.kind != ModuleKind::VisionTower)
+                ctx.pieces->push_back({satMul(t.elements(), bytes), 1});
+    return begin;
+}
+
+TensorRow pieced(const BuildContext& ctx, TensorRow r, std::size_t begin)
+{
+    attachPieces(ctx, r, begin);
+    return r;
+}
+
 Bytes gatheredLayerBytes(const BuildContext& ctx, Bytes layerParams)
 {
     const Bytes paramBytes = fsdp2ParamBytes(ctx);
@@ -92,14 +122,16 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     const ParallelLayout& l = *ctx.rank->layout;
     const Bytes stageParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);
     const Bytes gatheredLayer = gatheredLayerBytes(ctx, layerParams);
-    rows.push_back(row("fsdp2.unsharded_stage",
+    const Bytes linearGathered = ctx.float8AllGather ? 1 : paramBytes;
+    std::size_t begin = appendParameterPieces(ctx, ctx.table.layers, true, paramBytes, linearGathered);
+    rows.push_back(pieced(ctx, row("fsdp2.unsharded_stage",
                        "the stage's layers and root kept unsharded in param_dtype (Float8Linear weights in float8 with "
                        "the float8 all-gather) from the first forward to the step's last backward (torchtitan "
                        "apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: "
                        "set_reshard_after_backward(False))",
                        Category::Weights,
                        satAdd(satMul(gatheredLayer, ctx.table.layers), satMul(globalParams, paramBytes)),
-                       Phase::EmbedFwd, Phase::EmbedBwd));
+                       Phase::EmbedFwd, Phase::EmbedBwd), begin));
     rows.push_back(
         on(row("fsdp2.all_gather_buffer",
                "each layer's all-gather buffer in the first micro-batch's forward, on the all-gather copy-in stream",
@@ -111,23 +143,28 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
            kAllGatherCopyInStream));
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
-    rows.push_back(row("fsdp2.unsharded_grad",
+    begin = appendParameterPieces(ctx, 1, false, paramBytes, paramBytes);
+    rows.push_back(pieced(ctx, row("fsdp2.unsharded_grad",
                        "the layer's gradients in param_dtype as autograd makes them, before post_backward adds them to "
                        "the accumulated ones",
                        Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd,
-                       LayerSet::All));
+                       LayerSet::All), begin));
     const char* accumulatedSource = "the stage's unsharded gradients accumulated over the step's micro-batches in "
                                     "reduce_dtype (set_requires_gradient_sync(False); _fsdp_param.py "
                                     "to_accumulated_grad_if_needed), reduce-scattered after the last backward";
     if (l.microBatches > l.inFlightMicroBatches(ctx.rank->stage)) {
-        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
-                           satMul(stageParams, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd));
+        begin = appendParameterPieces(ctx, ctx.table.layers, true, reduceBytes, reduceBytes);
+        rows.push_back(pieced(ctx, row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
+                           satMul(stageParams, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd), begin));
     } else {
-        rows.push_back(row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
-                           satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All));
-        rows.push_back(row("fsdp2.accumulated_root_grads",
+        begin = appendParameterPieces(ctx, 1, false, reduceBytes, reduceBytes);
+        rows.push_back(pieced(ctx, row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
+                           satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All), begin));
+        begin = appendParameterPieces(ctx, 0, true, reduceBytes, reduceBytes);
+        rows.push_back(pieced(ctx, row("fsdp2.accumulated_root_grads",
                            "the root's unsharded gradients, accumulated likewise from the head's backward",
-                           Category::Gradients, satMul(globalParams, reduceBytes), Phase::HeadBwd, Phase::EmbedBwd));
+                           Category::Gradients, satMul(globalParams, reduceBytes), Phase::HeadBwd, Phase::EmbedBwd),
+                              begin));
     }
     rows.push_back(row(
         "fsdp2.reduce_scatter_input",

@@ -361,6 +361,23 @@ private slots:
         QCOMPARE(int(perLayer->allocAt), int(Phase::LayerBwd));
         QCOMPARE(int(perLayer->layers), int(LayerSet::All));
         QCOMPARE(rowBytes(s0, "fsdp2.accumulated_root_grads"), V * h * 4);
+        // The allocator gets them as FSDP2 makes them, one tensor per
+        // parameter: a Llama layer has 9 (q, k, v, o, gate, up, down, two
+        // norms); stage 0 of 4 layers holds 2, and its root the embedding.
+        const auto tensors = [&](const Plan& plan, const char* name) {
+            const TensorRow* r = findRow(plan, name);
+            std::uint64_t n = 0;
+            Bytes sum = 0;
+            for (std::uint32_t k = r->pieceBegin; k < r->pieceEnd; ++k) {
+                n += plan.pieces[k].count;
+                sum += plan.pieces[k].bytes * plan.pieces[k].count;
+            }
+            return std::make_pair(n, sum == r->bytes);
+        };
+        QCOMPARE(tensors(s0, "fsdp2.accumulated_grads"), std::make_pair(std::uint64_t{9}, true));
+        QCOMPARE(tensors(s0, "fsdp2.unsharded_grad"), std::make_pair(std::uint64_t{9}, true));
+        QCOMPARE(tensors(s0, "fsdp2.unsharded_stage"), std::make_pair(std::uint64_t{2 * 9 + 1}, true));
+        QCOMPARE(tensors(s0, "fsdp2.accumulated_root_grads"), std::make_pair(std::uint64_t{1}, true));
     }
 
     // Korthikanti et al. 2022 Table 2, the per-layer activations in units of

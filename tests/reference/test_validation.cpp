@@ -4,8 +4,12 @@
 // specified (tests/data/validation/published_cases.json says which and why),
 // each compared on the counter its source read. Target: median absolute
 // error at most 10 %, none above 25 %; on the rows that read reserved or
-// whole-device memory, a median within 5 % (issue 13). Prints the table that
-// docs/validation/published-peaks.md reports.
+// whole-device memory, a median within 10 % over all of them (issue 15's
+// multi-GPU target) and within 5 % over those the source states fully
+// (issue 13; a case's "trust" is "medium" where shared/validation marks
+// the row so: a detail the source leaves out, or a run near the card's
+// capacity). Prints the table that docs/validation/published-peaks.md
+// reports.
 #include "io/scenariofile.h"
 #include "plan/planner.h"
 
@@ -42,7 +46,7 @@ private slots:
         std::stringstream text;
         text << in.rdbuf();
         const auto doc = nlohmann::json::parse(text.str());
-        std::vector<double> errors, deviceLevel;
+        std::vector<double> errors, deviceLevel, deviceStated;
         std::printf("\n| case | counter | measured | predicted | error |\n|---|---|---|---|---|\n");
         for (const auto& c : doc.at("cases")) {
             const std::string id = c.at("id");
@@ -65,10 +69,15 @@ private slots:
             const double predictedGiB = static_cast<double>(predicted) / static_cast<double>(GiB);
             const double error = (predictedGiB - measured) / measured;
             errors.push_back(std::fabs(error));
-            if (counter != "peak_allocated_bytes")
+            const std::string trust = c.value("trust", std::string("high"));
+            QVERIFY2(trust == "high" || trust == "medium", id.c_str());
+            if (counter != "peak_allocated_bytes") {
                 deviceLevel.push_back(std::fabs(error));
-            std::printf("| %s | %s | %.2f GiB | %.2f GiB | %+.1f %% |\n", id.c_str(), counter.c_str(), measured, predictedGiB,
-                        100 * error);
+                if (trust == "high")
+                    deviceStated.push_back(std::fabs(error));
+            }
+            std::printf("| %s%s | %s | %.2f GiB | %.2f GiB | %+.1f %% |\n", id.c_str(),
+                        trust == "medium" ? " (medium trust)" : "", counter.c_str(), measured, predictedGiB, 100 * error);
             QVERIFY2(std::fabs(error) <= 0.25, qPrintable(QString::fromStdString(id)));
         }
         QVERIFY(errors.size() >= 5);
@@ -80,7 +89,12 @@ private slots:
         const double deviceMedian = medianOf(deviceLevel);
         std::printf("reserved or device-used rows: %zu, median absolute error %.1f %%, largest %.1f %%\n",
                     deviceLevel.size(), 100 * deviceMedian, 100 * deviceLevel.back());
-        QVERIFY(deviceMedian <= 0.05);
+        QVERIFY(deviceMedian <= 0.10);
+        QVERIFY(deviceStated.size() >= 4);
+        const double statedMedian = medianOf(deviceStated);
+        std::printf("of them fully stated (trust high): %zu, median absolute error %.1f %%, largest %.1f %%\n",
+                    deviceStated.size(), 100 * statedMedian, 100 * deviceStated.back());
+        QVERIFY(statedMedian <= 0.05);
     }
 };
 
