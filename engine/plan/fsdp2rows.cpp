@@ -210,11 +210,14 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
     }
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
     const Bytes unit = gatheredLayerBytes(ctx, layerParams);
-    rows.push_back(row("fsdp2.unsharded_layer",
+    const Bytes linearGathered = ctx.float8AllGather ? 1 : paramBytes;
+    std::size_t begin = appendParameterPieces(ctx, 1, false, paramBytes, linearGathered);
+    rows.push_back(pieced(ctx, row("fsdp2.unsharded_layer",
                        "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
-                       Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
-    rows.push_back(row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit, Phase::LayerBwd,
-                       Phase::LayerBwd, LayerSet::All));
+                       Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All), begin));
+    begin = appendParameterPieces(ctx, 1, false, paramBytes, linearGathered);
+    rows.push_back(pieced(ctx, row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit,
+                                   Phase::LayerBwd, Phase::LayerBwd, LayerSet::All), begin));
     rows.push_back(on(row("fsdp2.all_gather_buffer",
                           "the next layer's all-gather buffer, on the all-gather copy-in stream (forward prefetch)",
                           Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
@@ -224,34 +227,38 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
                "the previous layer's all-gather buffer, on the all-gather copy-in stream (backward prefetch)",
                Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
            kAllGatherCopyInStream));
-    rows.push_back(row("fsdp2.gathered_root",
+    begin = appendParameterPieces(ctx, 0, true, paramBytes, paramBytes);
+    rows.push_back(pieced(ctx, row("fsdp2.gathered_root",
                        "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the "
                        "end of the backward (not resharded after forward)",
-                       Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd));
+                       Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd), begin));
     rows.push_back(
         on(row("fsdp2.root_all_gather_buffer",
                "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
                Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
            kAllGatherCopyInStream));
-    rows.push_back(row("fsdp2.gathered_last_layer",
+    begin = appendParameterPieces(ctx, 1, false, paramBytes, linearGathered);
+    rows.push_back(pieced(ctx, row("fsdp2.gathered_last_layer",
                        "the last layer kept gathered from its forward to its backward (torchtitan: "
                        "reshard_after_forward=False for it)",
-                       Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd));
+                       Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd), begin));
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
-    rows.push_back(row("fsdp2.unsharded_grad",
+    begin = appendParameterPieces(ctx, 1, false, paramBytes, paramBytes);
+    rows.push_back(pieced(ctx, row("fsdp2.unsharded_grad",
                        "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
                        Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd,
-                       LayerSet::All));
+                       LayerSet::All), begin));
     rows.push_back(row("fsdp2.reduce_scatter_input",
                        "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next "
                        "layer's reduce-scatter",
                        Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd,
                        LayerSet::All));
-    rows.push_back(
+    begin = appendParameterPieces(ctx, 0, true, paramBytes, paramBytes);
+    rows.push_back(pieced(ctx,
         row("fsdp2.root_unsharded_grad",
             "the root's unsharded gradients in param_dtype, from the head's backward to the root's post-backward",
-            Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd));
+            Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd), begin));
     rows.push_back(row("fsdp2.root_reduce_scatter_input",
                        "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
                        Category::Temporaries, satMul(globalParams, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
