@@ -116,6 +116,72 @@ Bytes gatheredLayerBytes(const BuildContext& ctx, Bytes layerParams)
 // flight) runs forwards after a first backward, so the accumulated
 // gradients are there from the pass's forward on; otherwise they grow layer
 // by layer through the backward.
+// Interleaved 1F1B (vpp > 1): torchtitan@9dec370 train.py applies
+// apply_fsdp to each model part (one per local virtual stage, "each item in
+// model_parts is one stage-model-chunk"), and stage.py keeps each stage's
+// units unsharded and its gradients unsynchronised until that stage's last
+// backward. Every chunk has run a forward by the end of the warm-up
+// ((vpp - 1) pp forwards at least), so the rank's peak holds all vpp
+// chunks unsharded: the stage rows above cover all of the rank's layers.
+// A chunk's accumulated gradients exist from its first backward; the chunks
+// whose first backward ran before the rank's peak (parallel.h
+// interleavedPeak) are planned alive through the whole pass, as in the
+// steady state above; the others (the lower chunks: backwards run the chunks
+// from the last down) grow through the pass's backward, spread evenly over
+// its layers (the pass runs the rank's layers as one block).
+void addFsdp2InterleavedGradRows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, Bytes reduceBytes,
+                                 const char* accumulatedSource, std::vector<TensorRow>& rows)
+{
+    const ParallelLayout& l = *ctx.rank->layout;
+    const std::uint64_t stage = ctx.rank->stage;
+    const InterleavedPeak& peak = *ctx.rank->peak;
+    const std::uint64_t rootChunk = l.lastStage(stage) ? l.vpp - 1 : 0; // the head's chunk, or the embedding's
+    std::uint64_t madeLayers = 0;
+    bool rootMade = false;
+    for (std::uint64_t c = 0; c < l.vpp && c < peak.gradientsMade.size(); ++c)
+        if (peak.gradientsMade[c]) {
+            madeLayers += l.layersOfChunk(stage, c);
+            rootMade = rootMade || c == rootChunk;
+        }
+    const std::uint64_t layers = ctx.table.layers, laterLayers = layers - std::min(madeLayers, layers);
+    const Bytes made = satAdd(satMul(layerParams, madeLayers), rootMade ? globalParams : 0);
+    if (made > 0) {
+        const std::size_t begin = appendParameterPieces(ctx, madeLayers, rootMade, reduceBytes, reduceBytes);
+        rows.push_back(pieced(ctx,
+                              row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
+                                  satMul(made, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd),
+                              begin));
+    }
+    // Per parameter (appendParameterPieces) where a layer's share is whole
+    // (none made: each layer's gradients through the pass's backward, as
+    // plain 1F1B's); a share of a layer is one tensor per layer.
+    if (laterLayers > 0) {
+        TensorRow later =
+            row("fsdp2.accumulated_grads_later",
+                "the accumulated gradients of the chunks whose first backward comes after the rank's peak "
+                "(interleaved 1F1B), made through the pass's backward: (their layers / the rank's layers) of "
+                "a layer's in reduce_dtype per layer",
+                Category::Gradients,
+                ceilDiv(satMul(satMul(layerParams, reduceBytes), laterLayers), std::max<Bytes>(layers, 1)),
+                Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All);
+        if (laterLayers == layers)
+            later = pieced(ctx, later, appendParameterPieces(ctx, 1, false, reduceBytes, reduceBytes));
+        rows.push_back(later);
+    }
+    if (!rootMade && globalParams > 0) {
+        const std::size_t begin = appendParameterPieces(ctx, 0, true, reduceBytes, reduceBytes);
+        rows.push_back(pieced(ctx,
+                              row("fsdp2.accumulated_root_grads",
+                                  l.lastStage(stage) ? "the final norm's and the head's unsharded gradients, "
+                                                       "accumulated from the head's backward"
+                                                     : "the embedding's unsharded gradients, accumulated from its "
+                                                       "backward",
+                                  Category::Gradients, satMul(globalParams, reduceBytes),
+                                  l.lastStage(stage) ? Phase::HeadBwd : Phase::EmbedBwd, Phase::EmbedBwd),
+                              begin));
+    }
+}
+
 void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
 {
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
@@ -125,7 +191,8 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     const Bytes linearGathered = ctx.float8AllGather ? 1 : paramBytes;
     std::size_t begin = appendParameterPieces(ctx, ctx.table.layers, true, paramBytes, linearGathered);
     rows.push_back(pieced(ctx, row("fsdp2.unsharded_stage",
-                       "the stage's layers and root kept unsharded in param_dtype (Float8Linear weights in float8 with "
+                       "the stage's layers and root (every chunk's, with vpp > 1) kept unsharded in param_dtype "
+                       "(Float8Linear weights in float8 with "
                        "the float8 all-gather) from the first forward to the step's last backward (torchtitan "
                        "apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: "
                        "set_reshard_after_backward(False))",
@@ -152,7 +219,9 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     const char* accumulatedSource = "the stage's unsharded gradients accumulated over the step's micro-batches in "
                                     "reduce_dtype (set_requires_gradient_sync(False); _fsdp_param.py "
                                     "to_accumulated_grad_if_needed), reduce-scattered after the last backward";
-    if (l.microBatches > l.inFlightMicroBatches(ctx.rank->stage)) {
+    if (l.interleaved() && ctx.rank->peak) {
+        addFsdp2InterleavedGradRows(ctx, layerParams, globalParams, reduceBytes, accumulatedSource, rows);
+    } else if (l.microBatches > l.inFlightMicroBatches(ctx.rank->stage)) {
         begin = appendParameterPieces(ctx, ctx.table.layers, true, reduceBytes, reduceBytes);
         rows.push_back(pieced(ctx, row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
                            satMul(stageParams, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd), begin));
@@ -174,6 +243,25 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
 }
 
 } // namespace
+
+std::vector<Bytes> fsdp2ChunkGradientBytes(const BuildContext& ctx)
+{
+    const ParallelLayout& l = *ctx.rank->layout;
+    std::vector<Bytes> bytes(l.vpp, 0);
+    if (ctx.scenario.hardware.sharding != Sharding::Fsdp2 || ctx.mode != Mode::Train || !ctx.fullFinetune)
+        return bytes;
+    Bytes layerParams = 0, globalParams = 0;
+    for (const ParamTensor& t : ctx.table.layer)
+        layerParams = satAdd(layerParams, t.elements());
+    for (const ParamTensor& t : ctx.table.global)
+        globalParams = satAdd(globalParams, t.elements());
+    const std::uint64_t stage = ctx.rank->stage;
+    const std::uint64_t rootChunk = l.lastStage(stage) ? l.vpp - 1 : 0;
+    for (std::uint64_t c = 0; c < l.vpp; ++c)
+        bytes[c] = satMul(satAdd(satMul(layerParams, l.layersOfChunk(stage, c)), c == rootChunk ? globalParams : 0),
+                          fsdp2ReduceBytes(ctx));
+    return bytes;
+}
 
 // FSDP2 as torchtitan applies it (torchtitan @ 9dec370 parallelize_llama.py
 // apply_fsdp: fully_shard on every layer, then on the root; the last layer

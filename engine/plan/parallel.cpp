@@ -18,6 +18,40 @@
 //   most pp micro-batches in flight on the first stage, pp - i on stage i;
 //   GPipe (Huang et al. 2019) runs every micro-batch's forward before any
 //   backward, so a stage holds all of them.
+// - Interleaved 1F1B (vpp > 1 virtual stages per rank): Narayanan et al.
+//   2021 §2.2.2 (Figure 4). Megatron-LM (NVIDIA/Megatron-LM d98e8a64)
+//   megatron/core/pipeline_parallel/schedules.py get_pp_rank_microbatches:
+//   num_warmup_microbatches = (pp - rank - 1) x 2 + (vpp - 1) x
+//   microbatch_group_size_per_vp_stage (pp by default,
+//   model_parallel_config.py), capped by vpp x m; the steady state runs one
+//   forward then one backward (forward_backward_pipelining_with_interleaving,
+//   max_outstanding_backprops = num_warmup_microbatches + 1); get_schedule_table
+//   runs chunk 0 for a group of pp micro-batches, then chunk 1, and backward
+//   the chunks in reverse. torch 2.11 torch/distributed/pipelining/schedules.py
+//   ScheduleInterleaved1F1B: _get_warmup_ops = (n_local_stages - 1) x
+//   microbatches_per_round + 2 x (pp - 1 - rank), capped by n_microbatches x
+//   n_local_stages, microbatches_per_round = pp when pp divides the
+//   micro-batches; forward_stage_index / backward_stage_index as Megatron's.
+//   Both want the micro-batches in whole groups of pp: Megatron-LM raises
+//   unless microbatch_group_size_per_vp_stage (pp) <= m and m mod pp is 0 or
+//   at least pp, i.e. pp divides m; torch before the flex_pp change (2.5:
+//   "Interleaved 1F1B schedule requires the number of microbatches ... to be
+//   a multiple of the number of pipeline ranks") too, and torch 2.11 accepts
+//   more (m a multiple of max(1, m // pp) rounds), which is not planned.
+// - Layers over the pp x vpp chunks: Megatron-LM
+//   megatron/core/transformer/transformer_block.py get_num_layers_to_build
+//   asserts num_layers % pp == 0 and num_layers_per_pipeline_rank % vpp == 0
+//   (every chunk num_layers / (pp x vpp) layers; its uneven first/last stage
+//   options are not planned with vpp). torchtitan@9dec370
+//   parallelisms/pipelining_utils.py generate_split_points over
+//   pp x stages-per-rank virtual stages: base = L // stages, the first
+//   virtual stage base layers, virtual stages 1 .. L mod stages one more,
+//   the rest base (it raises when stages > L); pipeline_llama.py
+//   pipeline_llama_manual_split builds virtual stage i from the layers
+//   between split points i - 1 and i, the embedding on stage 0 and the norm
+//   and output on the last. At 9dec370 it generates 2 stages per rank for
+//   looped schedules; other vpp need pipeline_parallel_split_points, which
+//   Headroom takes to follow the same rule.
 // - Context parallelism and FSDP2 under model parallelism: as torchtitan
 //   composes them (torchtitan@9dec370, the commit of its Llama 3.1 H100
 //   benchmarks): parallelisms/parallel_dims.py (world = dp_replicate x
@@ -160,13 +194,94 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
 
 } // namespace
 
+std::uint64_t ParallelLayout::layersOfChunk(std::uint64_t stage, std::uint64_t chunk) const
+{
+    const std::uint64_t virtualStage = chunk * pp + stage;
+    return virtualStage < chunkLayers.size() ? chunkLayers[virtualStage] : 0;
+}
+
+std::uint64_t ParallelLayout::interleavedWarmup(std::uint64_t stage) const
+{
+    // Megatron-LM get_pp_rank_microbatches, torch _get_warmup_ops (the
+    // sources above): (pp - rank - 1) x 2 + (vpp - 1) x pp, at most vpp x m.
+    const std::uint64_t total = satMul(microBatches, vpp);
+    const std::uint64_t warmup = satAdd(satMul(pp - 1 - std::min(stage, pp - 1), 2), satMul(vpp - 1, pp));
+    return std::min(warmup, total);
+}
+
 std::uint64_t ParallelLayout::inFlightMicroBatches(std::uint64_t stage) const
 {
     if (pp <= 1)
         return 1;
     if (schedule == PipelineSchedule::GPipe)
-        return microBatches;                                                    // all forwards before any backward
+        return microBatches; // all forwards before any backward
+    if (interleaved())       // chunk micro-batches: the warm-up's, and the first steady-state forward's
+        return std::min(satAdd(interleavedWarmup(stage), 1), satMul(microBatches, vpp));
     return std::min<std::uint64_t>(pp - std::min(stage, pp - 1), microBatches); // 1F1B warm-up: pp - stage
+}
+
+std::uint64_t InterleavedPeak::heldTotal() const
+{
+    std::uint64_t total = 0;
+    for (std::uint64_t k : held)
+        total = satAdd(total, k);
+    return total;
+}
+
+InterleavedPeak interleavedPeak(const ParallelLayout& l, std::uint64_t stage, const std::vector<Bytes>& activations,
+                                const std::vector<Bytes>& gradients)
+{
+    const std::uint64_t v = std::max<std::uint64_t>(l.vpp, 1), p = std::max<std::uint64_t>(l.pp, 1);
+    const std::uint64_t total = satMul(l.microBatches, v), warmup = l.interleavedWarmup(stage);
+    const auto at = [](const std::vector<Bytes>& bytes, std::uint64_t c) { return c < bytes.size() ? bytes[c] : 0; };
+    // Megatron-LM get_schedule_table with groups of pp micro-batches, torch
+    // forward_stage_index / backward_stage_index with microbatches_per_round = pp.
+    const auto forwardChunk = [&](std::uint64_t k) { return (k / p) % v; };
+    const auto backwardChunk = [&](std::uint64_t k) { return v - 1 - (k / p) % v; };
+    // Steady state: forward warmup + i, then backward i. Both chunk orders
+    // repeat every pp x vpp steps, and every chunk has had a backward after
+    // pp x vpp of them, so the moments after step pp x vpp repeat earlier ones.
+    const std::uint64_t steady = std::min(total - warmup, satAdd(satMul(p, v), 1));
+
+    // Runs the schedule to the forward numbered `stopAfter` (every forward
+    // when it is past the last), calling moment(bytes held, forward) after each forward.
+    InterleavedPeak now;
+    const auto run = [&](std::uint64_t stopAfter, const auto& moment) {
+        now.held.assign(v, 0);
+        now.gradientsMade.assign(v, false);
+        UInt128 bytes = 0;
+        const auto forward = [&](std::uint64_t k) {
+            now.held[forwardChunk(k)] += 1;
+            bytes += at(activations, forwardChunk(k));
+            moment(bytes, k);
+            return k == stopAfter;
+        };
+        for (std::uint64_t k = 0; k < warmup; ++k)
+            if (forward(k))
+                return;
+        for (std::uint64_t i = 0; i < steady; ++i) {
+            if (forward(warmup + i))
+                return;
+            const std::uint64_t c = backwardChunk(i);
+            now.held[c] -= 1;
+            bytes -= at(activations, c);
+            if (!now.gradientsMade[c]) {
+                now.gradientsMade[c] = true;
+                bytes += at(gradients, c);
+            }
+        }
+    };
+    // The latest of equal moments: it has at least the gradients of the earlier ones.
+    UInt128 bestBytes = 0;
+    std::uint64_t bestForward = 0;
+    run(~std::uint64_t{0}, [&](UInt128 bytes, std::uint64_t k) {
+        if (bytes >= bestBytes) {
+            bestBytes = bytes;
+            bestForward = k;
+        }
+    });
+    run(bestForward, [](UInt128, std::uint64_t) {});
+    return now;
 }
 
 Result<ParallelLayout> parallelLayout(const Scenario& sc)
@@ -179,16 +294,22 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
     l.pp = p.pp;
     l.sp = p.sp;
     l.schedule = p.ppSchedule;
+    l.vpp = p.vpp;
     l.cp = p.cp;
     l.fsdp2 = sc.hardware.sharding == Sharding::Fsdp2;
     l.microBatches = sc.train.gradAccum;
     if (p.tp == 0 || p.pp == 0 || p.cp == 0)
         return invalid("hardware.parallel: tp, pp and cp must be at least 1, got tp " + n(p.tp) + ", pp " + n(p.pp) +
                        ", cp " + n(p.cp));
-    if (p.vpp != 1)
-        return unsupported(
-            "hardware.parallel.vpp: interleaved pipeline schedules are not modelled yet; vpp must be 1, got " +
-            n(p.vpp));
+    if (p.vpp == 0)
+        return invalid("hardware.parallel.vpp: must be at least 1, got 0");
+    if (p.vpp > 1 && p.pp == 1)
+        return invalid("hardware.parallel.vpp: " + n(p.vpp) +
+                       " virtual stages per rank need pipeline parallelism; pp is 1");
+    if (p.vpp > 1 && p.ppSchedule != PipelineSchedule::OneFOneB)
+        return unsupported(std::string("hardware.parallel.pp_schedule: virtual stages (vpp ") + n(p.vpp) +
+                           ") are planned with interleaved 1F1B; " + pipelineScheduleName(p.ppSchedule) +
+                           " over virtual stages is not modelled, set 1f1b");
     const UInt128 perReplica = static_cast<UInt128>(p.tp) * p.pp * p.cp;
     if (perReplica > count || count % static_cast<std::uint64_t>(perReplica) != 0)
         return invalid(
@@ -239,12 +360,44 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
         return invalid("hardware.parallel.pp: " + n(p.pp) + " pipeline stages for " + n(m.layers) +
                        " layers; every stage needs at least one layer");
     l.paddedVocab = ceilDiv(m.vocab, p.tp) * p.tp;
-    // Uneven splits: the last (layers mod pp) stages take one layer more; the
-    // first stage, which holds the most micro-batches under 1F1B, the fewest.
-    const std::uint64_t base = m.layers / p.pp, extra = m.layers % p.pp;
-    l.stageLayers.assign(p.pp, base);
-    for (std::uint64_t s = p.pp - extra; s < p.pp; ++s)
-        l.stageLayers[s] += 1;
+    if (p.vpp > 1) {
+        const UInt128 chunks = static_cast<UInt128>(p.pp) * p.vpp;
+        const std::string chunkText =
+            "pp " + n(p.pp) + " x vpp " + n(p.vpp) + " = " +
+            (chunks > ~std::uint64_t{0} ? std::string("more than 2^64") : n(static_cast<std::uint64_t>(chunks))) +
+            " model chunks";
+        if (chunks > m.layers)
+            return invalid("hardware.parallel.vpp: " + chunkText + " for " + n(m.layers) +
+                           " layers; every chunk needs at least one layer");
+        if (!l.fsdp2 && m.layers % static_cast<std::uint64_t>(chunks) != 0)
+            return invalid("hardware.parallel.vpp: " + n(m.layers) + " layers do not divide by " + chunkText +
+                           " (Megatron-LM gives every chunk layers / (pp x vpp); torchtitan's uneven split is planned "
+                           "under fsdp2)");
+        if (sc.mode == Mode::Train && sc.train.gradAccum % p.pp != 0)
+            return invalid("train.grad_accum: " + n(sc.train.gradAccum) + " micro-batches do not divide by pp " +
+                           n(p.pp) + "; the interleaved schedule (vpp " + n(p.vpp) +
+                           ") runs them in groups of pp (Megatron-LM forward_backward_pipelining_with_interleaving, "
+                           "torch ScheduleInterleaved1F1B)");
+    }
+    // Virtual stages: pp x vpp chunks in order, chunk c of rank r being
+    // virtual stage c x pp + r (the sources above).
+    const std::uint64_t virtualStages = p.pp * p.vpp;
+    const std::uint64_t base = m.layers / virtualStages, extra = m.layers % virtualStages;
+    l.chunkLayers.assign(virtualStages, base);
+    if (p.vpp == 1) {
+        // Uneven splits: the last (layers mod pp) stages take one layer more;
+        // the first stage, which holds the most micro-batches under 1F1B, the fewest.
+        for (std::uint64_t s = p.pp - extra; s < p.pp; ++s)
+            l.chunkLayers[s] += 1;
+    } else {
+        // torchtitan generate_split_points (only under FSDP2: Megatron's split
+        // divides, checked above): virtual stages 1 .. extra take one more.
+        for (std::uint64_t s = 1; s <= extra; ++s)
+            l.chunkLayers[s] += 1;
+    }
+    l.stageLayers.assign(p.pp, 0);
+    for (std::uint64_t s = 0; s < virtualStages; ++s)
+        l.stageLayers[s % p.pp] += l.chunkLayers[s];
 
     if (sc.mode == Mode::Train && sc.train.globalBatch != 0) {
         const UInt128 perStep = static_cast<UInt128>(sc.train.microBatch) * sc.train.gradAccum * l.dp;

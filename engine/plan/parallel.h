@@ -25,9 +25,18 @@ struct ParallelLayout {
     // parallelism, loss parallelism, ring attention, FSDP over dp x cp.
     bool fsdp2 = false;
     PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+    // Virtual pipeline stages (model chunks) per rank: vpp > 1 is the
+    // interleaved 1F1B schedule (Narayanan et al. 2021 §2.2.2). Rank r holds
+    // virtual stages r, r + pp, ..., r + (vpp - 1) pp, as Megatron-LM
+    // (transformer_layer.py get_transformer_layer_offset) and torchtitan
+    // (pipelining_utils.py stage_ids_this_rank, style "loop") assign them.
+    std::uint64_t vpp = 1;
     std::uint64_t microBatches = 1;         // micro-batches per step on one pipeline: grad_accum
     std::uint64_t paddedVocab = 0;          // the vocabulary padded to a multiple of tp
-    std::vector<std::uint64_t> stageLayers; // decoder layers of each stage (pp entries)
+    std::vector<std::uint64_t>
+        stageLayers; // decoder layers of each stage (pp entries; with vpp > 1 the sum of its chunks')
+    std::vector<std::uint64_t>
+        chunkLayers; // decoder layers of each virtual stage (pp x vpp entries, virtual stage order)
 
     // Any model parallelism: the planner plans each stage (tp = pp = cp = 1
     // is today's plan, byte for byte).
@@ -37,17 +46,50 @@ struct ParallelLayout {
     // parallelize_llama.py apply_fsdp takes world_mesh["dp_shard_cp"]); the
     // other shardings act over the data-parallel degree.
     std::uint64_t shardDegree() const { return fsdp2 ? dp * cp : dp; }
+    // The embedding is on virtual stage 0 (chunk 0 of rank 0), the final norm,
+    // the head and the loss on the last virtual stage (chunk vpp - 1 of the last rank).
     bool firstStage(std::uint64_t stage) const { return stage == 0; }
     bool lastStage(std::uint64_t stage) const { return stage + 1 == pp; }
+    bool interleaved() const { return vpp > 1; }
+    // Decoder layers of chunk `chunk` (0 .. vpp - 1) of rank `stage`: virtual stage chunk x pp + stage.
+    std::uint64_t layersOfChunk(std::uint64_t stage, std::uint64_t chunk) const;
+    // Interleaved 1F1B (vpp > 1): the chunk forwards (one chunk, one
+    // micro-batch each) that rank `stage` runs before its first backward,
+    // min(2 (pp - stage - 1) + (vpp - 1) pp, vpp x m) (Megatron-LM
+    // schedules.py get_pp_rank_microbatches; torch.distributed.pipelining
+    // schedules.py _get_warmup_ops; parallel.cpp).
+    std::uint64_t interleavedWarmup(std::uint64_t stage) const;
     // Micro-batches whose saved activations stage `stage` holds at once.
+    // With vpp > 1 the unit is one chunk's activations of one micro-batch
+    // (a chunk micro-batch): min(warm-up + 1, vpp x m).
     std::uint64_t inFlightMicroBatches(std::uint64_t stage) const;
 };
+
+// The moment of rank `stage`'s interleaved 1F1B schedule (vpp > 1) at which
+// it holds the most, given what one micro-batch of each of its chunks keeps
+// from its forward to its backward (`activations`, vpp entries) and what
+// each chunk's accumulated gradients take once its first backward has run
+// (`gradients`, vpp entries; zeros where gradients do not depend on the
+// schedule). The schedule is Megatron-LM's and torch's: forward k runs chunk
+// (k / pp) mod vpp, backward k chunk vpp - 1 - (k / pp) mod vpp; the warm-up
+// runs interleavedWarmup(stage) forwards, then each step one forward and one
+// backward, then the remaining backwards. Only the moments right after a
+// forward are candidates (a backward only frees activations).
+struct InterleavedPeak {
+    std::vector<std::uint64_t> held; // micro-batches of each chunk whose activations are held then
+    std::vector<bool> gradientsMade; // whether each chunk's first backward has run by then
+    std::uint64_t heldTotal() const;
+};
+InterleavedPeak interleavedPeak(const ParallelLayout& layout, std::uint64_t stage,
+                                const std::vector<Bytes>& activations, const std::vector<Bytes>& gradients);
 
 // The layout of a scenario, or an InvalidArgument / UnsupportedCombination
 // error of one line naming the field and the numbers: tp x pp x cp must
 // divide hardware.count; heads, KV heads and the MLP width must divide by
 // tp; each stage needs a layer; the sequence must divide by 2 x cp;
-// train.global_batch, when given, must equal micro_batch x grad_accum x dp.
+// train.global_batch, when given, must equal micro_batch x grad_accum x dp;
+// vpp > 1 needs pp > 1, 1F1B, a layer per chunk (and, outside FSDP2, layers
+// that divide by pp x vpp) and grad_accum micro-batches that pp divides.
 // Never rounds a number down.
 Result<ParallelLayout> parallelLayout(const Scenario& scenario);
 

@@ -20,6 +20,15 @@
 //   (arXiv:2104.04473) §2.2.1-2.2.2: under 1F1B stage i (of p) holds the
 //   activations of at most p - i micro-batches (the first stage p); under
 //   GPipe every stage holds all m micro-batches of the step.
+// - Interleaved 1F1B (vpp > 1): the schedule of parallel.h interleavedPeak
+//   (Megatron-LM get_pp_rank_microbatches and get_schedule_table; torch
+//   ScheduleInterleaved1F1B), whose warm-up on rank r runs
+//   min(2 (p - r - 1) + (v - 1) p, v m) chunk forwards; the steady state then
+//   runs one forward before each backward, so a rank holds warm-up + 1 chunk
+//   micro-batches from the first steady-state forward on (Megatron-LM's
+//   max_outstanding_backprops = num_warmup_microbatches + 1), or all v m
+//   when the warm-up takes every forward. Narayanan et al. 2021 §2.2.2: the
+//   first stage holds about p(1 + (p - 1)/(p v)) micro-batches' worth.
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
@@ -99,6 +108,45 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
 bool forwardPhase(Phase p) { return p >= Phase::EmbedFwd && p <= Phase::LossFwd; }
 bool backwardPhase(Phase p) { return p >= Phase::LossBwd && p <= Phase::EmbedBwd; }
 
+// What one micro-batch keeps from its forward to its backward on this rank
+// (saved activations, checkpoint boundaries, the loss's saved log-softmax).
+bool keptToBackward(const TensorRow& row)
+{
+    return (row.category == Category::Activations || row.category == Category::Logits) && forwardPhase(row.allocAt) &&
+           backwardPhase(row.freeAt);
+}
+
+// With vpp > 1, what one micro-batch of each of the rank's chunks keeps to
+// its backward: the layers' rows in proportion to the chunk's layers (the
+// rank's rows are one block of all its layers), the embedding side's global
+// rows on chunk 0 and the head's and loss's on the last chunk (Megatron-LM
+// GPTModel pre_process / post_process on the first and last virtual stage;
+// torchtitan pipeline_llama_manual_split is_first / is_last).
+std::vector<Bytes> chunkActivationBytes(const BuildContext& ctx, const std::vector<TensorRow>& rows)
+{
+    const ParallelLayout& l = *ctx.rank->layout;
+    Bytes layerRows = 0, embedSide = 0, headSide = 0;
+    for (const TensorRow& row : rows) {
+        if (!keptToBackward(row))
+            continue;
+        const Bytes bytes =
+            satMul(row.bytes, instanceCount(row, ctx.model.layers, ctx.checkpointEvery, ctx.model.slidingPeriod));
+        if (row.layers != LayerSet::Global)
+            layerRows = satAdd(layerRows, bytes);
+        else if (row.allocAt >= Phase::HeadFwd)
+            headSide = satAdd(headSide, bytes);
+        else
+            embedSide = satAdd(embedSide, bytes);
+    }
+    std::vector<Bytes> chunks(l.vpp, 0);
+    const std::uint64_t layers = std::max<std::uint64_t>(ctx.model.layers, 1);
+    for (std::uint64_t c = 0; c < l.vpp; ++c)
+        chunks[c] = static_cast<Bytes>(static_cast<UInt128>(layerRows) * l.layersOfChunk(ctx.rank->stage, c) / layers);
+    chunks.front() = satAdd(chunks.front(), embedSide);
+    chunks.back() = satAdd(chunks.back(), headSide);
+    return chunks;
+}
+
 // The stages to plan: all of them, or those that can be the worst. A stage
 // between the first and the last holds the rows of the first stage less the
 // embedding's, with no more micro-batches in flight (1F1B: pp - stage, GPipe:
@@ -129,13 +177,14 @@ std::vector<std::uint64_t> plannedStages(const ParallelLayout& l, bool worstOnly
     return stages;
 }
 
-} // namespace
-
-void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+// The rank's activation rows: the row builders' over the rank's model, what
+// sequence parallelism divides, torchtitan's tensor- and context-parallel
+// rows under FSDP2, and the pipeline placement of the global rows from
+// `placedFrom` on.
+void addRankActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows, std::size_t placedFrom)
 {
     const RankShape& rank = *ctx.rank;
     const ParallelLayout& l = *rank.layout;
-    addModelStateRows(ctx, rows);
     const std::size_t activationsBegin = rows.size();
     addActivationRows(ctx, rows);
     if (l.sp && l.tp > 1)
@@ -152,7 +201,6 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // the stage's globals, reduced at the end of the stage's backward), so
     // only the activation rows are placed.
     const bool first = l.firstStage(rank.stage), last = l.lastStage(rank.stage);
-    const std::size_t placedFrom = l.fsdp2 ? activationsBegin : 0;
     const auto offStage = [&](const TensorRow& row) {
         if (row.layers != LayerSet::Global)
             return false;
@@ -162,6 +210,59 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     };
     rows.erase(std::remove_if(rows.begin() + static_cast<std::ptrdiff_t>(placedFrom), rows.end(), offStage),
                rows.end());
+}
+
+} // namespace
+
+void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const RankShape& rank = *ctx.rank;
+    const ParallelLayout& l = *rank.layout;
+    if (l.interleaved() && !rank.peak) {
+        // Interleaved 1F1B: find the rank's peak moment first, from its
+        // activation rows (built apart, without notes or pieces) and, under
+        // FSDP2, its chunks' accumulated gradients; then make the rows.
+        BuildContext apart = ctx;
+        apart.notes = nullptr;
+        apart.pieces = nullptr;
+        std::vector<TensorRow> activations;
+        addRankActivationRows(apart, activations, 0);
+        const InterleavedPeak peak =
+            interleavedPeak(l, rank.stage, chunkActivationBytes(apart, activations), fsdp2ChunkGradientBytes(ctx));
+        RankShape withPeak = rank;
+        withPeak.peak = &peak;
+        BuildContext planned = ctx;
+        planned.rank = &withPeak;
+        addParallelRankRows(planned, rows);
+        return;
+    }
+    addModelStateRows(ctx, rows);
+    const std::size_t activationsBegin = rows.size();
+    // Pipeline stage assignment: see addRankActivationRows. FSDP2's
+    // model-state rows are the stage's own already, so only the activation
+    // rows are placed.
+    addRankActivationRows(ctx, rows, l.fsdp2 ? activationsBegin : 0);
+
+    if (l.interleaved()) {
+        // The other chunk micro-batches in flight at the rank's peak: what
+        // interleavedPeak holds less the one micro-batch of every chunk this
+        // pass holds itself, from the first forward to the last backward.
+        const std::vector<Bytes> perChunk = chunkActivationBytes(ctx, rows);
+        UInt128 held = 0, pass = 0;
+        for (std::uint64_t c = 0; c < perChunk.size(); ++c) {
+            held += static_cast<UInt128>(perChunk[c]) * (c < rank.peak->held.size() ? rank.peak->held[c] : 0);
+            pass += perChunk[c];
+        }
+        const UInt128 extra = held > pass ? held - pass : 0;
+        rows.push_back({"pipeline.in_flight",
+                        "saved activations of the other chunk micro-batches in flight at the rank's peak: interleaved "
+                        "1F1B holds min(2 (pp - rank - 1) + (vpp - 1) pp + 1, vpp m) chunk micro-batches on rank "
+                        "`rank` (Megatron-LM get_pp_rank_microbatches; torch ScheduleInterleaved1F1B), less one "
+                        "micro-batch of each chunk",
+                        Category::Activations, extra > ~Bytes{0} ? ~Bytes{0} : static_cast<Bytes>(extra),
+                        Phase::EmbedFwd, Phase::EmbedBwd, LayerSet::Global, false});
+        return;
+    }
 
     // The earlier micro-batches in flight: what one micro-batch keeps from
     // its forward to its backward on this stage (saved activations,
@@ -177,8 +278,7 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         Bytes perMicroBatch = 0;
         const std::size_t piecesBegin = ctx.pieces ? ctx.pieces->size() : 0;
         for (const TensorRow& row : rows)
-            if ((row.category == Category::Activations || row.category == Category::Logits) &&
-                forwardPhase(row.allocAt) && backwardPhase(row.freeAt)) {
+            if (keptToBackward(row)) {
                 const std::uint64_t instances =
                     instanceCount(row, ctx.model.layers, ctx.checkpointEvery, ctx.model.slidingPeriod);
                 perMicroBatch = satAdd(perMicroBatch, satMul(row.bytes, instances));
@@ -221,6 +321,9 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         r.stage = stage;
         r.layers = model.layers;
         r.inFlightMicroBatches = layout.inFlightMicroBatches(stage);
+        if (layout.interleaved())
+            for (std::uint64_t c = 0; c < layout.vpp; ++c)
+                r.chunkLayers.push_back(layout.layersOfChunk(stage, c));
         r.peakAllocatedBytes = plan->peakAllocatedBytes;
         r.peakReservedBytes = plan->peakReservedBytes;
         r.deviceUsedBytes = plan->deviceUsedBytes;
@@ -237,6 +340,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     worst.pipelineParallel = layout.pp;
     worst.dataParallel = layout.dp;
     worst.contextParallel = layout.cp;
+    worst.virtualStages = layout.vpp;
     // The model's own counts, not the rank's.
     worst.totalParameters = table.totalElements();
     worst.activeParameters = table.activeElements(sc.model.expertsPerToken, sc.model.experts);
@@ -244,7 +348,9 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
 
     std::string layoutNote =
         "Layout: tp " + std::to_string(layout.tp) + (layout.sp && layout.tp > 1 ? " with sequence parallelism" : "") +
-        " x pp " + std::to_string(layout.pp) + " (" + pipelineScheduleName(layout.schedule) + ")" +
+        " x pp " + std::to_string(layout.pp) +
+        (layout.interleaved() ? " (interleaved 1F1B, vpp " + std::to_string(layout.vpp) + ")"
+                              : std::string(" (") + pipelineScheduleName(layout.schedule) + ")") +
         (layout.cp > 1 ? " x cp " + std::to_string(layout.cp) : std::string()) + " x dp " + std::to_string(layout.dp) +
         " over " + std::to_string(sc.hardware.count) + " GPUs; the counters are those of pipeline stage " +
         std::to_string(worst.ranks[worstIndex].stage) + ", the fullest.";
@@ -255,7 +361,20 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         worst.notes.push_back("Vocabulary padded from " + std::to_string(sc.model.vocab) + " to " +
                               std::to_string(layout.paddedVocab) +
                               ", a multiple of tp (Megatron-LM _vocab_size_with_padding).");
-    if (sc.model.layers % layout.pp != 0) {
+    if (layout.interleaved()) {
+        const std::uint64_t chunks = layout.pp * layout.vpp, extra = sc.model.layers % chunks;
+        std::string split = "Interleaved 1F1B: " + std::to_string(layout.vpp) +
+                            " model chunks per rank, rank r holding virtual stages r, r + pp, ...; ";
+        if (extra == 0)
+            split += std::to_string(sc.model.layers / chunks) + " layers each";
+        else
+            split += "virtual stages 1 to " + std::to_string(extra) + " have " +
+                     std::to_string(sc.model.layers / chunks + 1) + " layers, the others " +
+                     std::to_string(sc.model.layers / chunks) + " (torchtitan generate_split_points)";
+        worst.notes.push_back(split + ". Activations in flight are counted in chunk micro-batches (one chunk's of one "
+                                      "micro-batch): rank r's warm-up runs min(2 (pp - r - 1) + (vpp - 1) pp, vpp m) "
+                                      "forwards.");
+    } else if (sc.model.layers % layout.pp != 0) {
         const std::uint64_t extra = sc.model.layers % layout.pp;
         worst.notes.push_back("Uneven pipeline split: stages " + std::to_string(layout.pp - extra) + " to " +
                               std::to_string(layout.pp - 1) + " have " + std::to_string(layout.stageLayers.back()) +
@@ -278,15 +397,14 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
             ".");
         worst.notes.push_back(
             "Not modelled with torchtitan's layouts: pipeline send and receive buffers, HSDP (dp_replicate), expert "
-            "parallelism, interleaved schedules; torch.compile and Float8 linears only with full checkpointing, their "
+            "parallelism; torch.compile and Float8 linears only with full checkpointing, their "
             "effect under tp, pp and cp read from the source, not measured.");
         return worst;
     }
     worst.notes.push_back(
         "Not modelled with tensor and pipeline parallelism: point-to-point send and receive buffers (NCCL's "
         "communicators are counted in device used), "
-        "Megatron's distributed optimizer and fp32 gradient buffers, context and expert parallelism, interleaved "
-        "schedules.");
+        "Megatron's distributed optimizer and fp32 gradient buffers, context and expert parallelism.");
     return worst;
 }
 

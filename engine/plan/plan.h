@@ -118,7 +118,9 @@ std::string eventLabel(const Event& e);  // "forward layer 12", "loss backward"
 struct RankPlan {
     std::uint64_t stage = 0;
     std::uint64_t layers = 0;                // decoder layers on this stage
-    std::uint64_t inFlightMicroBatches = 1;  // micro-batches whose activations the stage holds at once
+    std::uint64_t inFlightMicroBatches = 1;  // micro-batches whose activations the stage holds at once;
+                                             // with vpp > 1 chunk micro-batches (one chunk's activations of one)
+    std::vector<std::uint64_t> chunkLayers;  // with vpp > 1: the layers of each of its chunks (empty otherwise)
     Bytes peakAllocatedBytes = 0;
     Bytes peakReservedBytes = 0;
     Bytes deviceUsedBytes = 0;
@@ -174,6 +176,7 @@ struct Plan {
     std::vector<RankPlan> ranks;
     std::size_t worstRank = 0;
     std::uint64_t tensorParallel = 1, pipelineParallel = 1, dataParallel = 1, contextParallel = 1;
+    std::uint64_t virtualStages = 1; // model chunks per pipeline rank (vpp; interleaved 1F1B when above 1)
 };
 
 } // namespace headroom

@@ -20,6 +20,10 @@ struct RankShape {
     const ParallelLayout* layout = nullptr;
     std::uint64_t stage = 0;
     const ModelSpec* fullModel = nullptr;
+    // With vpp > 1: the moment of the rank's interleaved schedule that holds
+    // the most (parallel.h interleavedPeak), found by addParallelRankRows
+    // before the rows that depend on it are made.
+    const InterleavedPeak* peak = nullptr;
 };
 
 struct BuildContext {
@@ -80,6 +84,10 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // per layer and `globalParams` at the root (fsdp2rows.cpp); a pipeline
 // stage's variant under pipeline parallelism.
 void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows);
+// FSDP2 under an interleaved pipeline (vpp > 1): the bytes each of the rank's
+// chunks' unsharded accumulated gradients take once its first backward has
+// run (fsdp2rows.cpp); zeros when there are none (not training every parameter).
+std::vector<Bytes> fsdp2ChunkGradientBytes(const BuildContext& ctx);
 // Saved activations per layer, checkpointing, backward temporaries, head and loss.
 void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // The headroom profile's own program (headroomrows.cpp), when

@@ -129,7 +129,7 @@ struct ParallelConfig {
     bool sp = false;
     std::uint64_t pp = 1;
     PipelineSchedule ppSchedule = PipelineSchedule::OneFOneB;
-    std::uint64_t vpp = 1;  // virtual stages per rank (interleaved 1F1B): only 1 is planned yet
+    std::uint64_t vpp = 1;  // virtual stages (model chunks) per rank: above 1, interleaved 1F1B (plan/parallel.h)
     std::uint64_t cp = 1;   // context-parallel degree (ring attention over the sequence)
     // torchtitan's AsyncTP (experimental.enable_async_tensor_parallel):
     // Inductor's micro-pipelined TP fuses each all-gather with its matmul and

@@ -261,10 +261,14 @@ private slots:
             << 8 << 1 << 8 << 1 << 0
             << QStringLiteral(
                    "hardware.parallel.pp: 8 pipeline stages for 4 layers; every stage needs at least one layer");
-        QTest::newRow("vpp")
-            << 2 << 1 << 2 << 2 << 0
-            << QStringLiteral(
-                   "hardware.parallel.vpp: interleaved pipeline schedules are not modelled yet; vpp must be 1, got 2");
+        // Interleaved layouts (more in tests/engine/test_interleaved.cpp).
+        QTest::newRow("vpp without pp")
+            << 2 << 1 << 1 << 2 << 0
+            << QStringLiteral("hardware.parallel.vpp: 2 virtual stages per rank need pipeline parallelism; pp is 1");
+        QTest::newRow("more chunks than layers")
+            << 2 << 1 << 2 << 3 << 0
+            << QStringLiteral("hardware.parallel.vpp: pp 2 x vpp 3 = 6 model chunks for 4 layers; every chunk needs "
+                              "at least one layer");
         QTest::newRow("global batch")
             << 4 << 2 << 1 << 1 << 100
             << QStringLiteral(

@@ -491,10 +491,13 @@ private slots:
             << 2 << 2 << 1 << 1 << 128 << QStringLiteral("asynctp-eager")
             << QStringLiteral("hardware.parallel.async_tp: AsyncTP is an Inductor pass and needs compiled layers "
                               "(train.compile), as torchtitan requires");
-        QTest::newRow("vpp")
+        // Interleaved 1F1B runs the micro-batches in groups of pp: 1 over pp 2
+        // is refused (tests/engine/test_interleaved.cpp plans the layouts that divide).
+        QTest::newRow("vpp with 1 micro-batch over pp 2")
             << 2 << 1 << 2 << 1 << 128 << QStringLiteral("vpp")
-            << QStringLiteral("hardware.parallel.vpp: interleaved pipeline schedules are not modelled yet; vpp must "
-                              "be 1, got 2");
+            << QStringLiteral("train.grad_accum: 1 micro-batches do not divide by pp 2; the interleaved schedule "
+                              "(vpp 2) runs them in groups of pp (Megatron-LM "
+                              "forward_backward_pipelining_with_interleaving, torch ScheduleInterleaved1F1B)");
         QTest::newRow("cp zero") << 2 << 1 << 1 << 0 << 128 << QString()
                                  << QStringLiteral("hardware.parallel: tp, pp and cp must be at least 1, got tp 1, pp "
                                                    "1, cp 0");
