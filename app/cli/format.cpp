@@ -3,6 +3,7 @@
 
 #include "plan/planner.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -96,7 +97,9 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
         << (s.hardware.cpuOffload ? " + CPU offload" : "");
     if (!plan.ranks.empty())
         out << ", tp " << plan.tensorParallel << (s.hardware.parallel.sp && plan.tensorParallel > 1 ? " + sp" : "")
-            << " × pp " << plan.pipelineParallel << " (" << pipelineScheduleName(s.hardware.parallel.ppSchedule) << ")"
+            << " × pp " << plan.pipelineParallel
+            << (plan.virtualStages > 1 ? " (interleaved 1f1b, vpp " + std::to_string(plan.virtualStages) + ")"
+                                       : " (" + std::string(pipelineScheduleName(s.hardware.parallel.ppSchedule)) + ")")
             << (plan.contextParallel > 1 ? " × cp " + std::to_string(plan.contextParallel) : std::string()) << " × dp "
             << plan.dataParallel;
     out << " · profile " << profileName(s.profile) << "\n" << origin << "\n";
@@ -122,10 +125,28 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
         out << "Stages (the counters above are the worst's):\n";
         for (std::size_t r = 0; r < plan.ranks.size(); ++r) {
             const RankPlan& rank = plan.ranks[r];
-            out << "  stage " << rank.stage << ": " << rank.layers << " layers, " << rank.inFlightMicroBatches
-                << " micro-batch" << (rank.inFlightMicroBatches == 1 ? "" : "es") << " in flight, peak allocated "
-                << gib(static_cast<double>(rank.peakAllocatedBytes)) << ", device used "
-                << gib(static_cast<double>(rank.deviceUsedBytes)) << (r == plan.worstRank ? "  (worst)" : "") << "\n";
+            out << "  stage " << rank.stage << ": " << rank.layers << " layers";
+            if (!rank.chunkLayers.empty()) {
+                // Interleaved: the chunks' layers, and in-flight counts in chunk micro-batches.
+                const auto [fewest, most] = std::minmax_element(rank.chunkLayers.begin(), rank.chunkLayers.end());
+                out << " in " << rank.chunkLayers.size() << " chunks ";
+                if (rank.chunkLayers.size() <= 8) {
+                    out << "(";
+                    for (std::size_t c = 0; c < rank.chunkLayers.size(); ++c)
+                        out << (c ? " + " : "") << rank.chunkLayers[c];
+                    out << ")";
+                } else {
+                    out << "of " << *fewest << (*most != *fewest ? " to " + std::to_string(*most) : std::string());
+                }
+                out << ", " << rank.inFlightMicroBatches << " chunk micro-batch"
+                    << (rank.inFlightMicroBatches == 1 ? "" : "es");
+            } else {
+                out << ", " << rank.inFlightMicroBatches << " micro-batch"
+                    << (rank.inFlightMicroBatches == 1 ? "" : "es");
+            }
+            out << " in flight, peak allocated " << gib(static_cast<double>(rank.peakAllocatedBytes))
+                << ", device used " << gib(static_cast<double>(rank.deviceUsedBytes))
+                << (r == plan.worstRank ? "  (worst)" : "") << "\n";
         }
     }
     for (const std::string& note : plan.notes)

@@ -98,6 +98,7 @@ std::string getCpuOffload(const Scenario& s) { return onOff(s.hardware.cpuOffloa
 std::string getTp(const Scenario& s) { return count(s.hardware.parallel.tp); }
 std::string getPp(const Scenario& s) { return count(s.hardware.parallel.pp); }
 std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
+std::string getVpp(const Scenario& s) { return count(s.hardware.parallel.vpp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
 std::string getFloat8AllGather(const Scenario& s) { return onOff(s.train.float8AllGather); }
@@ -270,6 +271,9 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("sp", "", "sequence parallelism over the tensor-parallel ranks", "sp", getSp);
         add("pp", "N", "pipeline stages", "pp", getPp);
         add("pp-schedule", "NAME", "pipeline schedule: 1f1b or gpipe", "pp-schedule", getPpSchedule);
+        add("vpp", "N",
+            "model chunks per pipeline rank; above 1, interleaved 1F1B (grad-accum micro-batches must divide by pp)",
+            "vpp", getVpp);
         add("cp", "N",
             "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
             "cp", getCp);

@@ -287,6 +287,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
         s.hardware.cpuOffload = true;
     HR_COUNT("tp", s.hardware.parallel.tp);
     HR_COUNT("pp", s.hardware.parallel.pp);
+    HR_COUNT("vpp", s.hardware.parallel.vpp);
     HR_COUNT("cp", s.hardware.parallel.cp);
     if (o.has("sp"))
         s.hardware.parallel.sp = true;

@@ -24,7 +24,8 @@
 //   --vocab-size, --seq-length, --micro-batch-size, --global-batch-size,
 //   --optimizer (adam | sgd), --sgd-momentum, --use-distributed-optimizer,
 //   --decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers,
-//   --num-experts.
+//   --num-virtual-stages-per-pipeline-rank (interleaved 1F1B; validate_args
+//   sets virtual_pipeline_model_parallel_size from it), --num-experts.
 // What the flags mean for memory: Megatron-LM docs and the sources above;
 // docs/planner.md "Tensor and pipeline parallelism" for the planner's side.
 #include "io/exportersinternal.h"
@@ -242,6 +243,8 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
     arg("--pipeline-model-parallel-size", n(l.pp));
     for (std::size_t k = 0; k + 1 < split.value().size(); k += 2)
         arg(split.value()[k], split.value()[k + 1]);
+    if (l.interleaved()) // the planner's split divides evenly then (parallel.cpp), as get_num_layers_to_build asserts
+        arg("--num-virtual-stages-per-pipeline-rank", n(l.vpp));
     arg("--context-parallel-size", "1");  // Headroom plans no context parallelism
     if (sc.hardware.sharding == Sharding::Zero1)
         arg("--use-distributed-optimizer");
@@ -272,6 +275,11 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
         arg("--recompute-method", "uniform");
         arg("--recompute-num-layers", "1");
     } else if (t.checkpointing == Checkpointing::EveryK) {
+        if (l.interleaved())
+            return refuse("--recompute-num-layers counts the layers of each model chunk with virtual stages, and "
+                          "Headroom checkpoints one layer in " +
+                          n(t.checkpointEvery) +
+                          " of each rank's layers as one block; plan vpp 1, or --checkpointing full or none");
         auto count = blockRecomputeLayers(l, t.checkpointEvery);
         if (!count)
             return count.error();

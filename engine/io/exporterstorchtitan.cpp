@@ -11,7 +11,8 @@
 // mixed_precision_param, mixed_precision_reduce, enable_cpu_offload;
 // [parallelism] data_parallel_replicate_degree, data_parallel_shard_degree,
 // fsdp_reshard_after_forward, tensor_parallel_degree,
-// pipeline_parallel_degree, pipeline_parallel_schedule (torch
+// pipeline_parallel_degree, pipeline_parallel_schedule ("1F1B", "GPipe",
+// "Interleaved1F1B": torch
 // distributed/pipelining/schedules.py get_schedule_class names),
 // pipeline_parallel_microbatch_size, module_fqns_per_model_part,
 // context_parallel_degree; [activation_checkpoint] mode, selective_ac_option
@@ -160,17 +161,21 @@ std::string refusal(const Scenario& sc, TitanModel model, const ParallelLayout& 
 // One model part per pipeline stage, as Headroom split the layers: the
 // embedding on the first, the final norm and the output layer on the last
 // (module names of models/llama3/model/model.py and models/qwen3/model/model.py).
+// With vpp > 1, one per virtual stage in order: torchtitan 0.2.2
+// distributed/pipeline_parallel.py pipeline_module_split gives rank r parts
+// r, r + pp, ... ("loop" style) for Interleaved1F1B.
 std::string stageModules(const ParallelLayout& l)
 {
     std::string out = "module_fqns_per_model_part = [\n";
     std::uint64_t layer = 0;
-    for (std::uint64_t s = 0; s < l.pp; ++s) {
+    const std::uint64_t parts = l.chunkLayers.size();
+    for (std::uint64_t s = 0; s < parts; ++s) {
         std::vector<std::string> names;
-        if (l.firstStage(s))
+        if (s == 0)
             names.push_back("tok_embeddings");
-        for (std::uint64_t k = 0; k < l.stageLayers[s]; ++k)
+        for (std::uint64_t k = 0; k < l.chunkLayers[s]; ++k)
             names.push_back("layers." + n(layer++));
-        if (l.lastStage(s)) {
+        if (s + 1 == parts) {
             names.push_back("norm");
             names.push_back("output");
         }
@@ -284,7 +289,10 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     y += "pipeline_parallel_degree = " + n(l.pp) + "\n";
     if (l.pp > 1) {
         y += std::string("pipeline_parallel_schedule = ") +
-             (l.schedule == PipelineSchedule::GPipe ? "\"GPipe\"" : "\"1F1B\"") + "\n";
+             (l.interleaved()                         ? "\"Interleaved1F1B\""
+              : l.schedule == PipelineSchedule::GPipe ? "\"GPipe\""
+                                                      : "\"1F1B\"") +
+             "\n";
         y += "pipeline_parallel_microbatch_size = " + n(t.microBatch) + "\n";
         y += stageModules(l);
     }

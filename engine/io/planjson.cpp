@@ -59,15 +59,22 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
         j["parallel"] = {{"tp", plan.tensorParallel}, {"pp", plan.pipelineParallel}, {"dp", plan.dataParallel}};
         if (plan.contextParallel > 1) // written only when used, so earlier layouts' JSON is as before
             j["parallel"]["cp"] = plan.contextParallel;
+        if (plan.virtualStages > 1) // likewise: interleaved 1F1B only
+            j["parallel"]["vpp"] = plan.virtualStages;
         nlohmann::json ranks = nlohmann::json::array();
-        for (const RankPlan& r : plan.ranks)
-            ranks.push_back({{"stage", r.stage},
-                             {"layers", r.layers},
-                             {"in_flight_micro_batches", r.inFlightMicroBatches},
-                             {"peak_allocated_bytes", r.peakAllocatedBytes},
-                             {"peak_reserved_bytes", r.peakReservedBytes},
-                             {"device_used_bytes", r.deviceUsedBytes},
-                             {"categories", categoriesJson(r.breakdown)}});
+        for (const RankPlan& r : plan.ranks) {
+            nlohmann::json rank = {{"stage", r.stage},
+                                   {"layers", r.layers},
+                                   {"in_flight_micro_batches", r.inFlightMicroBatches},
+                                   {"peak_allocated_bytes", r.peakAllocatedBytes},
+                                   {"peak_reserved_bytes", r.peakReservedBytes},
+                                   {"device_used_bytes", r.deviceUsedBytes},
+                                   {"categories", categoriesJson(r.breakdown)}};
+            // With vpp > 1: each chunk's layers; in_flight_micro_batches then counts chunk micro-batches.
+            if (!r.chunkLayers.empty())
+                rank["chunk_layers"] = r.chunkLayers;
+            ranks.push_back(std::move(rank));
+        }
         j["ranks"] = std::move(ranks);
         j["worst_rank"] = plan.worstRank;
     }

@@ -829,6 +829,38 @@ private slots:
         QCOMPARE(text.out.count("(worst)"), qsizetype{1});
     }
 
+    // Interleaved 1F1B (--vpp): "vpp" in "parallel" and each rank's chunk
+    // layers; in-flight counts are chunk micro-batches. Llama 3.1 8B's 32
+    // layers over pp 4 x vpp 2 = 8 chunks of 4; 8 micro-batches: rank r's
+    // warm-up is 2 (3 - r) + (2 - 1) x 4 = 10, 8, 6, 4 chunk forwards
+    // (Megatron-LM get_pp_rank_microbatches), and it holds one more.
+    void interleavedPlan()
+    {
+        const QByteArray layout = "--model meta-llama/Llama-3.1-8B --peft none --precision bf16 "
+                                  "--gpu h100-sxm-80gb --gpus 8 --tp 2 --pp 4 --vpp 2";
+        const json j = planJson(words((layout + " --grad-accum 8").constData()));
+        QVERIFY(j.is_object());
+        QCOMPARE(j.at("parallel").at("vpp").get<int>(), 2);
+        const json& ranks = j.at("ranks");
+        QCOMPARE(ranks.size(), std::size_t{4});
+        const int inFlight[] = {11, 9, 7, 5};
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+            QCOMPARE(ranks[r].at("chunk_layers"), json::array({4, 4}));
+            QCOMPARE(ranks[r].at("layers").get<int>(), 8);
+            QCOMPARE(ranks[r].at("in_flight_micro_batches").get<int>(), inFlight[r]);
+        }
+        const CliResult text = runCli(words(("plan " + layout + " --grad-accum 8").constData()));
+        QVERIFY2(text.exitCode == 0, text.describe().constData());
+        QVERIFY2(text.out.contains("tp 2 × pp 4 (interleaved 1f1b, vpp 2) × dp 1"), text.out.constData());
+        QVERIFY2(text.out.contains("  stage 0: 8 layers in 2 chunks (4 + 4), 11 chunk micro-batches in flight"),
+                 text.out.constData());
+        // 6 micro-batches do not fill groups of pp 4.
+        const CliResult odd = runCli(words(("plan " + layout + " --grad-accum 6").constData()));
+        QVERIFY2(odd.exitCode == 2, odd.describe().constData());
+        QVERIFY2(odd.err.contains("train.grad_accum: 6 micro-batches do not divide by pp 4"),
+                 odd.describe().constData());
+    }
+
     // Context parallelism (--cp) under FSDP2: the layout in "parallel", one
     // rank, FSDP over dp x cp; a layout or sequence that does not divide is
     // refused naming the field and the numbers.

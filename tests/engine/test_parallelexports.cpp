@@ -371,6 +371,40 @@ private slots:
         QVERIFY(contains(e.text, "The scenario's sharding is zero3"));
     }
 
+    // Interleaved 1F1B (vpp 2): Megatron-LM's --num-virtual-stages-per-pipeline-rank
+    // (core_v0.16.1 arguments.py), its block recompute refused (it counts the
+    // layers of each chunk); torchtitan's Interleaved1F1B with one model part
+    // per virtual stage. Llama 3.1 8B, 32 layers over pp 2 x vpp 2 = 4 chunks
+    // of 8: part 0 embedding and layers 0-7, 1 layers 8-15, 2 layers 16-23,
+    // 3 layers 24-31, the norm and the output.
+    void interleavedExports()
+    {
+        Scenario s = layout3d(Sharding::Zero1);
+        s.hardware.parallel.vpp = 2;
+        Exported e = exportAs(s, ExportFormat::MegatronArgs);
+        QVERIFY2(e.ok, e.text.c_str());
+        const auto f = megatronFlags(e.text);
+        QCOMPARE(f.at("--num-virtual-stages-per-pipeline-rank"), std::string("2"));
+        QCOMPARE(f.at("--pipeline-model-parallel-size"), std::string("2"));
+        s.train.checkpointing = Checkpointing::EveryK;
+        s.train.checkpointEvery = 2;
+        e = exportAs(s, ExportFormat::MegatronArgs);
+        QVERIFY(!e.ok && e.code == ErrorCode::UnsupportedCombination);
+        QVERIFY2(contains(e.text, "each model chunk"), e.text.c_str());
+
+        Scenario t = layout3d(Sharding::Fsdp2);
+        t.hardware.parallel.vpp = 2;
+        e = exportAs(t, ExportFormat::TorchtitanToml);
+        QVERIFY2(e.ok, e.text.c_str());
+        const auto k = tomlKeys(e.text);
+        QCOMPARE(k.at("parallelism.pipeline_parallel_schedule"), std::string("Interleaved1F1B"));
+        QVERIFY(contains(e.text, "[\"tok_embeddings\", \"layers.0\", "));
+        QVERIFY(contains(e.text, "\"layers.7\"],\n  [\"layers.8\""));
+        QVERIFY(contains(e.text, "\"layers.15\"],\n  [\"layers.16\""));
+        QVERIFY(contains(e.text, "\"layers.23\"],\n  [\"layers.24\""));
+        QVERIFY(contains(e.text, "\"layers.31\", \"norm\", \"output\"],\n]"));
+    }
+
     void torchtitanFlavors()
     {
         // Qwen3 1.7B is a qwen3 flavor; Mistral 7B has none (the file says so).
