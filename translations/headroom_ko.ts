@@ -965,6 +965,20 @@
         <source>NCCL: %1 communicator(s) per GPU, about %2 of buffers outside PyTorch&apos;s caching allocator (544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs).</source>
         <translation>NCCL: GPU마다 통신자(communicator) %1개, PyTorch 캐싱 할당자 밖의 버퍼 약 %2 (랭크 2개면 544 MB, 그보다 많으면 688 MB. A100 4장에서 측정: NVIDIA/nccl#964. 다른 GPU에서는 추정치)</translation>
     </message>
+    <message>
+        <source>%1 virtual stages need pipeline parallelism: set more than one pipeline stage.</source>
+        <translation>가상 스테이지 %1개에는 파이프라인 병렬이 필요합니다. 파이프라인 스테이지를 2개 이상으로 설정하세요.</translation>
+    </message>
+    <message>
+        <source>The %1 layers do not divide into %4 model chunks (%2 pipeline stages × %3 virtual stages), which Megatron-LM requires; FSDP2 sharding plans torchtitan&apos;s uneven split.</source>
+        <extracomment>%1 layers, %2 pipeline stages, %3 virtual stages, %4 = %2 x %3</extracomment>
+        <translation>레이어 %1개가 모델 청크 %4개(파이프라인 스테이지 %2 × 가상 스테이지 %3)로 나누어떨어지지 않습니다. Megatron-LM은 균등 분할을 요구합니다. FSDP2 샤딩에서는 torchtitan의 불균등 분할로 계획합니다.</translation>
+    </message>
+    <message>
+        <source>With %3 virtual stages (interleaved 1F1B) the %1 micro-batches (gradient accumulation) must divide by the %2 pipeline stages.</source>
+        <extracomment>%1 micro-batches (gradient accumulation), %2 pipeline stages, %3 virtual stages</extracomment>
+        <translation>가상 스테이지 %3개(인터리브드 1F1B)에서는 마이크로배치 %1개(그래디언트 누적)가 파이프라인 스테이지 %2개로 나누어떨어져야 합니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>
@@ -2846,6 +2860,14 @@ time</source>
     <message>
         <source>GPUs that split every sequence (torchtitan&apos;s ring attention), each holding sequence / context tokens; needs FSDP2 sharding</source>
         <translation>모든 시퀀스를 나누어 맡는 GPU 수 (torchtitan의 링 어텐션); 각 GPU는 시퀀스 길이 / 컨텍스트 개의 토큰을 맡음; FSDP2 샤딩 필요</translation>
+    </message>
+    <message>
+        <source>Virtual stages</source>
+        <translation>가상 스테이지</translation>
+    </message>
+    <message>
+        <source>Model chunks per pipeline stage: above 1 the schedule is interleaved 1F1B, each GPU holding that many separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages</source>
+        <translation>파이프라인 스테이지마다의 모델 청크 수; 1보다 크면 인터리브드 1F1B 스케줄로, 각 GPU가 서로 떨어진 레이어 묶음을 그만큼 맡음; 마이크로배치 수(그래디언트 누적)가 파이프라인 스테이지 수로 나누어떨어져야 함</translation>
     </message>
 </context>
 <context>

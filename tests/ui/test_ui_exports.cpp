@@ -283,7 +283,19 @@ private slots:
         zeroBatch.train.microBatch = 0;
         Scenario badDropout = teachingScenario().value();
         badDropout.train.peft.dropout = 1.5;
-        for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout}) {
+        // Interleaved pipelines' refusals (engine/plan/parallel.cpp): virtual
+        // stages without a pipeline, 32 layers over pp 2 x vpp 3 = 6 chunks,
+        // 3 micro-batches over pp 2.
+        Scenario vppWithoutPp = fullFinetune();
+        vppWithoutPp.hardware.count = 2;
+        vppWithoutPp.hardware.parallel.vpp = 2;
+        Scenario unevenChunks = vppWithoutPp;
+        unevenChunks.hardware.parallel.pp = 2;
+        unevenChunks.hardware.parallel.vpp = 3;
+        Scenario oddMicroBatches = unevenChunks;
+        oddMicroBatches.hardware.parallel.vpp = 2;
+        oddMicroBatches.train.gradAccum = 3;
+        for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches}) {
             auto plan = makePlan(s);
             QVERIFY(!plan);
             errors.push_back(plan.error());

@@ -67,8 +67,8 @@ private slots:
         sharded.profile = Profile::Headroom;
         QTest::newRow("ZeRO-3 offload, every 3rd layer") << canonical(sharded);
 
-        // Tensor and pipeline parallelism (issue 15): tp, sp and pp have inputs; the
-        // schedule, vpp and a consistent global batch are kept as loaded.
+        // Tensor and pipeline parallelism (issue 15): tp, sp, pp and vpp have inputs;
+        // the schedule and a consistent global batch are kept as loaded.
         Scenario parallel = preset("meta-llama/Llama-3.1-8B");
         parallel.train.peft = {};
         parallel.train.weightQuant = WeightQuant::None;
@@ -78,6 +78,9 @@ private slots:
         parallel.hardware.count = 16;
         parallel.hardware.parallel = {2, true, 4, PipelineSchedule::GPipe, 1};
         QTest::newRow("tp 2 + sp x pp 4 gpipe") << canonical(parallel);
+        Scenario interleaved = parallel;
+        interleaved.hardware.parallel = {2, true, 4, PipelineSchedule::OneFOneB, 2};
+        QTest::newRow("tp 2 + sp x pp 4 interleaved, vpp 2") << canonical(interleaved);
 
         Scenario galore = preset("gpt2");
         galore.train.optimizer = Optimizer::Galore;
@@ -178,6 +181,20 @@ private slots:
         s.hardware.parallel.cp = 4;
         panel.setScenario(s);
         QCOMPARE(cp->value(), 4);
+
+        // Virtual stages (vpp) sit beside the pipeline stages, enabled with a pipeline.
+        auto* vpp = panel.findChild<QSpinBox*>(QStringLiteral("virtualStages"));
+        QVERIFY(vpp);
+        QVERIFY(!vpp->isEnabled()); // s has pp 1
+        pp->setValue(4);
+        QVERIFY(vpp->isEnabled());
+        vpp->setValue(2);
+        QCOMPARE(panel.scenario().hardware.parallel.vpp, 2u);
+        s.hardware.parallel.pp = 2;
+        s.hardware.parallel.vpp = 3;
+        panel.setScenario(s);
+        QCOMPARE(vpp->value(), 3);
+        QCOMPARE(panel.scenario().hardware.parallel.vpp, 3u);
     }
 
     void peftTargetsComeFromTheModel()

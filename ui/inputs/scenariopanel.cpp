@@ -66,6 +66,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_tensorParallel(makeSpin(1, kMaxGpus))
     , m_sequenceParallel(new QCheckBox(this))
     , m_pipelineParallel(makeSpin(1, kMaxGpus))
+    , m_virtualStages(makeSpin(1, kMaxGpus))
     , m_contextParallel(makeSpin(1, kMaxGpus))
     , m_mode(new QComboBox(this))
     , m_profile(new QComboBox(this))
@@ -139,6 +140,11 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("Split the norm, dropout and residual activations over the tensor-parallel GPUs too"));
     addField(hardwareForm, m_pipelineParallel, QT_TR_NOOP("Pipeline stages"),
              QT_TR_NOOP("Stages the layers are split into; the plan shows the fullest stage"));
+    addField(
+        hardwareForm, m_virtualStages, QT_TR_NOOP("Virtual stages"),
+        QT_TR_NOOP(
+            "Model chunks per pipeline stage: above 1 the schedule is interleaved 1F1B, each GPU holding that many "
+            "separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages"));
     addField(hardwareForm, m_contextParallel, QT_TR_NOOP("Context parallel"),
              QT_TR_NOOP("GPUs that split every sequence (torchtitan's ring attention), each holding sequence / context tokens; needs FSDP2 sharding"));
 
@@ -223,7 +229,7 @@ void ScenarioPanel::nameInputs()
     // Object names: stable handles for tests and for style sheets.
     const std::pair<QWidget*, const char*> names[] = {
         {m_gpu, "gpu"}, {m_gpuCapacity, "gpuCapacity"}, {m_gpuCount, "gpuCount"}, {m_sharding, "sharding"}, {m_cpuOffload, "cpuOffload"},
-        {m_tensorParallel, "tensorParallel"}, {m_sequenceParallel, "sequenceParallel"}, {m_pipelineParallel, "pipelineParallel"}, {m_contextParallel, "contextParallel"},
+        {m_tensorParallel, "tensorParallel"}, {m_sequenceParallel, "sequenceParallel"}, {m_pipelineParallel, "pipelineParallel"}, {m_virtualStages, "virtualStages"}, {m_contextParallel, "contextParallel"},
         {m_mode, "mode"}, {m_profile, "profile"}, {m_precision, "precision"}, {m_weightQuant, "weightQuant"},
         {m_optimizer, "optimizer"}, {m_galoreRank, "galoreRank"}, {m_microBatch, "microBatch"}, {m_seqLen, "seqLen"},
         {m_gradAccum, "gradAccum"}, {m_effectiveBatch, "effectiveBatch"}, {m_checkpointing, "checkpointing"},
@@ -343,7 +349,7 @@ void ScenarioPanel::setTabOrderByLayout()
     // Tab follows the panel top to bottom, as it reads: the widgets were
     // created in another order (the member order), which Qt would follow.
     const QList<QWidget*> order = {m_modelPicker, m_mode, m_profile, m_gpu, m_gpuCount, m_sharding, m_cpuOffload,
-                                   m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_contextParallel, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
+                                   m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
                                    m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
                                    m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
                                    m_compileLayers, m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
@@ -377,7 +383,7 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
 {
     // The panel's own inputs; the model picker and the PEFT group announce
     // their changes themselves.
-    return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_contextParallel, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
+    return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
             m_galoreRank, m_microBatch, m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
             m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_compileLayers, m_inferBatch, m_promptTokens,
             m_newTokens, m_inferPrecision, m_inferWeightQuant, m_kvCacheDtype, m_inferAttention};
@@ -411,6 +417,9 @@ void ScenarioPanel::updateVisibility()
     m_cpuOffload->setEnabled(sharding != Sharding::None && sharding != Sharding::Ddp);
     // Sequence parallelism splits over the tensor-parallel GPUs: nothing to split with one.
     m_sequenceParallel->setEnabled(m_tensorParallel->value() > 1);
+    // Virtual stages interleave a pipeline: nothing to interleave without one
+    // (kept enabled while above 1, so that a scenario's vpp can be set back).
+    m_virtualStages->setEnabled(m_pipelineParallel->value() > 1 || m_virtualStages->value() > 1);
 }
 
 void ScenarioPanel::updateEffectiveBatch()
@@ -478,7 +487,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_pipelineParallel->setValue(clampToSpin(hw.parallel.pp, m_pipelineParallel));
     m_contextParallel->setValue(clampToSpin(hw.parallel.cp, m_contextParallel));
     m_ppSchedule = hw.parallel.ppSchedule;
-    m_vpp = hw.parallel.vpp;
+    m_virtualStages->setValue(clampToSpin(hw.parallel.vpp, m_virtualStages));
     m_globalBatch = s.train.globalBatch;
 
     const TrainConfig& t = s.train;
@@ -529,7 +538,7 @@ Scenario ScenarioPanel::scenario() const
     s.hardware.parallel.sp = m_sequenceParallel->isChecked();
     s.hardware.parallel.pp = spinValue(m_pipelineParallel);
     s.hardware.parallel.ppSchedule = m_ppSchedule;
-    s.hardware.parallel.vpp = m_vpp;
+    s.hardware.parallel.vpp = spinValue(m_virtualStages);
     s.hardware.parallel.cp = spinValue(m_contextParallel);
     // A global batch from the file follows the panel's effective batch (micro-batch x accumulation x
     // data-parallel replicas, the label under them), so an edit of either never leaves a stale one.

@@ -77,6 +77,7 @@ private:
     QSpinBox* m_tensorParallel;      // hardware.parallel.tp
     QCheckBox* m_sequenceParallel;   // hardware.parallel.sp
     QSpinBox* m_pipelineParallel;    // hardware.parallel.pp
+    QSpinBox* m_virtualStages;       // hardware.parallel.vpp
     QSpinBox* m_contextParallel;     // hardware.parallel.cp
     // Run
     QComboBox* m_mode;
@@ -122,7 +123,6 @@ private:
     // Scenario settings the panel has no input for yet: kept from the last
     // scenario shown, so that an edit does not drop them.
     headroom::PipelineSchedule m_ppSchedule = headroom::PipelineSchedule::OneFOneB;
-    std::uint64_t m_vpp = 1;
     std::uint64_t m_globalBatch = 0;
     QFormLayout* m_activationForm = nullptr;
 };

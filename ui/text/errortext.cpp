@@ -183,6 +183,29 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("Op-level selective checkpointing with QLoRA (bitsandbytes' 4-bit matrix products) "
                                   "is not modelled yet.");
          }},
+        // Interleaved pipelines (engine/plan/parallel.cpp parallelLayout(), vpp > 1).
+        {anchored(R"(hardware\.parallel\.vpp: (\d+) virtual stages per rank need pipeline parallelism; pp is 1)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("%1 virtual stages need pipeline parallelism: set more than one pipeline stage.")
+                 .arg(m.captured(1));
+         }},
+        {anchored(
+             R"(hardware\.parallel\.vpp: (\d+) layers do not divide by pp (\d+) x vpp (\d+) = (\d+) model chunks .*)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 layers, %2 pipeline stages, %3 virtual stages, %4 = %2 x %3
+             return ErrorText::tr(
+                        "The %1 layers do not divide into %4 model chunks (%2 pipeline stages × %3 virtual "
+                        "stages), which Megatron-LM requires; FSDP2 sharding plans torchtitan's uneven split.")
+                 .arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4));
+         }},
+        {anchored(
+             R"(train\.grad_accum: (\d+) micro-batches do not divide by pp (\d+); the interleaved schedule \(vpp (\d+)\) .*)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 micro-batches (gradient accumulation), %2 pipeline stages, %3 virtual stages
+             return ErrorText::tr("With %3 virtual stages (interleaved 1F1B) the %1 micro-batches (gradient "
+                                  "accumulation) must divide by the %2 pipeline stages.")
+                 .arg(m.captured(1), m.captured(2), m.captured(3));
+         }},
         {anchored(
              R"(profile: Headroom's engine runs one GPU; plan tensor and pipeline parallelism with the pytorch profile)"),
          [](const QRegularExpressionMatch&) {
