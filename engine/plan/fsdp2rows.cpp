@@ -152,21 +152,32 @@ void addFsdp2InterleavedGradRows(const BuildContext& ctx, Bytes layerParams, Byt
                                   satMul(made, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd),
                               begin));
     }
-    // Per parameter (appendParameterPieces) where a layer's share is whole
-    // (none made: each layer's gradients through the pass's backward, as
-    // plain 1F1B's); a share of a layer is one tensor per layer.
+    // Per parameter, as plain 1F1B's (appendParameterPieces): with none made
+    // each layer's own gradients; otherwise each parameter's share,
+    // (its elements x later layers / the rank's layers) rounded up.
     if (laterLayers > 0) {
-        TensorRow later =
-            row("fsdp2.accumulated_grads_later",
-                "the accumulated gradients of the chunks whose first backward comes after the rank's peak "
-                "(interleaved 1F1B), made through the pass's backward: (their layers / the rank's layers) of "
-                "a layer's in reduce_dtype per layer",
-                Category::Gradients,
-                ceilDiv(satMul(satMul(layerParams, reduceBytes), laterLayers), std::max<Bytes>(layers, 1)),
-                Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All);
-        if (laterLayers == layers)
-            later = pieced(ctx, later, appendParameterPieces(ctx, 1, false, reduceBytes, reduceBytes));
-        rows.push_back(later);
+        const Bytes divisor = std::max<Bytes>(layers, 1);
+        Bytes perLayer = satMul(layerParams, reduceBytes);
+        std::size_t begin = 0;
+        if (laterLayers == layers) {
+            begin = appendParameterPieces(ctx, 1, false, reduceBytes, reduceBytes);
+        } else {
+            perLayer = 0;
+            begin = ctx.pieces ? ctx.pieces->size() : 0;
+            for (const ParamTensor& t : ctx.table.layer) {
+                const Bytes share = ceilDiv(satMul(satMul(t.elements(), reduceBytes), laterLayers), divisor);
+                perLayer = satAdd(perLayer, share);
+                if (ctx.pieces)
+                    ctx.pieces->push_back({share, 1});
+            }
+        }
+        rows.push_back(pieced(ctx,
+                              row("fsdp2.accumulated_grads_later",
+                                  "the accumulated gradients of the chunks whose first backward comes after the "
+                                  "rank's peak (interleaved 1F1B), made through the pass's backward: per layer, each "
+                                  "parameter's in reduce_dtype x (their layers / the rank's layers)",
+                                  Category::Gradients, perLayer, Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All),
+                              begin));
     }
     if (!rootMade && globalParams > 0) {
         const std::size_t begin = appendParameterPieces(ctx, 0, true, reduceBytes, reduceBytes);

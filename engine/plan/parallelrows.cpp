@@ -247,13 +247,64 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // The other chunk micro-batches in flight at the rank's peak: what
         // interleavedPeak holds less the one micro-batch of every chunk this
         // pass holds itself, from the first forward to the last backward.
-        const std::vector<Bytes> perChunk = chunkActivationBytes(ctx, rows);
-        UInt128 held = 0, pass = 0;
-        for (std::uint64_t c = 0; c < perChunk.size(); ++c) {
-            held += static_cast<UInt128>(perChunk[c]) * (c < rank.peak->held.size() ? rank.peak->held[c] : 0);
-            pass += perChunk[c];
+        // Each kept row counts again for the extra layer micro-batches held
+        // (sum over chunks of (held - 1) x the chunk's layers, in proportion
+        // to the row's instances over the rank's layers), the embedding
+        // side's for chunk 0's and the head's for the last chunk's; given to
+        // the allocator as those tensors, as for plain 1F1B below.
+        const InterleavedPeak& peak = *rank.peak;
+        const auto held = [&](std::uint64_t c) -> std::int64_t {
+            return c < peak.held.size() ? static_cast<std::int64_t>(peak.held[c]) : 0;
+        };
+        std::int64_t extraLayers = 0; // layer micro-batches held beyond the pass's own
+        for (std::uint64_t c = 0; c < l.vpp; ++c)
+            extraLayers += (held(c) - 1) * static_cast<std::int64_t>(l.layersOfChunk(rank.stage, c));
+        const std::uint64_t layers = std::max<std::uint64_t>(ctx.model.layers, 1);
+        UInt128 extra = 0;
+        bool negative = extraLayers < 0;
+        const std::size_t piecesBegin = ctx.pieces ? ctx.pieces->size() : 0;
+        for (const TensorRow& row : rows) {
+            if (!keptToBackward(row))
+                continue;
+            std::uint64_t copies = 0;
+            if (row.layers != LayerSet::Global) {
+                if (extraLayers < 0)
+                    continue; // negative already
+                const UInt128 instances =
+                    instanceCount(row, ctx.model.layers, ctx.checkpointEvery, ctx.model.slidingPeriod);
+                const UInt128 n = instances * static_cast<std::uint64_t>(extraLayers) / layers;
+                copies = n > ~std::uint64_t{0} ? ~std::uint64_t{0} : static_cast<std::uint64_t>(n);
+            } else {
+                const std::int64_t chunkHeld = row.allocAt >= Phase::HeadFwd ? held(l.vpp - 1) : held(0);
+                if (chunkHeld < 1) {
+                    negative = true;
+                    continue;
+                }
+                copies = static_cast<std::uint64_t>(chunkHeld - 1);
+            }
+            extra += static_cast<UInt128>(row.bytes) * copies;
+            if (!ctx.pieces || copies == 0)
+                continue;
+            if (row.pieceEnd > row.pieceBegin) {
+                for (std::uint32_t k = row.pieceBegin; k < row.pieceEnd; ++k)
+                    ctx.pieces->push_back({(*ctx.pieces)[k].bytes, satMul((*ctx.pieces)[k].count, copies)});
+            } else {
+                ctx.pieces->push_back({row.bytes, copies});
+            }
         }
-        const UInt128 extra = held > pass ? held - pass : 0;
+        if (negative) {
+            // A chunk not held at the peak (its last micro-batch's backward
+            // ran): the peak's bytes less the pass's, as one block.
+            if (ctx.pieces)
+                ctx.pieces->resize(piecesBegin);
+            const std::vector<Bytes> perChunk = chunkActivationBytes(ctx, rows);
+            UInt128 heldBytes = 0, pass = 0;
+            for (std::uint64_t c = 0; c < perChunk.size(); ++c) {
+                heldBytes += static_cast<UInt128>(perChunk[c]) * static_cast<std::uint64_t>(held(c));
+                pass += perChunk[c];
+            }
+            extra = heldBytes > pass ? heldBytes - pass : 0;
+        }
         rows.push_back({"pipeline.in_flight",
                         "saved activations of the other chunk micro-batches in flight at the rank's peak: interleaved "
                         "1F1B holds min(2 (pp - rank - 1) + (vpp - 1) pp + 1, vpp m) chunk micro-batches on rank "
@@ -261,6 +312,8 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                         "micro-batch of each chunk",
                         Category::Activations, extra > ~Bytes{0} ? ~Bytes{0} : static_cast<Bytes>(extra),
                         Phase::EmbedFwd, Phase::EmbedBwd, LayerSet::Global, false});
+        if (!negative)
+            attachPieces(ctx, rows.back(), piecesBegin);
         return;
     }
 

@@ -98,6 +98,18 @@ Plan rankPlan(const Scenario& sc, std::uint64_t stage)
     return plan.value();
 }
 
+// Whether a row reaches the allocator as tensors (TensorRow::pieceBegin)
+// that add up to its bytes.
+bool inPieces(const Plan& p, const TensorRow* row)
+{
+    if (!row || row->pieceEnd <= row->pieceBegin)
+        return false;
+    Bytes sum = 0;
+    for (std::uint32_t k = row->pieceBegin; k < row->pieceEnd; ++k)
+        sum += p.pieces[k].bytes * p.pieces[k].count;
+    return sum == row->bytes;
+}
+
 } // namespace
 
 class TestInterleaved : public QObject {
@@ -234,6 +246,17 @@ private slots:
         const Scenario plain = megatron(4, 2, 1, 4);
         QCOMPARE(rowBytes(rankPlan(plain, 0), "pipeline.in_flight"), 2 * savedPerLayer); // 5,656,576
         QCOMPARE(rowBytes(rankPlan(plain, 1), "pipeline.in_flight"), Bytes{0});
+        // The allocator is given those as the tensors they are (each kept
+        // row again, 3 times here), as plain 1F1B's: they add up to the row.
+        const Plan zero = rankPlan(interleaved, 0);
+        const TensorRow* flight = findRow(zero, "pipeline.in_flight");
+        QVERIFY(flight && flight->pieceEnd > flight->pieceBegin);
+        Bytes pieces = 0;
+        for (std::uint32_t k = flight->pieceBegin; k < flight->pieceEnd; ++k) {
+            QCOMPARE(zero.pieces[k].count % 3, std::uint64_t{0});
+            pieces += zero.pieces[k].bytes * zero.pieces[k].count;
+        }
+        QCOMPARE(pieces, flight->bytes);
         // The plan's counters are those of the fuller rank, planned as such.
         const Plan p = testing::planOrFail(interleaved);
         QCOMPARE(p.deviceUsedBytes, p.ranks[p.worstRank].deviceUsedBytes);
@@ -267,6 +290,7 @@ private slots:
             QVERIFY(acc);
             QCOMPARE(acc->bytes, params * 4);
             QCOMPARE(int(acc->allocAt), int(Phase::EmbedFwd));
+            QVERIFY(inPieces(p, acc)); // per parameter, as plain 1F1B's
             QVERIFY(!findRow(p, "fsdp2.accumulated_grads_later"));
             QVERIFY(!findRow(p, "fsdp2.accumulated_root_grads"));
         }
@@ -277,14 +301,23 @@ private slots:
         QCOMPARE(later->bytes, layerParams * 4);
         QCOMPARE(int(later->layers), int(LayerSet::All));
         QCOMPARE(int(later->allocAt), int(Phase::LayerBwd));
+        QVERIFY(inPieces(first, later)); // every layer's share whole: per parameter
         const TensorRow* embedding = findRow(first, "fsdp2.accumulated_root_grads");
         QVERIFY(embedding);
         QCOMPARE(embedding->bytes, V * h * 4);
         QCOMPARE(int(embedding->allocAt), int(Phase::EmbedBwd));
+        QVERIFY(inPieces(first, embedding));
 
         const Plan last = rankPlan(torchtitan(4, 2, 2, 2), 1);
         QCOMPARE(rowBytes(last, "fsdp2.accumulated_grads"), (layerParams + V * h + h) * 4);
+        // Each parameter's share, elements x 4 bytes x 1 / 2 layers, is exact
+        // (2 bytes an element), so the row is layerParams x 2.
         QCOMPARE(rowBytes(last, "fsdp2.accumulated_grads_later"), layerParams * 4 / 2);
+        QVERIFY(inPieces(last, findRow(last, "fsdp2.accumulated_grads")));
+        // Half of each parameter's gradients per layer, one tensor per parameter.
+        const TensorRow* half = findRow(last, "fsdp2.accumulated_grads_later");
+        QVERIFY(inPieces(last, half));
+        QCOMPARE(Bytes(half->pieceEnd - half->pieceBegin), Bytes(buildParameterTable(smallLlama(4)).layer.size()));
         QVERIFY(!findRow(last, "fsdp2.accumulated_root_grads"));
         QCOMPARE(rowBytes(last, "fsdp2.unsharded_stage"), rank1 * 2);
     }
