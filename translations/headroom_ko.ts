@@ -2869,6 +2869,22 @@ time</source>
         <source>Model chunks per pipeline stage: above 1 the schedule is interleaved 1F1B, each GPU holding that many separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages</source>
         <translation>파이프라인 스테이지마다의 모델 청크 수; 1보다 크면 인터리브드 1F1B 스케줄로, 각 GPU가 서로 떨어진 레이어 묶음을 그만큼 맡음; 마이크로배치 수(그래디언트 누적)가 파이프라인 스테이지 수로 나누어떨어져야 함</translation>
     </message>
+    <message>
+        <source>AsyncTP</source>
+        <translation>AsyncTP (비동기 텐서 병렬)</translation>
+    </message>
+    <message>
+        <source>torchtitan&apos;s asynchronous tensor parallelism: each all-gather and reduce-scatter fused with its matmul over a symmetric-memory workspace outside PyTorch&apos;s allocator (needs tensor parallel, FSDP2 and torch.compile)</source>
+        <translation>torchtitan의 비동기 텐서 병렬: 각 all-gather와 reduce-scatter를 해당 행렬곱과 합쳐, PyTorch 할당기 밖의 대칭 메모리 작업 공간에서 실행함 (텐서 병렬, FSDP2, torch.compile 필요)</translation>
+    </message>
+    <message>
+        <source>Float8 all-gather</source>
+        <translation>Float8 all-gather</translation>
+    </message>
+    <message>
+        <source>With fp8-mixed under FSDP2: gather the Float8 linears&apos; weights in 1 byte instead of bf16 (torchtitan&apos;s enable_fsdp_float8_all_gather)</source>
+        <translation>FSDP2에서 fp8-mixed일 때: Float8 선형층의 가중치를 bf16 대신 1바이트로 모음 (torchtitan의 enable_fsdp_float8_all_gather)</translation>
+    </message>
 </context>
 <context>
     <name>Screenshot</name>

@@ -68,6 +68,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_pipelineParallel(makeSpin(1, kMaxGpus))
     , m_virtualStages(makeSpin(1, kMaxGpus))
     , m_contextParallel(makeSpin(1, kMaxGpus))
+    , m_asyncTp(new QCheckBox(this))
     , m_mode(new QComboBox(this))
     , m_profile(new QComboBox(this))
     , m_precision(new QComboBox(this))
@@ -89,6 +90,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_optimizerInBackward(new QCheckBox(this))
     , m_activationOffload(new QCheckBox(this))
     , m_compileLayers(new QCheckBox(this))
+    , m_float8AllGather(new QCheckBox(this))
     , m_inferBatch(makeSpin(1, kMaxBatch))
     , m_promptTokens(makeSpin(1, kMaxTokens, 256))
     , m_newTokens(makeSpin(0, kMaxTokens, 64))
@@ -147,6 +149,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
             "separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages"));
     addField(hardwareForm, m_contextParallel, QT_TR_NOOP("Context parallel"),
              QT_TR_NOOP("GPUs that split every sequence (torchtitan's ring attention), each holding sequence / context tokens; needs FSDP2 sharding"));
+    addField(hardwareForm, m_asyncTp, QT_TR_NOOP("AsyncTP"),
+             QT_TR_NOOP("torchtitan's asynchronous tensor parallelism: each all-gather and reduce-scatter fused with its matmul over a symmetric-memory workspace outside PyTorch's allocator (needs tensor parallel, FSDP2 and torch.compile)"));
 
     QGroupBox* precision = addGroup(QT_TR_NOOP("Precision and optimizer"));
     m_precisionForm = new QFormLayout(precision);
@@ -196,6 +200,8 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("Saved activations move to CPU memory (torch.autograd.graph.save_on_cpu)"));
     addField(m_activationForm, m_compileLayers, QT_TR_NOOP("torch.compile each layer"),
              QT_TR_NOOP("Compile each decoder layer as torchtitan does: the layer keeps fewer tensors and its recompute fuses the norms and the activation (Llama layout, with full or selective-op checkpointing)"));
+    addField(m_activationForm, m_float8AllGather, QT_TR_NOOP("Float8 all-gather"),
+             QT_TR_NOOP("With fp8-mixed under FSDP2: gather the Float8 linears' weights in 1 byte instead of bf16 (torchtitan's enable_fsdp_float8_all_gather)"));
     m_trainGroups.push_back(activations);
 
     m_inferenceGroup = addGroup(QT_TR_NOOP("Inference"));
@@ -229,13 +235,13 @@ void ScenarioPanel::nameInputs()
     // Object names: stable handles for tests and for style sheets.
     const std::pair<QWidget*, const char*> names[] = {
         {m_gpu, "gpu"}, {m_gpuCapacity, "gpuCapacity"}, {m_gpuCount, "gpuCount"}, {m_sharding, "sharding"}, {m_cpuOffload, "cpuOffload"},
-        {m_tensorParallel, "tensorParallel"}, {m_sequenceParallel, "sequenceParallel"}, {m_pipelineParallel, "pipelineParallel"}, {m_virtualStages, "virtualStages"}, {m_contextParallel, "contextParallel"},
+        {m_tensorParallel, "tensorParallel"}, {m_sequenceParallel, "sequenceParallel"}, {m_pipelineParallel, "pipelineParallel"}, {m_virtualStages, "virtualStages"}, {m_contextParallel, "contextParallel"}, {m_asyncTp, "asyncTp"},
         {m_mode, "mode"}, {m_profile, "profile"}, {m_precision, "precision"}, {m_weightQuant, "weightQuant"},
         {m_optimizer, "optimizer"}, {m_galoreRank, "galoreRank"}, {m_microBatch, "microBatch"}, {m_seqLen, "seqLen"},
         {m_gradAccum, "gradAccum"}, {m_effectiveBatch, "effectiveBatch"}, {m_checkpointing, "checkpointing"},
         {m_checkpointEvery, "checkpointEvery"}, {m_attention, "attention"}, {m_loop, "loop"}, {m_useCache, "useCache"}, {m_chunkedLoss, "chunkedLoss"},
         {m_lossChunks, "lossChunks"}, {m_optimizerInBackward, "optimizerInBackward"},
-        {m_activationOffload, "activationOffload"}, {m_compileLayers, "compileLayers"}, {m_inferBatch, "inferBatch"}, {m_promptTokens, "promptTokens"},
+        {m_activationOffload, "activationOffload"}, {m_compileLayers, "compileLayers"}, {m_float8AllGather, "float8AllGather"}, {m_inferBatch, "inferBatch"}, {m_promptTokens, "promptTokens"},
         {m_newTokens, "newTokens"}, {m_inferPrecision, "inferPrecision"}, {m_inferWeightQuant, "inferWeightQuant"},
         {m_kvCacheDtype, "kvCacheDtype"}, {m_inferAttention, "inferAttention"}, {m_problem, "problem"},
         {m_modelPicker, "modelPicker"}, {m_peft, "peft"}};
@@ -349,10 +355,10 @@ void ScenarioPanel::setTabOrderByLayout()
     // Tab follows the panel top to bottom, as it reads: the widgets were
     // created in another order (the member order), which Qt would follow.
     const QList<QWidget*> order = {m_modelPicker, m_mode, m_profile, m_gpu, m_gpuCount, m_sharding, m_cpuOffload,
-                                   m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
+                                   m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_asyncTp, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
                                    m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
                                    m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
-                                   m_compileLayers, m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
+                                   m_compileLayers, m_float8AllGather, m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
                                    m_kvCacheDtype, m_inferAttention};
     for (qsizetype i = 1; i < order.size(); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
@@ -383,9 +389,9 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
 {
     // The panel's own inputs; the model picker and the PEFT group announce
     // their changes themselves.
-    return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
+    return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_asyncTp, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
             m_galoreRank, m_microBatch, m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
-            m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_compileLayers, m_inferBatch, m_promptTokens,
+            m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_compileLayers, m_float8AllGather, m_inferBatch, m_promptTokens,
             m_newTokens, m_inferPrecision, m_inferWeightQuant, m_kvCacheDtype, m_inferAttention};
 }
 
@@ -420,6 +426,10 @@ void ScenarioPanel::updateVisibility()
     // Virtual stages interleave a pipeline: nothing to interleave without one
     // (kept enabled while above 1, so that a scenario's vpp can be set back).
     m_virtualStages->setEnabled(m_pipelineParallel->value() > 1 || m_virtualStages->value() > 1);
+    // Likewise kept enabled while checked, so that a scenario's setting can be cleared.
+    m_asyncTp->setEnabled(m_tensorParallel->value() > 1 || m_asyncTp->isChecked());
+    m_float8AllGather->setEnabled((comboEnum<Precision>(m_precision) == Precision::Fp8Mixed &&
+                                   sharding == Sharding::Fsdp2) || m_float8AllGather->isChecked());
 }
 
 void ScenarioPanel::updateEffectiveBatch()
@@ -488,6 +498,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_contextParallel->setValue(clampToSpin(hw.parallel.cp, m_contextParallel));
     m_ppSchedule = hw.parallel.ppSchedule;
     m_virtualStages->setValue(clampToSpin(hw.parallel.vpp, m_virtualStages));
+    m_asyncTp->setChecked(hw.parallel.asyncTp);
     m_globalBatch = s.train.globalBatch;
 
     const TrainConfig& t = s.train;
@@ -508,6 +519,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_optimizerInBackward->setChecked(t.optimizerInBackward);
     m_activationOffload->setChecked(t.activationOffload);
     m_compileLayers->setChecked(t.compileLayers);
+    m_float8AllGather->setChecked(t.float8AllGather);
 
     const InferenceConfig& i = s.inference;
     m_inferBatch->setValue(clampToSpin(i.batch, m_inferBatch));
@@ -539,6 +551,7 @@ Scenario ScenarioPanel::scenario() const
     s.hardware.parallel.pp = spinValue(m_pipelineParallel);
     s.hardware.parallel.ppSchedule = m_ppSchedule;
     s.hardware.parallel.vpp = spinValue(m_virtualStages);
+    s.hardware.parallel.asyncTp = m_asyncTp->isChecked();
     s.hardware.parallel.cp = spinValue(m_contextParallel);
     // A global batch from the file follows the panel's effective batch (micro-batch x accumulation x
     // data-parallel replicas, the label under them), so an edit of either never leaves a stale one.
@@ -566,6 +579,7 @@ Scenario ScenarioPanel::scenario() const
     t.optimizerInBackward = m_optimizerInBackward->isChecked();
     t.activationOffload = m_activationOffload->isChecked();
     t.compileLayers = m_compileLayers->isChecked();
+    t.float8AllGather = m_float8AllGather->isChecked();
 
     InferenceConfig& i = s.inference;
     i.batch = spinValue(m_inferBatch);

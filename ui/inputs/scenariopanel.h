@@ -79,6 +79,7 @@ private:
     QSpinBox* m_pipelineParallel;    // hardware.parallel.pp
     QSpinBox* m_virtualStages;       // hardware.parallel.vpp
     QSpinBox* m_contextParallel;     // hardware.parallel.cp
+    QCheckBox* m_asyncTp;            // hardware.parallel.async_tp
     // Run
     QComboBox* m_mode;
     QComboBox* m_profile;
@@ -104,6 +105,7 @@ private:
     QCheckBox* m_optimizerInBackward;
     QCheckBox* m_activationOffload;
     QCheckBox* m_compileLayers;
+    QCheckBox* m_float8AllGather;    // train.float8_all_gather
     // Inference
     QSpinBox* m_inferBatch;
     QSpinBox* m_promptTokens;
