@@ -254,9 +254,10 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             getActivationOffload);
         add("compile", "", "torch.compile each decoder layer, as torchtitan does (Llama layout, full or selective-op checkpointing)",
             "compile", getCompile);
-        add("float8-all-gather", "", "with --precision fp8-mixed and --sharding fsdp2: FSDP2 all-gathers the "
-            "Float8Linear weights in float8 (torchtitan's float8.enable_fsdp_float8_all_gather)", "float8-all-gather",
-            getFloat8AllGather);
+        add("float8-all-gather", "",
+            "with --precision fp8-mixed and --sharding fsdp2: FSDP2 all-gathers the "
+            "Float8Linear weights in float8 (torchtitan's float8.enable_fsdp_float8_all_gather)",
+            "float8-all-gather", getFloat8AllGather);
         add("loop", "NAME", "trainer or custom (custom keeps outputs and logits until the next step)", "loop", getLoop);
         add("use-cache", "WHEN", "transformers' use_cache in training: config, on or off", "use-cache", getUseCache);
         group = "Hardware";
@@ -277,8 +278,10 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("cp", "N",
             "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
             "cp", getCp);
-        add("async-tp", "", "torchtitan's AsyncTP: all-gathers and reduce-scatters fused with their matmuls over a "
-            "symmetric-memory workspace (needs --tp, --sharding fsdp2 and --compile)", "async-tp", getAsyncTp);
+        add("async-tp", "",
+            "torchtitan's AsyncTP: all-gathers and reduce-scatters fused with their matmuls over a "
+            "symmetric-memory workspace (needs --tp, --sharding fsdp2 and --compile)",
+            "async-tp", getAsyncTp);
         add("global-batch", "N", "sequences per step; must equal micro-batch x grad-accum x data-parallel degree",
             "global-batch", getGlobalBatch);
         group = "Inference (with --mode inference)";

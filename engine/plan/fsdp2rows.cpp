@@ -201,15 +201,17 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     const Bytes gatheredLayer = gatheredLayerBytes(ctx, layerParams);
     const Bytes linearGathered = ctx.float8AllGather ? 1 : paramBytes;
     std::size_t begin = appendParameterPieces(ctx, ctx.table.layers, true, paramBytes, linearGathered);
-    rows.push_back(pieced(ctx, row("fsdp2.unsharded_stage",
-                       "the stage's layers and root (every chunk's, with vpp > 1) kept unsharded in param_dtype "
-                       "(Float8Linear weights in float8 with "
-                       "the float8 all-gather) from the first forward to the step's last backward (torchtitan "
-                       "apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: "
-                       "set_reshard_after_backward(False))",
-                       Category::Weights,
-                       satAdd(satMul(gatheredLayer, ctx.table.layers), satMul(globalParams, paramBytes)),
-                       Phase::EmbedFwd, Phase::EmbedBwd), begin));
+    rows.push_back(
+        pieced(ctx,
+               row("fsdp2.unsharded_stage",
+                   "the stage's layers and root (every chunk's, with vpp > 1) kept unsharded in param_dtype "
+                   "(Float8Linear weights in float8 with "
+                   "the float8 all-gather) from the first forward to the step's last backward (torchtitan "
+                   "apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: "
+                   "set_reshard_after_backward(False))",
+                   Category::Weights, satAdd(satMul(gatheredLayer, ctx.table.layers), satMul(globalParams, paramBytes)),
+                   Phase::EmbedFwd, Phase::EmbedBwd),
+               begin));
     rows.push_back(
         on(row("fsdp2.all_gather_buffer",
                "each layer's all-gather buffer in the first micro-batch's forward, on the all-gather copy-in stream",
@@ -222,11 +224,13 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
     begin = appendParameterPieces(ctx, 1, false, paramBytes, paramBytes);
-    rows.push_back(pieced(ctx, row("fsdp2.unsharded_grad",
-                       "the layer's gradients in param_dtype as autograd makes them, before post_backward adds them to "
-                       "the accumulated ones",
-                       Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd,
-                       LayerSet::All), begin));
+    rows.push_back(pieced(
+        ctx,
+        row("fsdp2.unsharded_grad",
+            "the layer's gradients in param_dtype as autograd makes them, before post_backward adds them to "
+            "the accumulated ones",
+            Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+        begin));
     const char* accumulatedSource = "the stage's unsharded gradients accumulated over the step's micro-batches in "
                                     "reduce_dtype (set_requires_gradient_sync(False); _fsdp_param.py "
                                     "to_accumulated_grad_if_needed), reduce-scattered after the last backward";
@@ -234,17 +238,23 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
         addFsdp2InterleavedGradRows(ctx, layerParams, globalParams, reduceBytes, accumulatedSource, rows);
     } else if (l.microBatches > l.inFlightMicroBatches(ctx.rank->stage)) {
         begin = appendParameterPieces(ctx, ctx.table.layers, true, reduceBytes, reduceBytes);
-        rows.push_back(pieced(ctx, row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
-                           satMul(stageParams, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd), begin));
+        rows.push_back(pieced(ctx,
+                              row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
+                                  satMul(stageParams, reduceBytes), Phase::EmbedFwd, Phase::EmbedBwd),
+                              begin));
     } else {
         begin = appendParameterPieces(ctx, 1, false, reduceBytes, reduceBytes);
-        rows.push_back(pieced(ctx, row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
-                           satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All), begin));
-        begin = appendParameterPieces(ctx, 0, true, reduceBytes, reduceBytes);
-        rows.push_back(pieced(ctx, row("fsdp2.accumulated_root_grads",
-                           "the root's unsharded gradients, accumulated likewise from the head's backward",
-                           Category::Gradients, satMul(globalParams, reduceBytes), Phase::HeadBwd, Phase::EmbedBwd),
+        rows.push_back(pieced(ctx,
+                              row("fsdp2.accumulated_grads", accumulatedSource, Category::Gradients,
+                                  satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::EmbedBwd, LayerSet::All),
                               begin));
+        begin = appendParameterPieces(ctx, 0, true, reduceBytes, reduceBytes);
+        rows.push_back(
+            pieced(ctx,
+                   row("fsdp2.accumulated_root_grads",
+                       "the root's unsharded gradients, accumulated likewise from the head's backward",
+                       Category::Gradients, satMul(globalParams, reduceBytes), Phase::HeadBwd, Phase::EmbedBwd),
+                   begin));
     }
     rows.push_back(row(
         "fsdp2.reduce_scatter_input",
@@ -311,12 +321,17 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
     const Bytes unit = gatheredLayerBytes(ctx, layerParams);
     const Bytes linearGathered = ctx.float8AllGather ? 1 : paramBytes;
     std::size_t begin = appendParameterPieces(ctx, 1, false, paramBytes, linearGathered);
-    rows.push_back(pieced(ctx, row("fsdp2.unsharded_layer",
-                       "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
-                       Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All), begin));
+    rows.push_back(
+        pieced(ctx,
+               row("fsdp2.unsharded_layer",
+                   "the layer's parameters copied out of its all-gather buffer, in param_dtype (FSDP2 unshard)",
+                   Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+               begin));
     begin = appendParameterPieces(ctx, 1, false, paramBytes, linearGathered);
-    rows.push_back(pieced(ctx, row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit,
-                                   Phase::LayerBwd, Phase::LayerBwd, LayerSet::All), begin));
+    rows.push_back(pieced(ctx,
+                          row("fsdp2.unsharded_layer_bwd", "the same in backward", Category::Weights, unit,
+                              Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+                          begin));
     rows.push_back(on(row("fsdp2.all_gather_buffer",
                           "the next layer's all-gather buffer, on the all-gather copy-in stream (forward prefetch)",
                           Category::Weights, unit, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
@@ -327,37 +342,45 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
                Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
            kAllGatherCopyInStream));
     begin = appendParameterPieces(ctx, 0, true, paramBytes, paramBytes);
-    rows.push_back(pieced(ctx, row("fsdp2.gathered_root",
-                       "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the "
-                       "end of the backward (not resharded after forward)",
-                       Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd), begin));
+    rows.push_back(
+        pieced(ctx,
+               row("fsdp2.gathered_root",
+                   "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the "
+                   "end of the backward (not resharded after forward)",
+                   Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd),
+               begin));
     rows.push_back(
         on(row("fsdp2.root_all_gather_buffer",
                "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
                Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
            kAllGatherCopyInStream));
     begin = appendParameterPieces(ctx, 1, false, paramBytes, linearGathered);
-    rows.push_back(pieced(ctx, row("fsdp2.gathered_last_layer",
-                       "the last layer kept gathered from its forward to its backward (torchtitan: "
-                       "reshard_after_forward=False for it)",
-                       Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd), begin));
+    rows.push_back(pieced(ctx,
+                          row("fsdp2.gathered_last_layer",
+                              "the last layer kept gathered from its forward to its backward (torchtitan: "
+                              "reshard_after_forward=False for it)",
+                              Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd),
+                          begin));
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
     begin = appendParameterPieces(ctx, 1, false, paramBytes, paramBytes);
-    rows.push_back(pieced(ctx, row("fsdp2.unsharded_grad",
-                       "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
-                       Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd,
-                       LayerSet::All), begin));
+    rows.push_back(pieced(
+        ctx,
+        row("fsdp2.unsharded_grad", "the layer's unsharded gradients in param_dtype, before the reduce-scatter",
+            Category::Temporaries, satMul(layerParams, paramBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+        begin));
     rows.push_back(row("fsdp2.reduce_scatter_input",
                        "the reduce-scatter input in reduce_dtype (fp32 under mixed precision), kept until the next "
                        "layer's reduce-scatter",
                        Category::Temporaries, satMul(layerParams, reduceBytes), Phase::LayerBwd, Phase::LayerBwd,
                        LayerSet::All));
     begin = appendParameterPieces(ctx, 0, true, paramBytes, paramBytes);
-    rows.push_back(pieced(ctx,
+    rows.push_back(pieced(
+        ctx,
         row("fsdp2.root_unsharded_grad",
             "the root's unsharded gradients in param_dtype, from the head's backward to the root's post-backward",
-            Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd), begin));
+            Category::Temporaries, satMul(globalParams, paramBytes), Phase::HeadBwd, Phase::EmbedBwd),
+        begin));
     rows.push_back(row("fsdp2.root_reduce_scatter_input",
                        "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
                        Category::Temporaries, satMul(globalParams, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));

@@ -167,10 +167,12 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
         const std::string shape = " (tp " + n(p.tp) + ", pp " + n(p.pp) + ", cp " + n(p.cp) + ")";
         if (sc.train.precision == Precision::Fp8Mixed)
             return unsupported("train.precision: fp8-mixed (torchao Float8Linear) under tensor, pipeline or context "
-                               "parallelism is planned with full checkpointing only" + shape);
+                               "parallelism is planned with full checkpointing only" +
+                               shape);
         if (sc.train.compileLayers)
             return unsupported("train.compile: compiled layers under tensor, pipeline or context parallelism are "
-                               "planned with full checkpointing only" + shape);
+                               "planned with full checkpointing only" +
+                               shape);
     }
     // AsyncTP (torchtitan@9dec370 parallelize_llama.py: "Async TP requires
     // --training.compile"; it fuses the TP collectives of the layers' DTensor
@@ -178,10 +180,12 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
     if (p.asyncTp) {
         if (p.tp < 2)
             return invalid("hardware.parallel.async_tp: AsyncTP fuses tensor-parallel collectives; it needs tp > 1, "
-                           "got tp " + n(p.tp));
+                           "got tp " +
+                           n(p.tp));
         if (sc.hardware.sharding != Sharding::Fsdp2)
             return unsupported("hardware.parallel.async_tp: AsyncTP is planned as torchtitan runs it, under FSDP2; "
-                               "set hardware.sharding to fsdp2, got " + std::string(shardingName(sc.hardware.sharding)));
+                               "set hardware.sharding to fsdp2, got " +
+                               std::string(shardingName(sc.hardware.sharding)));
         if (sc.mode == Mode::Train && !sc.train.compileLayers)
             return unsupported("hardware.parallel.async_tp: AsyncTP is an Inductor pass and needs compiled layers "
                                "(train.compile), as torchtitan requires");

@@ -138,8 +138,7 @@ struct ParallelConfig {
     bool asyncTp = false;
     bool isDefault() const
     {
-        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 &&
-               !asyncTp;
+        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 && !asyncTp;
     }
 };
 

@@ -81,10 +81,11 @@ void addTensorParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows
                                  "row-parallel output's gradient is all-gathered in fp8: float8.grad_output_cast)",
                                  sequenceWide, Phase::LayerBwd, LayerSet::All));
     else
-        rows.push_back(temporary("tp.backward_collectives",
-                                 "a row-parallel output's gradient all-gathered over the sequence, and a column-parallel "
-                                 "input's partial gradient before its reduce-scatter",
-                                 satMul(sequenceWide, 2), Phase::LayerBwd, LayerSet::All));
+        rows.push_back(
+            temporary("tp.backward_collectives",
+                      "a row-parallel output's gradient all-gathered over the sequence, and a column-parallel "
+                      "input's partial gradient before its reduce-scatter",
+                      satMul(sequenceWide, 2), Phase::LayerBwd, LayerSet::All));
     rows.push_back(temporary("tp.head_input_grad",
                              "the output layer's input gradient, partial over the vocabulary shards, before its "
                              "reduce-scatter to the sequence shard",

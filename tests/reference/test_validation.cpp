@@ -77,7 +77,8 @@ private slots:
                     deviceStated.push_back(std::fabs(error));
             }
             std::printf("| %s%s | %s | %.2f GiB | %.2f GiB | %+.1f %% |\n", id.c_str(),
-                        trust == "medium" ? " (medium trust)" : "", counter.c_str(), measured, predictedGiB, 100 * error);
+                        trust == "medium" ? " (medium trust)" : "", counter.c_str(), measured, predictedGiB,
+                        100 * error);
             QVERIFY2(std::fabs(error) <= 0.25, qPrintable(QString::fromStdString(id)));
         }
         QVERIFY(errors.size() >= 5);
