@@ -193,8 +193,53 @@ void addFsdp2InterleavedGradRows(const BuildContext& ctx, Bytes layerParams, Byt
     }
 }
 
+// torch.distributed.pipelining's buffers between stages (torch 2.11
+// torch/distributed/pipelining/stage.py, as torchtitan's PipelineStage uses
+// them; the benchmark's torch 1963fc8 not read): _prepare_forward_infra
+// makes, for every micro-batch, a receive buffer of the stage's input on
+// every stage but the first (_make_tensor_from_meta, requires_grad), and
+// _prepare_backward_infra a receive buffer of the output's gradient on
+// every stage but the last. Both are made once and kept across steps. The
+// input buffers are autograd leaves: each micro-batch's backward leaves its
+// input gradient in buffer.grad (stage_backward), sent to the previous
+// stage and cleared only by clear_runtime_states at the next step. A
+// boundary tensor is the residual stream of one micro-batch on this rank:
+// tokens x hidden in the 16-bit dtype, on the sequence shard under sequence
+// parallelism (the layers' RowwiseParallel outputs are local Shard(1)
+// tensors). With vpp > 1 each local stage has its own.
+void addPipeliningBufferRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const ParallelLayout& l = *ctx.rank->layout;
+    const Bytes shard = (l.sp && l.tp > 1) ? l.tp : 1;
+    const Bytes boundary = satMul(ceilDiv(ctx.tokens, shard), satMul(ctx.model.hidden, ctx.act));
+    const std::uint64_t localStages = std::max<std::uint64_t>(l.vpp, 1);
+    const std::uint64_t sending = localStages - (l.lastStage(ctx.rank->stage) ? 1 : 0);
+    const std::uint64_t receiving = localStages - (l.firstStage(ctx.rank->stage) ? 1 : 0);
+    const Bytes perStage = satMul(boundary, l.microBatches);
+    if (sending > 0)
+        rows.push_back(row("pipeline.grad_recv_buffers",
+                           "a receive buffer of the stage output's gradient per micro-batch, made once and kept "
+                           "(torch.distributed.pipelining stage.py _create_grad_recv_info)",
+                           Category::Temporaries, satMul(perStage, sending), Phase::Load, Phase::OptimizerStep));
+    if (receiving > 0) {
+        rows.push_back(row("pipeline.input_recv_buffers",
+                           "a receive buffer of the stage input per micro-batch, made once and kept "
+                           "(torch.distributed.pipelining stage.py _prepare_forward_infra)",
+                           Category::Temporaries, satMul(perStage, receiving), Phase::Load, Phase::OptimizerStep));
+        // [flag: estimate] All of the step's input gradients are counted
+        // from the pass's backward on; the earliest micro-batches' are made
+        // later than that.
+        rows.push_back(row("pipeline.input_grads",
+                           "each micro-batch's input gradient, left in its receive buffer's .grad until the next "
+                           "step's clear_runtime_states [estimate: all counted from the backward on]",
+                           Category::Gradients, satMul(perStage, receiving), Phase::LossBwd, Phase::OptimizerStep));
+    }
+}
+
 void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
 {
+    if (ctx.mode == Mode::Train)
+        addPipeliningBufferRows(ctx, rows);
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
     const ParallelLayout& l = *ctx.rank->layout;
     const Bytes stageParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);

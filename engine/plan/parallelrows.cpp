@@ -449,7 +449,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
             (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
             ".");
         worst.notes.push_back(
-            "Not modelled with torchtitan's layouts: pipeline send and receive buffers, HSDP (dp_replicate), expert "
+            "Not modelled with torchtitan's layouts: HSDP (dp_replicate), expert "
             "parallelism; torch.compile and Float8 linears only with full checkpointing, their "
             "effect under tp, pp and cp read from the source, not measured.");
         return worst;

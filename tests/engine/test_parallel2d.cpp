@@ -380,6 +380,26 @@ private slots:
         QCOMPARE(tensors(s0, "fsdp2.accumulated_root_grads"), std::make_pair(std::uint64_t{1}, true));
     }
 
+    // torch.distributed.pipelining's buffers: per micro-batch, the first
+    // stage receives its output's gradient, the last its input (and keeps
+    // that input's gradient in the buffer's .grad). A boundary tensor is one
+    // micro-batch of the residual stream: b x s x h in bf16 = 2·128·256·2.
+    void pipeliningReceiveBuffers()
+    {
+        const Bytes boundary = b * s * h * 2, m = 4;
+        const Scenario sc = torchtitan({4, 1, 2, 1}, m);
+        const Plan first = stagePlan(sc, 0), last = stagePlan(sc, 1);
+        QCOMPARE(rowBytes(first, "pipeline.grad_recv_buffers"), m * boundary);
+        QVERIFY(!findRow(first, "pipeline.input_recv_buffers"));
+        QCOMPARE(rowBytes(last, "pipeline.input_recv_buffers"), m * boundary);
+        QCOMPARE(rowBytes(last, "pipeline.input_grads"), m * boundary);
+        QVERIFY(!findRow(last, "pipeline.grad_recv_buffers"));
+        QCOMPARE(int(findRow(first, "pipeline.grad_recv_buffers")->allocAt), int(Phase::Load));
+        // Under sequence parallelism the boundary is the sequence shard.
+        const Plan sp = stagePlan(torchtitan({8, 2, 2, 1}, m), 0);
+        QCOMPARE(rowBytes(sp, "pipeline.grad_recv_buffers"), m * boundary / 2);
+    }
+
     // Korthikanti et al. 2022 Table 2, the per-layer activations in units of
     // sbh: 34 + 5as/h without parallelism; 10 + 24/t + 5as/(ht) with tensor
     // parallelism; (34 + 5as/h)/t with sequence parallelism too. The paper's
