@@ -65,8 +65,11 @@ struct RuntimeProfile {
     // (PyTorch PR #86509 measured 287 MB lazy vs 667 MB eager on one GPU; cuBLAS
     // and framework kernels add to it; bare contexts, before any training
     // kernel: 256 MiB on an RTX 3090 with torch 2.7.1, invoke-ai/InvokeAI#9413;
-    // 426 MiB on an RTX 6000 Ada with torch 2.10, unslothai/unsloth-zoo#1053).
-    // An estimate off Hopper until measured there [flag].
+    // 426 MiB on an RTX 6000 Ada with torch 2.10, unslothai/unsloth-zoo#1053;
+    // mid-run, kernels loaded, about 0.48 GiB on an RTX 4090 with torch 2.6 and
+    // lazy loading: pytorch/torchchat#1341's OOM message, 22.80 GiB in use less
+    // 22.10 allocated and 0.22 reserved-unallocated, an inference run).
+    // An estimate off Hopper until measured there with training kernels [flag].
     Bytes contextBytes = 512 * MiB;
     // The same measured on a Hopper GPU (compute capability 9.x), 0 where not
     // measured: device used less max reserved (docs/validation/gpu-h200-2026-11-25.md).
