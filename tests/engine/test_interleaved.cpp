@@ -21,6 +21,7 @@
 #include "plan/planner.h"
 #include "plan/sweep.h"
 #include "planrows.h"
+#include "rankplan.h"
 #include "smallmodel.h"
 
 #include <QtTest>
@@ -29,7 +30,10 @@
 
 using namespace headroom;
 using testing::findRow;
+using testing::layoutOrFail;
 using testing::rowBytes;
+using testing::rowTensors;
+using testing::stagePlan;
 
 namespace {
 
@@ -77,38 +81,8 @@ constexpr Bytes layerParams = h * a * d + 2 * h * kv * d + a * d * h + 3 * h * i
 // 4·b·a·s, the gated MLP 4 x 2T·i.
 constexpr Bytes savedPerLayer = 16 * T * h + 8 * T + 4 * T * a * d + 4 * T * kv * d + 4 * b * a * s + 8 * T * i;
 
-ParallelLayout layoutOrFail(const Scenario& sc)
-{
-    auto layout = parallelLayout(sc);
-    if (!layout)
-        qFatal("layout: %s", layout.error().detail.c_str());
-    return layout.value();
-}
 
-// The plan of one rank, as makePlan makes it before choosing the worst.
-Plan rankPlan(const Scenario& sc, std::uint64_t stage)
-{
-    const ParallelLayout layout = layoutOrFail(sc);
-    const ModelSpec model = rankModelSpec(sc.model, layout, stage);
-    const ParameterTable table = rankParameterTable(buildParameterTable(sc.model), sc.model, layout, stage);
-    const detail::RankShape shape{&layout, stage, &sc.model};
-    auto plan = detail::planOneRank(sc, model, table, PlanOptions{}, &shape);
-    if (!plan)
-        qFatal("plan failed: %s", plan.error().detail.c_str());
-    return plan.value();
-}
 
-// Whether a row reaches the allocator as tensors (TensorRow::pieceBegin)
-// that add up to its bytes.
-bool inPieces(const Plan& p, const TensorRow* row)
-{
-    if (!row || row->pieceEnd <= row->pieceBegin)
-        return false;
-    Bytes sum = 0;
-    for (std::uint32_t k = row->pieceBegin; k < row->pieceEnd; ++k)
-        sum += p.pieces[k].bytes * p.pieces[k].count;
-    return sum == row->bytes;
-}
 
 } // namespace
 
@@ -224,7 +198,7 @@ private slots:
         const Bytes layers = 2 * layerParams * 2;
         QCOMPARE(p.ranks[0].breakdown[size_t(Category::Weights)], layers + V * h * 2);
         QCOMPARE(p.ranks[1].breakdown[size_t(Category::Weights)], layers + (V * h + h) * 2);
-        QCOMPARE(rowBytes(rankPlan(megatron(4, 2, 2, 4), 1), "weights.layer"), layerParams * 2);
+        QCOMPARE(rowBytes(stagePlan(megatron(4, 2, 2, 4), 1), "weights.layer"), layerParams * 2);
     }
 
     // pp 2, vpp 2, m 4, one layer per chunk, savedPerLayer = 2,828,288 bytes
@@ -241,14 +215,14 @@ private slots:
     {
         QCOMPARE(savedPerLayer, Bytes{2828288});
         const Scenario interleaved = megatron(4, 2, 2, 4);
-        QCOMPARE(rowBytes(rankPlan(interleaved, 0), "pipeline.in_flight"), 3 * savedPerLayer); // 8,484,864
-        QCOMPARE(rowBytes(rankPlan(interleaved, 1), "pipeline.in_flight"), savedPerLayer);     // 2,828,288
+        QCOMPARE(rowBytes(stagePlan(interleaved, 0), "pipeline.in_flight"), 3 * savedPerLayer); // 8,484,864
+        QCOMPARE(rowBytes(stagePlan(interleaved, 1), "pipeline.in_flight"), savedPerLayer);     // 2,828,288
         const Scenario plain = megatron(4, 2, 1, 4);
-        QCOMPARE(rowBytes(rankPlan(plain, 0), "pipeline.in_flight"), 2 * savedPerLayer); // 5,656,576
-        QCOMPARE(rowBytes(rankPlan(plain, 1), "pipeline.in_flight"), Bytes{0});
+        QCOMPARE(rowBytes(stagePlan(plain, 0), "pipeline.in_flight"), 2 * savedPerLayer); // 5,656,576
+        QCOMPARE(rowBytes(stagePlan(plain, 1), "pipeline.in_flight"), Bytes{0});
         // The allocator is given those as the tensors they are (each kept
         // row again, 3 times here), as plain 1F1B's: they add up to the row.
-        const Plan zero = rankPlan(interleaved, 0);
+        const Plan zero = stagePlan(interleaved, 0);
         const TensorRow* flight = findRow(zero, "pipeline.in_flight");
         QVERIFY(flight && flight->pieceEnd > flight->pieceBegin);
         Bytes pieces = 0;
@@ -260,8 +234,8 @@ private slots:
         // The plan's counters are those of the fuller rank, planned as such.
         const Plan p = testing::planOrFail(interleaved);
         QCOMPARE(p.deviceUsedBytes, p.ranks[p.worstRank].deviceUsedBytes);
-        QCOMPARE(p.ranks[0].peakAllocatedBytes, rankPlan(interleaved, 0).peakAllocatedBytes);
-        QCOMPARE(p.ranks[1].peakAllocatedBytes, rankPlan(interleaved, 1).peakAllocatedBytes);
+        QCOMPARE(p.ranks[0].peakAllocatedBytes, stagePlan(interleaved, 0).peakAllocatedBytes);
+        QCOMPARE(p.ranks[1].peakAllocatedBytes, stagePlan(interleaved, 1).peakAllocatedBytes);
     }
 
     // FSDP2 (torchtitan) under interleaving: each rank keeps both its chunks
@@ -283,40 +257,40 @@ private slots:
     {
         const Bytes rank0 = 2 * layerParams + V * h, rank1 = 2 * layerParams + V * h + h;
         for (std::uint64_t stage : {0, 1}) {
-            const Plan p = rankPlan(torchtitan(4, 2, 2, 4), stage);
+            const Plan p = stagePlan(torchtitan(4, 2, 2, 4), stage);
             const Bytes params = stage == 0 ? rank0 : rank1;
             QCOMPARE(rowBytes(p, "fsdp2.unsharded_stage"), params * 2);
             const TensorRow* acc = findRow(p, "fsdp2.accumulated_grads");
             QVERIFY(acc);
             QCOMPARE(acc->bytes, params * 4);
             QCOMPARE(int(acc->allocAt), int(Phase::EmbedFwd));
-            QVERIFY(inPieces(p, acc)); // per parameter, as plain 1F1B's
+            QVERIFY(rowTensors(p, acc).second); // per parameter, as plain 1F1B's
             QVERIFY(!findRow(p, "fsdp2.accumulated_grads_later"));
             QVERIFY(!findRow(p, "fsdp2.accumulated_root_grads"));
         }
-        const Plan first = rankPlan(torchtitan(4, 2, 2, 2), 0);
+        const Plan first = stagePlan(torchtitan(4, 2, 2, 2), 0);
         QVERIFY(!findRow(first, "fsdp2.accumulated_grads"));
         const TensorRow* later = findRow(first, "fsdp2.accumulated_grads_later");
         QVERIFY(later);
         QCOMPARE(later->bytes, layerParams * 4);
         QCOMPARE(int(later->layers), int(LayerSet::All));
         QCOMPARE(int(later->allocAt), int(Phase::LayerBwd));
-        QVERIFY(inPieces(first, later)); // every layer's share whole: per parameter
+        QVERIFY(rowTensors(first, later).second); // every layer's share whole: per parameter
         const TensorRow* embedding = findRow(first, "fsdp2.accumulated_root_grads");
         QVERIFY(embedding);
         QCOMPARE(embedding->bytes, V * h * 4);
         QCOMPARE(int(embedding->allocAt), int(Phase::EmbedBwd));
-        QVERIFY(inPieces(first, embedding));
+        QVERIFY(rowTensors(first, embedding).second);
 
-        const Plan last = rankPlan(torchtitan(4, 2, 2, 2), 1);
+        const Plan last = stagePlan(torchtitan(4, 2, 2, 2), 1);
         QCOMPARE(rowBytes(last, "fsdp2.accumulated_grads"), (layerParams + V * h + h) * 4);
         // Each parameter's share, elements x 4 bytes x 1 / 2 layers, is exact
         // (2 bytes an element), so the row is layerParams x 2.
         QCOMPARE(rowBytes(last, "fsdp2.accumulated_grads_later"), layerParams * 4 / 2);
-        QVERIFY(inPieces(last, findRow(last, "fsdp2.accumulated_grads")));
+        QVERIFY(rowTensors(last, findRow(last, "fsdp2.accumulated_grads")).second);
         // Half of each parameter's gradients per layer, one tensor per parameter.
         const TensorRow* half = findRow(last, "fsdp2.accumulated_grads_later");
-        QVERIFY(inPieces(last, half));
+        QVERIFY(rowTensors(last, half).second);
         QCOMPARE(Bytes(half->pieceEnd - half->pieceBegin), Bytes(buildParameterTable(smallLlama(4)).layer.size()));
         QVERIFY(!findRow(last, "fsdp2.accumulated_root_grads"));
         QCOMPARE(rowBytes(last, "fsdp2.unsharded_stage"), rank1 * 2);
@@ -337,7 +311,7 @@ private slots:
         QCOMPARE(p.virtualStages, std::uint64_t{1});
         for (const RankPlan& r : p.ranks)
             QVERIFY(r.chunkLayers.empty());
-        QCOMPARE(rowBytes(rankPlan(sc, 0), "pipeline.in_flight"), Bytes{5656576});
+        QCOMPARE(rowBytes(stagePlan(sc, 0), "pipeline.in_flight"), Bytes{5656576});
         // Uneven vpp-1 splits keep Headroom's rule: 4 layers over 3 stages, the last takes the extra.
         QCOMPARE(layoutOrFail(megatron(4, 3, 1, 4)).stageLayers, (std::vector<std::uint64_t>{1, 1, 2}));
     }
@@ -352,7 +326,7 @@ private slots:
                     Scenario sc = fsdp2 ? torchtitan(6, 2, 3, m) : megatron(6, 2, 3, m);
                     sc.train.checkpointing = ckpt;
                     for (std::uint64_t stage = 0; stage < 2; ++stage) {
-                        const Plan p = rankPlan(sc, stage);
+                        const Plan p = stagePlan(sc, stage);
                         const auto reference = referenceTimeline(p, Mode::Train);
                         QCOMPARE(p.timeline.size(), reference.size());
                         for (std::size_t e = 0; e < reference.size(); ++e)

@@ -10,6 +10,7 @@
 #include "plan/planbuild.h"
 #include "plan/planner.h"
 #include "planrows.h"
+#include "rankplan.h"
 #include "smallmodel.h"
 
 #include <QtTest>
@@ -19,6 +20,7 @@
 
 using namespace headroom;
 using testing::rowBytes;
+using testing::stagePlan;
 
 namespace {
 
@@ -79,20 +81,6 @@ Bytes expectedSaved(Bytes t, bool sp)
     return outer / (sp ? t : 1) + inner / t;
 }
 
-// The plan of one stage, as makePlan makes it before choosing the worst.
-Plan stagePlan(const Scenario& sc, std::uint64_t stage)
-{
-    auto layout = parallelLayout(sc);
-    if (!layout)
-        qFatal("layout: %s", layout.error().detail.c_str());
-    const ModelSpec model = rankModelSpec(sc.model, *layout, stage);
-    const ParameterTable table = rankParameterTable(buildParameterTable(sc.model), sc.model, *layout, stage);
-    const detail::RankShape shape{&layout.value(), stage, &sc.model};
-    auto plan = detail::planOneRank(sc, model, table, PlanOptions{}, &shape);
-    if (!plan)
-        qFatal("plan failed: %s", plan.error().detail.c_str());
-    return plan.value();
-}
 
 } // namespace
 

@@ -11,6 +11,7 @@
 #include "plan/planner.h"
 #include "plan/sweep.h"
 #include "planrows.h"
+#include "rankplan.h"
 #include "smallmodel.h"
 
 #include <QtTest>
@@ -21,6 +22,8 @@
 using namespace headroom;
 using testing::findRow;
 using testing::rowBytes;
+using testing::rowTensors;
+using testing::stagePlan;
 
 namespace {
 
@@ -92,20 +95,6 @@ Bytes expectedSaved(Bytes T, Bytes S, Bytes t, bool dtensorSp)
 
 Plan planOrFail(const Scenario& sc) { return testing::planOrFail(sc); }
 
-// The plan of one pipeline stage, as makePlan makes it before choosing the worst.
-Plan stagePlan(const Scenario& sc, std::uint64_t stage)
-{
-    auto layout = parallelLayout(sc);
-    if (!layout)
-        qFatal("layout: %s", layout.error().detail.c_str());
-    const ModelSpec model = rankModelSpec(sc.model, *layout, stage);
-    const ParameterTable table = rankParameterTable(buildParameterTable(sc.model), sc.model, *layout, stage);
-    const detail::RankShape shape{&layout.value(), stage, &sc.model};
-    auto plan = detail::planOneRank(sc, model, table, PlanOptions{}, &shape);
-    if (!plan)
-        qFatal("plan failed: %s", plan.error().detail.c_str());
-    return plan.value();
-}
 
 } // namespace
 
@@ -364,16 +353,7 @@ private slots:
         // The allocator gets them as FSDP2 makes them, one tensor per
         // parameter: a Llama layer has 9 (q, k, v, o, gate, up, down, two
         // norms); stage 0 of 4 layers holds 2, and its root the embedding.
-        const auto tensors = [&](const Plan& plan, const char* name) {
-            const TensorRow* r = findRow(plan, name);
-            std::uint64_t n = 0;
-            Bytes sum = 0;
-            for (std::uint32_t k = r->pieceBegin; k < r->pieceEnd; ++k) {
-                n += plan.pieces[k].count;
-                sum += plan.pieces[k].bytes * plan.pieces[k].count;
-            }
-            return std::make_pair(n, sum == r->bytes);
-        };
+        const auto tensors = [](const Plan& plan, const char* name) { return rowTensors(plan, findRow(plan, name)); };
         QCOMPARE(tensors(s0, "fsdp2.accumulated_grads"), std::make_pair(std::uint64_t{9}, true));
         QCOMPARE(tensors(s0, "fsdp2.unsharded_grad"), std::make_pair(std::uint64_t{9}, true));
         QCOMPARE(tensors(s0, "fsdp2.unsharded_stage"), std::make_pair(std::uint64_t{2 * 9 + 1}, true));
