@@ -188,18 +188,6 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
                              (nccl.communicators > 1 ? "s" : "") + " per GPU, about " + formatGiB(static_cast<double>(nccl.bytes)) +
                              " of buffers outside the caching allocator (544 MB for two ranks, 688 MB for more, measured on 4 A100s: "
                              "NVIDIA/nccl#964; an estimate on other GPUs).");
-    // AsyncTP's symmetric-memory workspace, outside the allocator as well.
-    if (rank && sc.mode == Mode::Train) {
-        const Bytes tokens = satMul(sc.train.microBatch, sc.train.seqLen / rank->layout->cp);
-        const Bytes workspace = asyncTpWorkspaceBytes(sc, tokens, m.hidden);
-        if (workspace > 0) {
-            profile.contextBytes = satAdd(profile.contextBytes, workspace);
-            plan.notes.push_back("AsyncTP: a symmetric-memory workspace of about " +
-                                 formatGiB(static_cast<double>(workspace)) +
-                                 " per GPU outside the caching allocator (two reduce-scatter chunks); the tensors in "
-                                 "the allocator are the 2D plan's, as the fused ops allocate them.");
-        }
-    }
     detail::BuildContext ctx(sc, m, table, profile, *gpu);
     ctx.notes = &plan.notes;
     ctx.pieces = &plan.pieces;
@@ -332,6 +320,15 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         }
     }
 
+    // AsyncTP's symmetric-memory workspace, outside the allocator like the
+    // context (plan/asynctp.h), over the rank's tokens.
+    if (const Bytes workspace = rank ? asyncTpWorkspaceBytes(sc, ctx.tokens, m.hidden) : 0; workspace > 0) {
+        profile.contextBytes = satAdd(profile.contextBytes, workspace);
+        plan.notes.push_back("AsyncTP: a symmetric-memory workspace of about " +
+                             formatGiB(static_cast<double>(workspace)) +
+                             " per GPU outside the caching allocator (two reduce-scatter chunks); the tensors in "
+                             "the allocator are the 2D plan's, as the fused ops allocate them.");
+    }
     auto swept = sweepPlan(plan, sc.mode, profile, options.estimateReserved,
                            allocatorCapacity(gpu->usableBytes(), profile));
     if (!swept)
