@@ -225,6 +225,10 @@
         <source>Compiled layers</source>
         <translation>컴파일된 레이어</translation>
     </message>
+    <message>
+        <source>Compiled loss</source>
+        <translation>컴파일된 손실 함수</translation>
+    </message>
 </context>
 <context>
     <name>DeviceStack</name>
@@ -2884,6 +2888,14 @@ time</source>
     <message>
         <source>With fp8-mixed under FSDP2: gather the Float8 linears&apos; weights in 1 byte instead of bf16 (torchtitan&apos;s enable_fsdp_float8_all_gather)</source>
         <translation>FSDP2에서 fp8-mixed일 때: Float8 선형층의 가중치를 bf16 대신 1바이트로 모음 (torchtitan의 enable_fsdp_float8_all_gather)</translation>
+    </message>
+    <message>
+        <source>torch.compile the loss</source>
+        <translation>손실 함수에 torch.compile</translation>
+    </message>
+    <message>
+        <source>Compile the cross-entropy as torchtitan does since mid-2025: it keeps the 16-bit logits instead of fp32 log-probabilities (language-model heads, without tensor parallelism or chunked loss)</source>
+        <translation>torchtitan이 2025년 중반부터 하듯 교차 엔트로피를 컴파일: fp32 로그 확률 대신 16비트 로짓을 보관 (언어 모델 헤드, 텐서 병렬이나 청크 손실 없이)</translation>
     </message>
 </context>
 <context>

@@ -101,6 +101,7 @@ std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
 std::string getVpp(const Scenario& s) { return count(s.hardware.parallel.vpp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
+std::string getCompileLoss(const Scenario& s) { return train(s) ? onOff(s.train.compileLoss) : ""; }
 std::string getFloat8AllGather(const Scenario& s) { return onOff(s.train.float8AllGather); }
 std::string getAsyncTp(const Scenario& s) { return onOff(s.hardware.parallel.asyncTp); }
 std::string getGlobalBatch(const Scenario& s)
@@ -254,6 +255,9 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             getActivationOffload);
         add("compile", "", "torch.compile each decoder layer, as torchtitan does (Llama layout, full or selective-op checkpointing)",
             "compile", getCompile);
+        add("compile-loss", "",
+            "torch.compile the loss function, as torchtitan does since mid-2025 (compile components \"loss\")",
+            "compile-loss", getCompileLoss);
         add("float8-all-gather", "",
             "with --precision fp8-mixed and --sharding fsdp2: FSDP2 all-gathers the "
             "Float8Linear weights in float8 (torchtitan's float8.enable_fsdp_float8_all_gather)",

@@ -274,6 +274,8 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
         t.activationOffload = true;
     if (o.has("compile"))
         t.compileLayers = true;
+    if (o.has("compile-loss"))
+        t.compileLoss = true;
     if (o.has("float8-all-gather"))
         t.float8AllGather = true;
     HR_COUNT("galore-rank", t.galoreRank);

@@ -147,6 +147,8 @@ std::string scenarioLine(const Scenario& s)
         out << " · activation offload";
     if (t.compileLayers)
         out << " · compiled layers";
+    if (t.compileLoss)
+        out << " · compiled loss";
     return out.str();
 }
 

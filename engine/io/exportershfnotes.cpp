@@ -42,6 +42,11 @@ std::vector<std::string> hfTrainingNotes(const Scenario& sc)
         notes.push_back("Compiled layers: Headroom planned torch.compile of each decoder layer (torchtitan's "
                         "apply_compile). TrainingArguments(torch_compile=True) compiles the whole model instead, "
                         "which is not what was planned; compile each model.model.layers[i] yourself to match.");
+    if (t.compileLoss)
+        notes.push_back("Compiled loss: Headroom planned torch.compile of the cross-entropy (torchtitan's compile "
+                        "components \"loss\"): it keeps the 16-bit logits instead of fp32 log-probabilities. "
+                        "transformers computes the loss eagerly inside the model's forward; compute it yourself with "
+                        "a compiled cross-entropy (a Trainer.compute_loss override) to match.");
     if (t.optimizer == Optimizer::SgdMomentum)
         notes.push_back("SGD with momentum: optim=\"sgd\" builds torch.optim.SGD without momentum and takes none "
                         "from optim_args; pass Trainer(optimizers=(torch.optim.SGD(model.parameters(), lr=..., "

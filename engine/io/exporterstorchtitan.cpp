@@ -17,7 +17,8 @@
 // pipeline_parallel_microbatch_size, module_fqns_per_model_part,
 // context_parallel_degree; [activation_checkpoint] mode, selective_ac_option
 // ("op" or a layer frequency, distributed/activation_checkpoint.py);
-// [compile] enable, components ("model": the layers, as planned); [model]
+// [compile] enable, components ("model": the layers, "loss": the loss
+// function, as planned); [model]
 // converters "quantize.linear.float8" and [quantize.linear.float8]
 // filter_fqns for fp8-mixed under FSDP2 (torchao Float8Linear).
 // The batch: torchtitan's train.py takes global_batch_size /
@@ -228,11 +229,13 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     if (t.checkpointing == Checkpointing::EveryK && t.checkpointEvery > 1)
         notes.push_back("torchtitan checkpoints layers k-1, 2k-1, ... of each model part (_apply_layer_sac), "
                         "Headroom planned layers 0, k, 2k, ...: the same count when k divides the layers.");
-    if (!t.compileLayers)
+    if (!t.compileLayers && !t.compileLoss)
         notes.push_back("[compile] is off: Headroom planned eager PyTorch.");
-    else
+    else if (!t.compileLoss)
         notes.push_back("[compile] compiles the model's layers only: Headroom planned the loss eager, as torchtitan "
                         "9dec370 ran it (components \"loss\" would compile it too).");
+    else if (!t.compileLayers)
+        notes.push_back("[compile] compiles the loss only: Headroom planned the layers eager.");
     for (const std::string& note : plan.notes)
         notes.push_back(note);
 
@@ -310,8 +313,12 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     case Checkpointing::SelectiveOps: y += "mode = \"selective\"\nselective_ac_option = \"op\"\n"; break;
     }
 
-    if (t.compileLayers)
-        y += "\n[compile]\nenable = true\ncomponents = [\"model\"]\n";
+    if (t.compileLayers || t.compileLoss)
+        y += std::string("\n[compile]\nenable = true\ncomponents = [") +
+             (t.compileLayers && t.compileLoss ? "\"model\", \"loss\""
+              : t.compileLayers                ? "\"model\""
+                                               : "\"loss\"") +
+             "]\n";
     else
         y += "\n[compile]\nenable = false\n";
     // Float8Linear with its default (tensorwise) config; the output head stays

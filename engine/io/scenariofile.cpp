@@ -81,8 +81,8 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         Reader t(*train, "train", error);
         t.allowOnly({"precision", "weight_quant", "optimizer", "peft", "micro_batch", "seq_len", "grad_accum",
                      "checkpointing", "checkpoint_every", "attention", "chunked_cross_entropy", "loss_chunks",
-                     "optimizer_in_backward", "activation_offload", "compile", "float8_all_gather", "galore_rank", "loop",
-                     "use_cache", "global_batch"});
+                     "optimizer_in_backward", "activation_offload", "compile", "compile_loss", "float8_all_gather",
+                     "galore_rank", "loop", "use_cache", "global_batch"});
         TrainConfig& c = s.train;
         t.enumeration("precision", parsePrecision, precisionName, c.precision);
         t.enumeration("weight_quant", parseWeightQuant, weightQuantName, c.weightQuant);
@@ -126,6 +126,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         t.boolean("optimizer_in_backward", c.optimizerInBackward);
         t.boolean("activation_offload", c.activationOffload);
         t.boolean("compile", c.compileLayers);
+        t.boolean("compile_loss", c.compileLoss);
         t.boolean("float8_all_gather", c.float8AllGather);
         t.integer("galore_rank", 1, kMaxRank, c.galoreRank);
         t.enumeration("loop", parseTrainingLoop, trainingLoopName, c.loop);
@@ -300,6 +301,8 @@ ordered scenarioToOrdered(const Scenario& scenario)
     // same text as before issue 15.
     if (t.globalBatch != 0)
         document["train"]["global_batch"] = t.globalBatch;
+    if (t.compileLoss)
+        document["train"]["compile_loss"] = true;
     if (t.float8AllGather)
         document["train"]["float8_all_gather"] = true;
     if (!h.parallel.isDefault())

@@ -5,6 +5,7 @@
 // Sources: memory-model.md §1 (activations) and §2 (logits); Korthikanti et
 // al. 2022 (arXiv:2205.05198 §4.1) for the itemisation method.
 #include "plan/compiledlayer.h"
+#include "plan/compiledloss.h"
 #include "plan/float8linear.h"
 #include "plan/layersaves.h"
 
@@ -393,10 +394,15 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // (Python rebinds the name only then). Checked against the accountant's
     // custom-loop cases (tests/data/reference).
     const bool keepOutputs = tc.loop == TrainingLoop::Custom;
-    rows.push_back({"logits", m.classifier() ? "classifier output: sequences x num_labels in the compute dtype"
-                                             : "lm_head output: tokens x vocab in the compute dtype", Category::Logits,
-                    satMul(TV, logitBytes), Phase::HeadFwd, keepOutputs ? Phase::OptimizerStep : Phase::LossFwd,
-                    LayerSet::Global, false});
+    const bool compiled = compiledLoss(ctx.scenario);
+    if (compiled)
+        addCompiledLossRows(ctx, TV, logitBytes, keepOutputs, rows);
+    else
+        rows.push_back({"logits",
+                        m.classifier() ? "classifier output: sequences x num_labels in the compute dtype"
+                                       : "lm_head output: tokens x vocab in the compute dtype",
+                        Category::Logits, satMul(TV, logitBytes), Phase::HeadFwd,
+                        keepOutputs ? Phase::OptimizerStep : Phase::LossFwd, LayerSet::Global, false});
     if (m.finalLogitSoftcap)
         // tanh saves its output for backward (derivatives.yaml tanh_backward),
         // freed when the loss backward reaches it.
@@ -438,6 +444,8 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             rows.push_back({"loop.previous_kv_cache", "the previous step's past_key_values, alive until this forward returns",
                             Category::KvCache, kvBytes, Phase::Load, Phase::LossFwd, LayerSet::All, false});
     }
+    if (compiled)
+        return;
     if (upcast)
         rows.push_back({"logits.fp32", "logits.float() inside the loss (transformers ForCausalLMLoss)", Category::Logits,
                         ceilDiv(satMul(TV, 4), chunks), Phase::LossFwd, Phase::LossFwd, LayerSet::Global, false});

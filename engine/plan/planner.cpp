@@ -3,6 +3,7 @@
 
 #include "plan/asynctp.h"
 #include "plan/compiledlayer.h"
+#include "plan/compiledloss.h"
 #include "plan/float8linear.h"
 #include "plan/headroomrows.h"
 #include "plan/ncclbuffers.h"
@@ -105,6 +106,8 @@ std::optional<Error> validate(const Scenario& sc)
     if (auto e = checkCompiledLayers(sc))
         return e;
     if (auto e = checkFloat8Linears(sc))
+        return e;
+    if (auto e = checkCompiledLoss(sc))
         return e;
     if (tc.checkpointing == Checkpointing::SelectiveOps) {
         if (tc.peft.method == PeftMethod::Qlora)

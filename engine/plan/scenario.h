@@ -81,6 +81,13 @@ struct TrainConfig {
     // eager. Planned for Llama-layout layers under full or op-level
     // checkpointing (plan/compiledlayer.h).
     bool compileLayers = false;
+    // torch.compile of the loss function (torchtitan's compile components
+    // "loss": loss.py build_cross_entropy_loss wraps cross_entropy_loss in
+    // torch.compile since mid-2025; off at 9dec370). The Inductor graph keeps
+    // the 16-bit logits and two fp32 numbers per token where eager keeps
+    // fp32 log-probabilities, and its backward writes the logits' gradient
+    // in one kernel (plan/compiledloss.h).
+    bool compileLoss = false;
     // fp8-mixed under FSDP2: FSDP2 all-gathers the Float8Linear weights in
     // float8 (torchao's enable_fsdp_float8_all_gather, torchtitan's
     // float8.enable_fsdp_float8_all_gather, on in its Llama 3.1 405B preset

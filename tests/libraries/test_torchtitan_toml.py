@@ -40,6 +40,13 @@ CASES = {
     "fsdp2-8gpu-compile-float8": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--checkpointing",
                                                    "selective-op", "--compile", "--precision", "fp8-mixed",
                                                    "--micro-batch", "2"]),
+    # The Trainy H200 benchmark's recipe (torchtitan benchmarks/
+    # llama3-8b_h200_202506_trainy-whitefiber.md): layers and loss compiled,
+    # Float8 with the float8 all-gather, op-level selective AC.
+    "fsdp2-8gpu-compile-loss-float8-ag": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--checkpointing",
+                                                           "selective-op", "--compile", "--compile-loss",
+                                                           "--precision", "fp8-mixed", "--float8-all-gather",
+                                                           "--micro-batch", "2"]),
     # torchtitan's Llama 3.1 405B recipe shape (train_configs/llama3_405b.toml at
     # 9dec370: compile, AsyncTP, Float8 with the float8 all-gather), full AC,
     # on the 8B: FSDP2 2 x tp 2 x pp 2.
@@ -114,10 +121,12 @@ class TorchtitanToml(common.TempDirTest):
                 self.assertEqual(t.mixed_precision_param, "float32" if train["precision"] == "fp32" else "bfloat16")
                 self.assertEqual(config.optimizer.name, "AdamW")
 
-                # Compiled layers: the model's layers only (the loss was planned eager).
-                self.assertEqual(config.compile.enable, train.get("compile", False))
+                # Compiled layers ("model") and compiled loss ("loss"), as planned.
+                components = (["model"] if train.get("compile", False) else []) + \
+                    (["loss"] if train.get("compile_loss", False) else [])
+                self.assertEqual(config.compile.enable, bool(components))
                 if config.compile.enable:
-                    self.assertEqual(config.compile.components, ["model"])
+                    self.assertEqual(config.compile.components, components)
                 # Float8 linears: torchtitan's own float8 converter, by the name
                 # it registers, with the output head left in bf16.
                 float8 = train["precision"] == "fp8-mixed" and hw["sharding"] == "fsdp2"

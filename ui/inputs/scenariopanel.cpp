@@ -90,6 +90,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_optimizerInBackward(new QCheckBox(this))
     , m_activationOffload(new QCheckBox(this))
     , m_compileLayers(new QCheckBox(this))
+    , m_compileLoss(new QCheckBox(this))
     , m_float8AllGather(new QCheckBox(this))
     , m_inferBatch(makeSpin(1, kMaxBatch))
     , m_promptTokens(makeSpin(1, kMaxTokens, 256))
@@ -200,6 +201,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("Saved activations move to CPU memory (torch.autograd.graph.save_on_cpu)"));
     addField(m_activationForm, m_compileLayers, QT_TR_NOOP("torch.compile each layer"),
              QT_TR_NOOP("Compile each decoder layer as torchtitan does: the layer keeps fewer tensors and its recompute fuses the norms and the activation (Llama layout, with full or selective-op checkpointing)"));
+    addField(
+        m_activationForm, m_compileLoss, QT_TR_NOOP("torch.compile the loss"),
+        QT_TR_NOOP("Compile the cross-entropy as torchtitan does since mid-2025: it keeps the 16-bit logits instead of "
+                   "fp32 log-probabilities (language-model heads, without tensor parallelism or chunked loss)"));
     addField(m_activationForm, m_float8AllGather, QT_TR_NOOP("Float8 all-gather"),
              QT_TR_NOOP("With fp8-mixed under FSDP2: gather the Float8 linears' weights in 1 byte instead of bf16 (torchtitan's enable_fsdp_float8_all_gather)"));
     m_trainGroups.push_back(activations);
@@ -233,18 +238,49 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
 void ScenarioPanel::nameInputs()
 {
     // Object names: stable handles for tests and for style sheets.
-    const std::pair<QWidget*, const char*> names[] = {
-        {m_gpu, "gpu"}, {m_gpuCapacity, "gpuCapacity"}, {m_gpuCount, "gpuCount"}, {m_sharding, "sharding"}, {m_cpuOffload, "cpuOffload"},
-        {m_tensorParallel, "tensorParallel"}, {m_sequenceParallel, "sequenceParallel"}, {m_pipelineParallel, "pipelineParallel"}, {m_virtualStages, "virtualStages"}, {m_contextParallel, "contextParallel"}, {m_asyncTp, "asyncTp"},
-        {m_mode, "mode"}, {m_profile, "profile"}, {m_precision, "precision"}, {m_weightQuant, "weightQuant"},
-        {m_optimizer, "optimizer"}, {m_galoreRank, "galoreRank"}, {m_microBatch, "microBatch"}, {m_seqLen, "seqLen"},
-        {m_gradAccum, "gradAccum"}, {m_effectiveBatch, "effectiveBatch"}, {m_checkpointing, "checkpointing"},
-        {m_checkpointEvery, "checkpointEvery"}, {m_attention, "attention"}, {m_loop, "loop"}, {m_useCache, "useCache"}, {m_chunkedLoss, "chunkedLoss"},
-        {m_lossChunks, "lossChunks"}, {m_optimizerInBackward, "optimizerInBackward"},
-        {m_activationOffload, "activationOffload"}, {m_compileLayers, "compileLayers"}, {m_float8AllGather, "float8AllGather"}, {m_inferBatch, "inferBatch"}, {m_promptTokens, "promptTokens"},
-        {m_newTokens, "newTokens"}, {m_inferPrecision, "inferPrecision"}, {m_inferWeightQuant, "inferWeightQuant"},
-        {m_kvCacheDtype, "kvCacheDtype"}, {m_inferAttention, "inferAttention"}, {m_problem, "problem"},
-        {m_modelPicker, "modelPicker"}, {m_peft, "peft"}};
+    const std::pair<QWidget*, const char*> names[] = {{m_gpu, "gpu"},
+                                                      {m_gpuCapacity, "gpuCapacity"},
+                                                      {m_gpuCount, "gpuCount"},
+                                                      {m_sharding, "sharding"},
+                                                      {m_cpuOffload, "cpuOffload"},
+                                                      {m_tensorParallel, "tensorParallel"},
+                                                      {m_sequenceParallel, "sequenceParallel"},
+                                                      {m_pipelineParallel, "pipelineParallel"},
+                                                      {m_virtualStages, "virtualStages"},
+                                                      {m_contextParallel, "contextParallel"},
+                                                      {m_asyncTp, "asyncTp"},
+                                                      {m_mode, "mode"},
+                                                      {m_profile, "profile"},
+                                                      {m_precision, "precision"},
+                                                      {m_weightQuant, "weightQuant"},
+                                                      {m_optimizer, "optimizer"},
+                                                      {m_galoreRank, "galoreRank"},
+                                                      {m_microBatch, "microBatch"},
+                                                      {m_seqLen, "seqLen"},
+                                                      {m_gradAccum, "gradAccum"},
+                                                      {m_effectiveBatch, "effectiveBatch"},
+                                                      {m_checkpointing, "checkpointing"},
+                                                      {m_checkpointEvery, "checkpointEvery"},
+                                                      {m_attention, "attention"},
+                                                      {m_loop, "loop"},
+                                                      {m_useCache, "useCache"},
+                                                      {m_chunkedLoss, "chunkedLoss"},
+                                                      {m_lossChunks, "lossChunks"},
+                                                      {m_optimizerInBackward, "optimizerInBackward"},
+                                                      {m_activationOffload, "activationOffload"},
+                                                      {m_compileLayers, "compileLayers"},
+                                                      {m_compileLoss, "compileLoss"},
+                                                      {m_float8AllGather, "float8AllGather"},
+                                                      {m_inferBatch, "inferBatch"},
+                                                      {m_promptTokens, "promptTokens"},
+                                                      {m_newTokens, "newTokens"},
+                                                      {m_inferPrecision, "inferPrecision"},
+                                                      {m_inferWeightQuant, "inferWeightQuant"},
+                                                      {m_kvCacheDtype, "kvCacheDtype"},
+                                                      {m_inferAttention, "inferAttention"},
+                                                      {m_problem, "problem"},
+                                                      {m_modelPicker, "modelPicker"},
+                                                      {m_peft, "peft"}};
     for (const auto& [widget, name] : names)
         widget->setObjectName(QLatin1String(name));
 }
@@ -354,12 +390,46 @@ void ScenarioPanel::setTabOrderByLayout()
 {
     // Tab follows the panel top to bottom, as it reads: the widgets were
     // created in another order (the member order), which Qt would follow.
-    const QList<QWidget*> order = {m_modelPicker, m_mode, m_profile, m_gpu, m_gpuCount, m_sharding, m_cpuOffload,
-                                   m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_asyncTp, m_precision, m_weightQuant, m_optimizer, m_galoreRank, m_peft, m_microBatch,
-                                   m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
-                                   m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload,
-                                   m_compileLayers, m_float8AllGather, m_inferBatch, m_promptTokens, m_newTokens, m_inferPrecision, m_inferWeightQuant,
-                                   m_kvCacheDtype, m_inferAttention};
+    const QList<QWidget*> order = {m_modelPicker,
+                                   m_mode,
+                                   m_profile,
+                                   m_gpu,
+                                   m_gpuCount,
+                                   m_sharding,
+                                   m_cpuOffload,
+                                   m_tensorParallel,
+                                   m_sequenceParallel,
+                                   m_pipelineParallel,
+                                   m_virtualStages,
+                                   m_contextParallel,
+                                   m_asyncTp,
+                                   m_precision,
+                                   m_weightQuant,
+                                   m_optimizer,
+                                   m_galoreRank,
+                                   m_peft,
+                                   m_microBatch,
+                                   m_seqLen,
+                                   m_gradAccum,
+                                   m_checkpointing,
+                                   m_checkpointEvery,
+                                   m_attention,
+                                   m_loop,
+                                   m_useCache,
+                                   m_chunkedLoss,
+                                   m_lossChunks,
+                                   m_optimizerInBackward,
+                                   m_activationOffload,
+                                   m_compileLayers,
+                                   m_compileLoss,
+                                   m_float8AllGather,
+                                   m_inferBatch,
+                                   m_promptTokens,
+                                   m_newTokens,
+                                   m_inferPrecision,
+                                   m_inferWeightQuant,
+                                   m_kvCacheDtype,
+                                   m_inferAttention};
     for (qsizetype i = 1; i < order.size(); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
 }
@@ -389,10 +459,44 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
 {
     // The panel's own inputs; the model picker and the PEFT group announce
     // their changes themselves.
-    return {m_gpu, m_gpuCount, m_sharding, m_cpuOffload, m_tensorParallel, m_sequenceParallel, m_pipelineParallel, m_virtualStages, m_contextParallel, m_asyncTp, m_mode, m_profile, m_precision, m_weightQuant, m_optimizer,
-            m_galoreRank, m_microBatch, m_seqLen, m_gradAccum, m_checkpointing, m_checkpointEvery, m_attention,
-            m_loop, m_useCache, m_chunkedLoss, m_lossChunks, m_optimizerInBackward, m_activationOffload, m_compileLayers, m_float8AllGather, m_inferBatch, m_promptTokens,
-            m_newTokens, m_inferPrecision, m_inferWeightQuant, m_kvCacheDtype, m_inferAttention};
+    return {m_gpu,
+            m_gpuCount,
+            m_sharding,
+            m_cpuOffload,
+            m_tensorParallel,
+            m_sequenceParallel,
+            m_pipelineParallel,
+            m_virtualStages,
+            m_contextParallel,
+            m_asyncTp,
+            m_mode,
+            m_profile,
+            m_precision,
+            m_weightQuant,
+            m_optimizer,
+            m_galoreRank,
+            m_microBatch,
+            m_seqLen,
+            m_gradAccum,
+            m_checkpointing,
+            m_checkpointEvery,
+            m_attention,
+            m_loop,
+            m_useCache,
+            m_chunkedLoss,
+            m_lossChunks,
+            m_optimizerInBackward,
+            m_activationOffload,
+            m_compileLayers,
+            m_compileLoss,
+            m_float8AllGather,
+            m_inferBatch,
+            m_promptTokens,
+            m_newTokens,
+            m_inferPrecision,
+            m_inferWeightQuant,
+            m_kvCacheDtype,
+            m_inferAttention};
 }
 
 void ScenarioPanel::onModelChanged()
@@ -519,6 +623,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_optimizerInBackward->setChecked(t.optimizerInBackward);
     m_activationOffload->setChecked(t.activationOffload);
     m_compileLayers->setChecked(t.compileLayers);
+    m_compileLoss->setChecked(t.compileLoss);
     m_float8AllGather->setChecked(t.float8AllGather);
 
     const InferenceConfig& i = s.inference;
@@ -579,6 +684,7 @@ Scenario ScenarioPanel::scenario() const
     t.optimizerInBackward = m_optimizerInBackward->isChecked();
     t.activationOffload = m_activationOffload->isChecked();
     t.compileLayers = m_compileLayers->isChecked();
+    t.compileLoss = m_compileLoss->isChecked();
     t.float8AllGather = m_float8AllGather->isChecked();
 
     InferenceConfig& i = s.inference;

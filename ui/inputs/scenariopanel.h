@@ -105,6 +105,7 @@ private:
     QCheckBox* m_optimizerInBackward;
     QCheckBox* m_activationOffload;
     QCheckBox* m_compileLayers;
+    QCheckBox* m_compileLoss;        // train.compile_loss
     QCheckBox* m_float8AllGather;    // train.float8_all_gather
     // Inference
     QSpinBox* m_inferBatch;

@@ -96,6 +96,8 @@ const std::vector<Setting>& settings()
          [](const Scenario& s) { return s.mode == Mode::Train ? yesNo(s.train.activationOffload) : QString(); }},
         {QT_TRANSLATE_NOOP("CompareView", "Compiled layers"),
          [](const Scenario& s) { return s.mode == Mode::Train ? yesNo(s.train.compileLayers) : QString(); }},
+        {QT_TRANSLATE_NOOP("CompareView", "Compiled loss"),
+         [](const Scenario& s) { return s.mode == Mode::Train ? yesNo(s.train.compileLoss) : QString(); }},
         {QT_TRANSLATE_NOOP("CompareView", "KV cache"),
          [](const Scenario& s) {
              return s.mode == Mode::Inference ? DisplayNames::kvCacheDtype(s.inference.kvCacheDtype) : QString();
