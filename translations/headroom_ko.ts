@@ -2897,6 +2897,14 @@ time</source>
         <source>Compile the cross-entropy as torchtitan does since mid-2025: it keeps the 16-bit logits instead of fp32 log-probabilities (language-model heads, without tensor parallelism or chunked loss)</source>
         <translation>torchtitan이 2025년 중반부터 하듯 교차 엔트로피를 컴파일: fp32 로그 확률 대신 16비트 로짓을 보관 (언어 모델 헤드, 텐서 병렬이나 청크 손실 없이)</translation>
     </message>
+    <message>
+        <source>Replicate groups (HSDP)</source>
+        <translation>복제 그룹 (HSDP)</translation>
+    </message>
+    <message>
+        <source>FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded gradients (torchtitan&apos;s data_parallel_replicate_degree); 1 shards over all of them</source>
+        <translation>데이터 병렬 GPU를 그룹으로 나눠 FSDP2가 그룹 안에서 샤딩하고, 그룹끼리 샤딩된 그래디언트를 all-reduce함 (torchtitan의 data_parallel_replicate_degree); 1이면 전체에 걸쳐 샤딩</translation>
+    </message>
 </context>
 <context>
     <name>Screenshot</name>

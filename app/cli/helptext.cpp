@@ -101,6 +101,7 @@ std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
 std::string getVpp(const Scenario& s) { return count(s.hardware.parallel.vpp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
+std::string getDpReplicate(const Scenario& s) { return count(s.hardware.parallel.dpReplicate); }
 std::string getCompileLoss(const Scenario& s) { return train(s) ? onOff(s.train.compileLoss) : ""; }
 std::string getFloat8AllGather(const Scenario& s) { return onOff(s.train.float8AllGather); }
 std::string getAsyncTp(const Scenario& s) { return onOff(s.hardware.parallel.asyncTp); }
@@ -282,6 +283,9 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("cp", "N",
             "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
             "cp", getCp);
+        add("dp-replicate", "N",
+            "HSDP: the data-parallel GPUs form N replicate groups, FSDP2 sharding within each (needs --sharding fsdp2)",
+            "dp-replicate", getDpReplicate);
         add("async-tp", "",
             "torchtitan's AsyncTP: all-gathers and reduce-scatters fused with their matmuls over a "
             "symmetric-memory workspace (needs --tp, --sharding fsdp2 and --compile)",

@@ -130,7 +130,10 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
     std::cout << "Global batch " << r.globalBatch << " sequences of " << sc.train.seqLen << " tokens"
               << (r.globalBatchDerived ? " (no global_batch given: micro-batch x grad-accum x GPUs)" : "") << ".\n"
               << "GPUs per node: " << r.links.gpusPerNode
-              << (r.gpusPerNodeAssumed ? " (assumed: the scenario does not say; --gpus-per-node N)" : "") << ".\n"
+              << (r.gpusPerNodeAssumed
+                      ? " (assumed: the scenario does not say; --gpus-per-node N or hardware.gpus_per_node)"
+                      : "")
+              << ".\n"
               << "Links per GPU and direction: " << fixed(r.links.intraNodeGBs, 1) << " GB/s inside a node, "
               << fixed(r.links.interNodeGBs, 1) << " GB/s between nodes (" << r.links.source << ").\n"
               << "Step time: matrix products at " << fixed(100 * kAchievableFractionOfPeak, 0) << "% of "

@@ -198,6 +198,14 @@ Result<std::string> exportAccelerateFsdpYaml(const Scenario& sc, const Plan& pla
     y += std::string("mixed_precision: ") + accelerateMixedPrecision(t.precision) + "\n";
     y += "num_machines: 1\n";
     y += "num_processes: " + std::to_string(sc.hardware.count) + "\n";
+    // HSDP: accelerate's ParallelismConfig (accelerate 1.15 commands/launch.py
+    // parallelism_config_* arguments, FSDP2 only), replicate x shard groups.
+    const std::uint64_t replicate = sc.hardware.parallel.dpReplicate;
+    if (fsdp2 && replicate > 1 && sc.hardware.count % replicate == 0) {
+        y += "parallelism_config:\n";
+        y += "  parallelism_config_dp_replicate_size: " + std::to_string(replicate) + "\n";
+        y += "  parallelism_config_dp_shard_size: " + std::to_string(sc.hardware.count / replicate) + "\n";
+    }
     y += "rdzv_backend: static\n";
     y += "same_network: true\n";
     y += "use_cpu: false\n";

@@ -281,8 +281,9 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     y += std::string("enable_cpu_offload = ") + (sc.hardware.cpuOffload ? "true" : "false") + "\n";
 
     y += "\n[parallelism]\n";
-    y += "data_parallel_replicate_degree = " + n(shard ? 1 : l.dp) + "\n";
-    y += "data_parallel_shard_degree = " + n(shard ? l.dp : 1) + "\n";
+    // HSDP: dp_replicate groups of dp / dp_replicate sharded ranks.
+    y += "data_parallel_replicate_degree = " + n(shard ? l.dpReplicate : l.dp) + "\n";
+    y += "data_parallel_shard_degree = " + n(shard ? l.dp / l.dpReplicate : 1) + "\n";
     if (shard)
         y += std::string("fsdp_reshard_after_forward = ") +
              (s == Sharding::Zero1 || s == Sharding::Zero2 ? "\"never\"" : "\"default\"") + "\n";

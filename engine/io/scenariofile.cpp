@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "io/scenariofile.h"
 
+#include "core/checkedmath.h"
 #include "io/atomicfile.h"
 #include "io/jsonfields.h"
 #include "io/modeljson.h"
@@ -48,6 +49,56 @@ using jsonfields::guarded;
 
 // ---------------------------------------------------------------------------
 // Scenario
+
+// hardware.nodes and hardware.gpus_per_node (issue 15's scenario): the
+// GPUs per node are kept (the layout search's node size); nodes x
+// gpus_per_node is the GPU count, given instead of "count" or checked
+// against it. Without nodes, a count above one node must fill whole nodes.
+void readNodes(Reader& h, HardwareConfig& c)
+{
+    std::uint64_t nodes = 0;
+    h.integer("nodes", 1, kMaxGpus, nodes);
+    h.integer("gpus_per_node", 1, kMaxGpus, c.gpusPerNode);
+    if (h.failed())
+        return;
+    if (nodes != 0 && c.gpusPerNode == 0) {
+        h.fail(ErrorCode::InvalidArgument, "hardware.nodes", "needs hardware.gpus_per_node (the GPUs of one node)");
+        return;
+    }
+    if (nodes != 0) {
+        const UInt128 total = static_cast<UInt128>(nodes) * c.gpusPerNode;
+        if (total > kMaxGpus)
+            h.fail(ErrorCode::InvalidArgument, "hardware.nodes",
+                   "nodes x gpus_per_node is more than " + std::to_string(kMaxGpus) + " GPUs");
+        else if (h.has("count") && total != c.count)
+            h.fail(ErrorCode::InvalidArgument, "hardware.count",
+                   std::to_string(c.count) + " GPUs, but nodes " + std::to_string(nodes) + " x gpus_per_node " +
+                       std::to_string(c.gpusPerNode) + " = " + std::to_string(static_cast<std::uint64_t>(total)));
+        else
+            c.count = static_cast<std::uint64_t>(total);
+    } else if (c.gpusPerNode != 0 && c.count > c.gpusPerNode && c.count % c.gpusPerNode != 0) {
+        h.fail(ErrorCode::InvalidArgument, "hardware.count",
+               std::to_string(c.count) + " GPUs do not fill whole nodes of gpus_per_node " +
+                   std::to_string(c.gpusPerNode));
+    }
+}
+
+// hardware.parallel.dp_shard is derived (count / (tp x pp x cp x
+// dp_replicate)); a file that states it must state that number.
+void checkDpShard(Reader& p, const HardwareConfig& c)
+{
+    std::uint64_t dpShard = 0;
+    p.integer("dp_shard", 1, kMaxGpus, dpShard);
+    if (p.failed() || dpShard == 0)
+        return;
+    const ParallelConfig& l = c.parallel;
+    const UInt128 product = static_cast<UInt128>(l.tp) * l.pp * l.cp * l.dpReplicate * dpShard;
+    if (product != c.count)
+        p.fail(ErrorCode::InvalidArgument, "hardware.parallel.dp_shard",
+               "tp " + std::to_string(l.tp) + " x pp " + std::to_string(l.pp) + " x cp " + std::to_string(l.cp) +
+                   " x dp_replicate " + std::to_string(l.dpReplicate) + " x dp_shard " + std::to_string(dpShard) +
+                   " must equal hardware.count " + std::to_string(c.count));
+}
 
 Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDir)
 {
@@ -167,7 +218,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
 
     if (const json* hardware = top.object("hardware")) {
         Reader h(*hardware, "hardware", error);
-        h.allowOnly({"gpu", "count", "sharding", "cpu_offload", "parallel"});
+        h.allowOnly({"gpu", "count", "nodes", "gpus_per_node", "sharding", "cpu_offload", "parallel"});
         HardwareConfig& c = s.hardware;
         std::string gpu;
         h.string("gpu", gpu, false);
@@ -178,13 +229,14 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
             c.gpu = found->id;  // the catalog's spelling, whatever case the file used
         }
         h.integer("count", 1, kMaxGpus, c.count);
+        readNodes(h, c);
         h.enumeration("sharding", parseSharding, shardingName, c.sharding);
         h.boolean("cpu_offload", c.cpuOffload);
         // Tensor, pipeline and context parallelism (issue 15; plan/parallel.h
         // checks that the layout divides the GPUs, the model and the sequence).
         if (const json* parallel = h.object("parallel")) {
             Reader p(*parallel, "hardware.parallel", error);
-            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "async_tp"});
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "async_tp", "dp_replicate", "dp_shard"});
             ParallelConfig& l = c.parallel;
             p.integer("tp", 1, kMaxGpus, l.tp);
             p.boolean("sp", l.sp);
@@ -193,6 +245,8 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
             p.integer("vpp", 1, kMaxGpus, l.vpp);
             p.integer("cp", 1, kMaxGpus, l.cp);
             p.boolean("async_tp", l.asyncTp);
+            p.integer("dp_replicate", 1, kMaxGpus, l.dpReplicate);
+            checkDpShard(p, c);
         }
     }
 
@@ -318,6 +372,15 @@ ordered scenarioToOrdered(const Scenario& scenario)
         document["hardware"]["parallel"]["cp"] = h.parallel.cp;
     if (h.parallel.asyncTp)
         document["hardware"]["parallel"]["async_tp"] = true;
+    // HSDP only when used; dp_shard is derived, written so the file reads whole.
+    if (h.parallel.dpReplicate != 1) {
+        document["hardware"]["parallel"]["dp_replicate"] = h.parallel.dpReplicate;
+        const std::uint64_t perReplica = h.parallel.tp * h.parallel.pp * h.parallel.cp * h.parallel.dpReplicate;
+        if (perReplica != 0 && h.count % perReplica == 0)
+            document["hardware"]["parallel"]["dp_shard"] = h.count / perReplica;
+    }
+    if (h.gpusPerNode != 0)
+        document["hardware"]["gpus_per_node"] = h.gpusPerNode;
     return document;
 }
 

@@ -61,6 +61,7 @@ void setLayout(Scenario& sc, const LayoutCandidate& c)
     sc.hardware.parallel.pp = c.pp;
     sc.hardware.parallel.vpp = 1;
     sc.hardware.parallel.cp = 1; // context parallelism is not searched (docs/planner.md "Layout search")
+    sc.hardware.parallel.dpReplicate = 1; // nor HSDP: the step-time model has no replicate-group terms
     sc.hardware.sharding = c.sharding;
     sc.train.microBatch = c.microBatch;
     sc.train.gradAccum = c.gradAccum;
@@ -145,8 +146,10 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     LayoutSearchResult r;
     r.gpus = count;
     r.gpu = *gpu;
-    r.gpusPerNodeAssumed = options.gpusPerNode == 0;
-    r.links = interconnectFor(*gpu, r.gpusPerNodeAssumed ? kDefaultGpusPerNode : options.gpusPerNode);
+    // The options' node size, else the scenario's (hardware.gpus_per_node), else assumed.
+    const std::uint64_t gpusPerNode = options.gpusPerNode != 0 ? options.gpusPerNode : base.hardware.gpusPerNode;
+    r.gpusPerNodeAssumed = gpusPerNode == 0;
+    r.links = interconnectFor(*gpu, r.gpusPerNodeAssumed ? kDefaultGpusPerNode : gpusPerNode);
     r.globalBatchDerived = base.train.globalBatch == 0;
     r.globalBatch = r.globalBatchDerived ? base.train.microBatch * base.train.gradAccum * count : base.train.globalBatch;
     if (r.globalBatch == 0)
@@ -169,6 +172,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     // checked without the scenario's own choice of them, which would refuse
     // every tp > 1 of an FSDP2 scenario planned without sp.
     shape.hardware.parallel.cp = 1;
+    shape.hardware.parallel.dpReplicate = 1;
     shape.hardware.sharding = Sharding::Ddp;
     for (std::uint64_t tp : divisorsUpTo(std::min(count, r.links.gpusPerNode), r.links.gpusPerNode)) {
         if (count % tp != 0 || r.links.gpusPerNode % tp != 0)

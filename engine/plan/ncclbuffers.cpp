@@ -27,8 +27,10 @@ NcclBuffers ncclBuffers(const Scenario& sc)
     // context parallelism FSDP2 shards over dp x cp (torchtitan's flattened
     // dp_shard_cp mesh, plan/parallel.h) and ring attention passes K and V
     // over its own cp group.
-    const std::uint64_t dataGroup = sc.hardware.sharding == Sharding::Fsdp2 ? dp * cp : dp;
-    for (const std::uint64_t degree : {dataGroup, tp, pp, cp}) {
+    // HSDP adds the replicate group, which all-reduces the sharded gradients.
+    const std::uint64_t replicate = p.dpReplicate == 0 || dp % p.dpReplicate != 0 ? 1 : p.dpReplicate;
+    const std::uint64_t dataGroup = sc.hardware.sharding == Sharding::Fsdp2 ? dp / replicate * cp : dp;
+    for (const std::uint64_t degree : {dataGroup, replicate, tp, pp, cp}) {
         if (degree <= 1)
             continue;
         ++n.communicators;

@@ -321,6 +321,20 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
             (perReplica > count ? std::string("more than ") + n(count) : n(static_cast<std::uint64_t>(perReplica))) +
             " GPUs per model replica must divide hardware.count " + n(count));
     l.dp = count / static_cast<std::uint64_t>(perReplica);
+    if (p.dpReplicate == 0)
+        return invalid("hardware.parallel.dp_replicate: must be at least 1, got 0");
+    if (p.dpReplicate > 1) {
+        if (!l.fsdp2)
+            return unsupported(std::string("hardware.parallel.dp_replicate: HSDP (replicated groups of sharded "
+                                           "ranks) is planned under FSDP2, as torchtitan runs it; set "
+                                           "hardware.sharding to fsdp2, got ") +
+                               shardingName(sc.hardware.sharding));
+        if (l.dp % p.dpReplicate != 0)
+            return invalid("hardware.parallel.dp_replicate: " + n(p.dpReplicate) +
+                           " must divide the data-parallel degree " + n(l.dp) + " (hardware.count " + n(count) +
+                           " / (tp x pp x cp))");
+        l.dpReplicate = p.dpReplicate;
+    }
     if (auto e = torchtitanChecks(sc, p))
         return *e;
 

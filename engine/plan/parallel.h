@@ -19,6 +19,9 @@ struct ParallelLayout {
     std::uint64_t pp = 1; // pipeline stages
     std::uint64_t cp = 1; // context-parallel degree: each rank holds seq / cp tokens
     std::uint64_t dp = 1; // data-parallel degree: count / (tp x pp x cp)
+    // HSDP under FSDP2: dp_replicate groups of dp / dp_replicate ranks
+    // (ParallelConfig::dpReplicate); 1 otherwise.
+    std::uint64_t dpReplicate = 1;
     bool sp = false;      // sequence parallelism (with tp)
     // FSDP2 under model parallelism, as torchtitan composes them (plan/
     // torchtitanrows.cpp): DTensor tensor parallelism with sequence
@@ -43,9 +46,10 @@ struct ParallelLayout {
     bool modelParallel() const { return tp > 1 || pp > 1 || cp > 1; }
     // The ranks one parameter is sharded over: FSDP2 shards over torchtitan's
     // dp_shard_cp mesh (parallel_dims.py build_mesh flattens dp_shard and cp;
-    // parallelize_llama.py apply_fsdp takes world_mesh["dp_shard_cp"]); the
-    // other shardings act over the data-parallel degree.
-    std::uint64_t shardDegree() const { return fsdp2 ? dp * cp : dp; }
+    // parallelize_llama.py apply_fsdp takes world_mesh["dp_shard_cp"], and
+    // under HSDP world_mesh["dp_replicate", "dp_shard_cp"], sharding over the
+    // second); the other shardings act over the data-parallel degree.
+    std::uint64_t shardDegree() const { return fsdp2 ? dp / dpReplicate * cp : dp; }
     // The embedding is on virtual stage 0 (chunk 0 of rank 0), the final norm,
     // the head and the loss on the last virtual stage (chunk vpp - 1 of the last rank).
     bool firstStage(std::uint64_t stage) const { return stage == 0; }

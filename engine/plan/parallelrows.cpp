@@ -439,8 +439,12 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
                               "): the pipeline is never full.");
     if (layout.fsdp2) {
         worst.notes.push_back(
-            "FSDP2 as torchtitan composes it: parameters sharded over dp x cp = " +
-            std::to_string(layout.shardDegree()) + " ranks" +
+            std::string("FSDP2 as torchtitan composes it: parameters sharded over ") +
+            (layout.dpReplicate > 1 ? "dp_shard x cp = " : "dp x cp = ") + std::to_string(layout.shardDegree()) +
+            " ranks" +
+            (layout.dpReplicate > 1 ? " (HSDP: " + std::to_string(layout.dpReplicate) +
+                                          " replicate groups all-reduce the sharded gradients)"
+                                    : std::string()) +
             (layout.tp > 1 ? ", DTensor tensor and sequence parallelism with the colwise linears' all-gathered inputs "
                              "saved, loss parallelism"
                            : "") +
@@ -448,10 +452,9 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
                            : "") +
             (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
             ".");
-        worst.notes.push_back(
-            "Not modelled with torchtitan's layouts: HSDP (dp_replicate), expert "
-            "parallelism; torch.compile and Float8 linears only with full checkpointing, their "
-            "effect under tp, pp and cp read from the source, not measured.");
+        worst.notes.push_back("Not modelled with torchtitan's layouts: expert "
+                              "parallelism; torch.compile and Float8 linears only with full checkpointing, their "
+                              "effect under tp, pp and cp read from the source, not measured.");
         return worst;
     }
     worst.notes.push_back(

@@ -197,8 +197,15 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
     ctx.mode = sc.mode;
     ctx.rank = rank;
     // The sharding degree: every GPU, or for a rank of a layout count / (tp x
-    // pp x cp), and FSDP2 over that times cp (ParallelLayout::shardDegree).
-    ctx.shards = rank ? rank->layout->shardDegree() : sc.hardware.count;
+    // pp x cp), and FSDP2 over that times cp (ParallelLayout::shardDegree);
+    // under HSDP the ranks of one replicate group (parallel.cpp checks that
+    // dp_replicate divides them).
+    ctx.shards = rank ? rank->layout->shardDegree() : sc.hardware.count / sc.hardware.parallel.dpReplicate;
+    if (!rank && sc.hardware.parallel.dpReplicate > 1)
+        plan.notes.push_back("HSDP: " + std::to_string(sc.hardware.parallel.dpReplicate) + " replicate groups of " +
+                             std::to_string(ctx.shards) +
+                             " GPUs; parameters, gradients and optimizer states are sharded within a group and the "
+                             "groups all-reduce the sharded gradients in place (FSDP2 foreach_reduce).");
 
     if (sc.mode == Mode::Train) {
         const TrainConfig& tc = sc.train;

@@ -143,9 +143,17 @@ struct ParallelConfig {
     // each matmul with its reduce-scatter over a symmetric-memory workspace
     // (plan/asynctp.h). Needs tp > 1, FSDP2 and compiled layers.
     bool asyncTp = false;
+    // HSDP under FSDP2 (torchtitan's data_parallel_replicate_degree): the
+    // data-parallel ranks form dp_replicate groups of dp / dp_replicate ranks;
+    // parameters, gradients and optimizer states are sharded within a group
+    // (over dp_shard x cp) and the groups all-reduce the sharded gradients
+    // (torch 2.11 fsdp/_fully_shard/_fsdp_collectives.py foreach_reduce: in
+    // place on the reduce-scatter output). 1: plain FSDP.
+    std::uint64_t dpReplicate = 1;
     bool isDefault() const
     {
-        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 && !asyncTp;
+        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 &&
+               !asyncTp && dpReplicate == 1;
     }
 };
 
@@ -154,6 +162,10 @@ struct HardwareConfig {
     std::uint64_t count = 1;
     Sharding sharding = Sharding::None;
     bool cpuOffload = false;   // ZeRO-Offload / FSDP CPU offload: optimizer states (and for stage 3, parameters) on CPU
+    // GPUs per node ("gpus_per_node", with "nodes" = count / gpus_per_node):
+    // where the layout search keeps tensor parallelism and which links it
+    // times; 0 when the scenario does not say (the search then assumes 8).
+    std::uint64_t gpusPerNode = 0;
     ParallelConfig parallel;
 };
 

@@ -29,6 +29,9 @@ CASES = {
     # FSDP2 (fsdp_version 2) with torchtitan's op-level checkpointing planned.
     "fsdp2-bf16-8gpu": ["--peft", "none", "--sharding", "fsdp2", "--gpus", "8", "--precision", "bf16-mixed",
                         "--checkpointing", "selective-op"],
+    # HSDP: 2 replicate groups of 4 sharded GPUs (accelerate's ParallelismConfig).
+    "fsdp2-hsdp-2x4": ["--peft", "none", "--sharding", "fsdp2", "--gpus", "8", "--dp-replicate", "2",
+                       "--precision", "bf16-mixed", "--checkpointing", "full"],
 }
 COMMON = ["--model", "meta-llama/Llama-3.1-8B", "--gpu", "h100-sxm-80gb", "--optimizer", "adamw"]
 # The launcher's mixed_precision names for Headroom's precisions.
@@ -68,6 +71,13 @@ class AccelerateYaml(common.TempDirTest):
                 env = prepare_multi_gpu_env(args)
                 self.assertEqual(env["ACCELERATE_USE_FSDP"], "true")
                 self.assertEqual(env["ACCELERATE_MIXED_PRECISION"], config.mixed_precision)
+                replicate = int(value(options, "--dp-replicate") or 1)
+                if replicate > 1:
+                    self.assertEqual(env["ACCELERATE_USE_PARALLELISM_CONFIG"], "true")
+                    self.assertEqual(env["PARALLELISM_CONFIG_DP_REPLICATE_SIZE"], str(replicate))
+                    self.assertEqual(env["PARALLELISM_CONFIG_DP_SHARD_SIZE"], str(gpus // replicate))
+                else:
+                    self.assertNotIn("PARALLELISM_CONFIG_DP_REPLICATE_SIZE", env)
 
                 with mock.patch.dict(os.environ, env), \
                         mock.patch("accelerate.utils.dataclasses.is_cuda_available", return_value=True), \

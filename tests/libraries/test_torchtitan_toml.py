@@ -57,6 +57,9 @@ CASES = {
                                                        "--grad-accum", "4"]),
     # A qwen3 flavor with tied embeddings, pure bf16, pp 3 over 28 layers
     # (9, 9, 10), FSDP1 written as FSDP2.
+    # HSDP: 2 replicate groups of 4 sharded GPUs (data_parallel_replicate_degree).
+    "fsdp2-hsdp-2x4": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--dp-replicate", "2",
+                                        "--checkpointing", "full"]),
     "qwen3-0.6b-pp3-fsdp": ("qwen3-0.6b", ["--precision", "bf16", "--sharding", "fsdp", "--gpus", "6", "--pp", "3",
                                            "--checkpointing", "none", "--grad-accum", "8"]),
 }
@@ -114,8 +117,9 @@ class TorchtitanToml(common.TempDirTest):
                 self.assertEqual(p.pipeline_parallel_degree, pp)
                 self.assertEqual(p.context_parallel_degree, 1)
                 sharded = hw["sharding"] not in ("none", "ddp")
-                self.assertEqual(p.data_parallel_shard_degree, dp if sharded else 1)
-                self.assertEqual(p.data_parallel_replicate_degree, 1 if sharded else dp)
+                replicate = parallel.get("dp_replicate", 1)
+                self.assertEqual(p.data_parallel_shard_degree, dp // replicate if sharded else 1)
+                self.assertEqual(p.data_parallel_replicate_degree, replicate if sharded else dp)
                 self.assertEqual(t.enable_cpu_offload, hw.get("cpu_offload", False))
                 self.assertEqual(t.dtype, "bfloat16" if train["precision"] == "bf16" else "float32")
                 self.assertEqual(t.mixed_precision_param, "float32" if train["precision"] == "fp32" else "bfloat16")

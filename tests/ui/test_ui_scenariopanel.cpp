@@ -48,7 +48,7 @@ private slots:
         Scenario inference = preset("Qwen/Qwen2.5-0.5B");
         inference.mode = Mode::Inference;
         inference.inference = {4, 3000, 700, KvCacheDtype::Fp8, Precision::Fp16, WeightQuant::Int8, Attention::Flash};
-        inference.hardware = {"a100-80gb", 1, Sharding::None, false, {}};
+        inference.hardware = {"a100-80gb", 1, Sharding::None, false, 0, {}};
         QTest::newRow("inference") << canonical(inference);
 
         Scenario sharded = preset("meta-llama/Llama-3.2-1B");
@@ -63,7 +63,7 @@ private slots:
         sharded.train.microBatch = 7;
         sharded.train.seqLen = 4096;
         sharded.train.gradAccum = 3;
-        sharded.hardware = {"h100-sxm-80gb", 8, Sharding::Zero3, true, {}};
+        sharded.hardware = {"h100-sxm-80gb", 8, Sharding::Zero3, true, 0, {}};
         sharded.profile = Profile::Headroom;
         QTest::newRow("ZeRO-3 offload, every 3rd layer") << canonical(sharded);
 
@@ -81,6 +81,17 @@ private slots:
         Scenario interleaved = parallel;
         interleaved.hardware.parallel = {2, true, 4, PipelineSchedule::OneFOneB, 2};
         QTest::newRow("tp 2 + sp x pp 4 interleaved, vpp 2") << canonical(interleaved);
+
+        // HSDP has an input; the node size (no input) is kept as loaded.
+        Scenario hsdp = preset("meta-llama/Llama-3.1-8B");
+        hsdp.train.peft = {};
+        hsdp.train.weightQuant = WeightQuant::None;
+        hsdp.hardware.gpu = "h100-sxm-80gb";
+        hsdp.hardware.count = 32;
+        hsdp.hardware.sharding = Sharding::Fsdp2;
+        hsdp.hardware.gpusPerNode = 8;
+        hsdp.hardware.parallel.dpReplicate = 4;
+        QTest::newRow("FSDP2 HSDP 4 x 8, 8 GPUs per node") << canonical(hsdp);
 
         Scenario galore = preset("gpt2");
         galore.train.optimizer = Optimizer::Galore;

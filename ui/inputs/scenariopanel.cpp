@@ -68,6 +68,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_pipelineParallel(makeSpin(1, kMaxGpus))
     , m_virtualStages(makeSpin(1, kMaxGpus))
     , m_contextParallel(makeSpin(1, kMaxGpus))
+    , m_dpReplicate(makeSpin(1, kMaxGpus))
     , m_asyncTp(new QCheckBox(this))
     , m_mode(new QComboBox(this))
     , m_profile(new QComboBox(this))
@@ -150,6 +151,9 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
             "separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages"));
     addField(hardwareForm, m_contextParallel, QT_TR_NOOP("Context parallel"),
              QT_TR_NOOP("GPUs that split every sequence (torchtitan's ring attention), each holding sequence / context tokens; needs FSDP2 sharding"));
+    addField(hardwareForm, m_dpReplicate, QT_TR_NOOP("Replicate groups (HSDP)"),
+             QT_TR_NOOP("FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded "
+                        "gradients (torchtitan's data_parallel_replicate_degree); 1 shards over all of them"));
     addField(hardwareForm, m_asyncTp, QT_TR_NOOP("AsyncTP"),
              QT_TR_NOOP("torchtitan's asynchronous tensor parallelism: each all-gather and reduce-scatter fused with its matmul over a symmetric-memory workspace outside PyTorch's allocator (needs tensor parallel, FSDP2 and torch.compile)"));
 
@@ -248,6 +252,7 @@ void ScenarioPanel::nameInputs()
                                                       {m_pipelineParallel, "pipelineParallel"},
                                                       {m_virtualStages, "virtualStages"},
                                                       {m_contextParallel, "contextParallel"},
+                                                      {m_dpReplicate, "dpReplicate"},
                                                       {m_asyncTp, "asyncTp"},
                                                       {m_mode, "mode"},
                                                       {m_profile, "profile"},
@@ -402,6 +407,7 @@ void ScenarioPanel::setTabOrderByLayout()
                                    m_pipelineParallel,
                                    m_virtualStages,
                                    m_contextParallel,
+                                   m_dpReplicate,
                                    m_asyncTp,
                                    m_precision,
                                    m_weightQuant,
@@ -468,6 +474,7 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
             m_pipelineParallel,
             m_virtualStages,
             m_contextParallel,
+            m_dpReplicate,
             m_asyncTp,
             m_mode,
             m_profile,
@@ -530,6 +537,9 @@ void ScenarioPanel::updateVisibility()
     // Virtual stages interleave a pipeline: nothing to interleave without one
     // (kept enabled while above 1, so that a scenario's vpp can be set back).
     m_virtualStages->setEnabled(m_pipelineParallel->value() > 1 || m_virtualStages->value() > 1);
+    // HSDP replicates FSDP2's shards: nothing to replicate without FSDP2 (kept
+    // enabled while above 1, so that a scenario's groups can be set back).
+    m_dpReplicate->setEnabled(sharding == Sharding::Fsdp2 || m_dpReplicate->value() > 1);
     // Likewise kept enabled while checked, so that a scenario's setting can be cleared.
     m_asyncTp->setEnabled(m_tensorParallel->value() > 1 || m_asyncTp->isChecked());
     m_float8AllGather->setEnabled((comboEnum<Precision>(m_precision) == Precision::Fp8Mixed &&
@@ -600,6 +610,8 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_sequenceParallel->setChecked(hw.parallel.sp);
     m_pipelineParallel->setValue(clampToSpin(hw.parallel.pp, m_pipelineParallel));
     m_contextParallel->setValue(clampToSpin(hw.parallel.cp, m_contextParallel));
+    m_dpReplicate->setValue(clampToSpin(hw.parallel.dpReplicate, m_dpReplicate));
+    m_gpusPerNode = hw.gpusPerNode;
     m_ppSchedule = hw.parallel.ppSchedule;
     m_virtualStages->setValue(clampToSpin(hw.parallel.vpp, m_virtualStages));
     m_asyncTp->setChecked(hw.parallel.asyncTp);
@@ -658,6 +670,8 @@ Scenario ScenarioPanel::scenario() const
     s.hardware.parallel.vpp = spinValue(m_virtualStages);
     s.hardware.parallel.asyncTp = m_asyncTp->isChecked();
     s.hardware.parallel.cp = spinValue(m_contextParallel);
+    s.hardware.parallel.dpReplicate = spinValue(m_dpReplicate);
+    s.hardware.gpusPerNode = m_gpusPerNode;
     // A global batch from the file follows the panel's effective batch (micro-batch x accumulation x
     // data-parallel replicas, the label under them), so an edit of either never leaves a stale one.
     const std::uint64_t modelParallel = s.hardware.parallel.tp * s.hardware.parallel.pp * s.hardware.parallel.cp;

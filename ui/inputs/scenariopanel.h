@@ -79,6 +79,7 @@ private:
     QSpinBox* m_pipelineParallel;    // hardware.parallel.pp
     QSpinBox* m_virtualStages;       // hardware.parallel.vpp
     QSpinBox* m_contextParallel;     // hardware.parallel.cp
+    QSpinBox* m_dpReplicate;         // hardware.parallel.dp_replicate (HSDP)
     QCheckBox* m_asyncTp;            // hardware.parallel.async_tp
     // Run
     QComboBox* m_mode;
@@ -127,5 +128,6 @@ private:
     // scenario shown, so that an edit does not drop them.
     headroom::PipelineSchedule m_ppSchedule = headroom::PipelineSchedule::OneFOneB;
     std::uint64_t m_globalBatch = 0;
+    std::uint64_t m_gpusPerNode = 0; // hardware.gpus_per_node (the layout search's node size)
     QFormLayout* m_activationForm = nullptr;
 };
