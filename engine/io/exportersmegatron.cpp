@@ -258,10 +258,6 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
         arg("--bf16");
     else if (trainerFp16(t.precision))
         arg("--fp16");
-    if (t.precision != Precision::Fp32)
-        notes.push_back(std::string("Megatron-LM's --") + (trainerBf16(t.precision) ? "bf16" : "fp16") +
-                        " keeps 16-bit weights with an fp32 main copy and an fp32 gradient buffer; Headroom planned " +
-                        precisionName(t.precision) + " as PyTorch runs it (docs/planner.md).");
     if (t.optimizer == Optimizer::AdamW) {
         arg("--optimizer", "adam");  // decoupled weight decay: Megatron's adam is AdamW
     } else {
@@ -294,8 +290,11 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
                     "--init-method-std; take them from the model's config.json.");
     notes.push_back("--vocab-size is the model's vocab_size; Megatron-LM reads it with --tokenizer-type "
                     "NullTokenizer, and with a real tokenizer pads the tokenizer's own size instead.");
-    notes.push_back("Not planned: Megatron-LM's own buffers (the gradient buffer, the distributed optimizer's, "
-                    "NCCL and pipeline send/receive buffers).");
+    if (t.precision == Precision::Bf16)
+        notes.push_back("Pure bf16 has no Megatron-LM mode (--bf16 keeps fp32 main parameters and gradients): "
+                        "Headroom planned 16-bit weights, gradients and optimizer states as PyTorch keeps them, not "
+                        "Megatron-LM's buffers; plan with --precision bf16-mixed for Megatron-LM's.");
+    notes.push_back("Not planned: NCCL's and the pipeline's send/receive buffers.");
     for (const std::string& note : plan.notes)
         notes.push_back(note);
 

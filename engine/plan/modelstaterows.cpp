@@ -262,6 +262,11 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin)
 
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
+    if (ctx.megatron) {
+        addMegatronModelStateRows(ctx, rows);
+        addWorkspaceRows(ctx, rows);
+        return;
+    }
     const TrainConfig& tc = ctx.scenario.train;
     const Sharding sharding = ctx.scenario.hardware.sharding;
     const bool multi = ctx.shards > 1;
@@ -619,7 +624,12 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         ctx.note("CPU offload: optimizer state and fp32 master weights are held in CPU memory.");
     }
 
-    // ---- Library workspaces -----------------------------------------------
+    addWorkspaceRows(ctx, rows);
+}
+
+void addWorkspaceRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const Phase last = Phase::OptimizerStep;
     const int handles = ctx.mode == Mode::Train ? ctx.profile.cublasWorkspacesTraining : ctx.profile.cublasWorkspacesInference;
     rows.push_back(row("cublas.workspace", "cuBLAS workspaces allocated through the caching allocator, one per handle and stream (CublasHandlePool.cpp)",
                        Category::Workspace, satMul(ctx.profile.cublasWorkspaceBytes(ctx.gpu.computeMajor), static_cast<Bytes>(handles)),

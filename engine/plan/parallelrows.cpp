@@ -459,8 +459,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     }
     worst.notes.push_back(
         "Not modelled with tensor and pipeline parallelism: point-to-point send and receive buffers (NCCL's "
-        "communicators are counted in device used), "
-        "Megatron's distributed optimizer and fp32 gradient buffers, context and expert parallelism.");
+        "communicators are counted in device used), context and expert parallelism.");
     return worst;
 }
 

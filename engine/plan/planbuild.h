@@ -53,6 +53,7 @@ struct BuildContext {
     bool compiledLayers = false;  // torch.compile per decoder layer (TrainConfig::compileLayers, plan/compiledlayer.h)
     bool float8Linears = false;   // torchao Float8Linear in the layers (fp8-mixed under FSDP2, plan/float8linear.h)
     bool float8AllGather = false; // FSDP2 gathers those linears' weights in float8 (plan/float8linear.h)
+    bool megatron = false;        // model states as Megatron-LM keeps them (megatronrows.cpp megatronModelStates)
     bool anyPlainLayer() const { return checkpointEvery != 1; }
     bool anyCheckpointedLayer() const { return checkpointEvery != 0; }
     std::vector<std::string> loraTargets; // resolved PEFT target module names
@@ -80,6 +81,15 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin);
 // Model state: weights (and their low-precision copies), gradients,
 // optimizer state, adapters, sharding buffers, library workspaces.
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// Megatron-LM's model states for a rank of a tensor/pipeline-parallel layout
+// planned without FSDP2 (megatronrows.cpp): whether they apply (16-bit or
+// fp32 full fine-tuning, DDP or the distributed optimizer, Adam or SGD), and
+// the rows: 16-bit parameters, the fp32 main-grad buffer, fp32 main
+// parameters and moments, sharded over dp by the distributed optimizer.
+bool megatronModelStates(const Scenario& sc, const BuildContext& ctx);
+void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// cuBLAS's workspaces, through the caching allocator (modelstaterows.cpp).
+void addWorkspaceRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // FSDP2's unsharded copies and collective buffers for units of `layerParams`
 // per layer and `globalParams` at the root (fsdp2rows.cpp); a pipeline
 // stage's variant under pipeline parallelism.

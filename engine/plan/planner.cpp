@@ -239,14 +239,21 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         // instead (torchtitan trains without autocast): the whole forward, the
         // residual stream included, runs in 16-bit over fp32 sharded masters.
         const bool fsdp2Cast = sc.hardware.sharding == Sharding::Fsdp2 && mixed;
-        ctx.autocast = mixed && !ctx.deepspeedStyle && !fsdp2Cast;
+        // Megatron-LM (a tensor/pipeline layout without FSDP2) runs the model
+        // in its 16-bit dtype (Float16Module), without autocast, over fp32
+        // main parameters in the optimizer (megatronrows.cpp).
+        ctx.megatron = detail::megatronModelStates(sc, ctx);
+        if (ctx.megatron)
+            ctx.deepspeedStyle = false;
+        ctx.autocast = mixed && !ctx.deepspeedStyle && !fsdp2Cast && !ctx.megatron;
         ctx.residual = (ctx.autocast && (ctx.fullFinetune || ctx.quantizedBase)) ? 4 : ctx.act;
         ctx.dropoutActive = m.dropout > 0;
         // use_cache in training: the config's value unless the user set one;
         // gradient checkpointing turns it off (transformers modeling_layers.py
         // GradientCheckpointingLayer); encoders return no cache.
         const bool cacheAsked = tc.useCache == UseCache::On || (tc.useCache == UseCache::ConfigDefault && m.useCache);
-        ctx.trainUseCache = cacheAsked && !m.encoder && tc.checkpointing == Checkpointing::None;
+        // Megatron-LM's GPTModel returns no cache in training.
+        ctx.trainUseCache = cacheAsked && !m.encoder && tc.checkpointing == Checkpointing::None && !ctx.megatron;
         if (tc.loop == TrainingLoop::Custom)
             ctx.note(ctx.trainUseCache
                          ? "Custom training loop: the model outputs (logits and every layer's keys and values) stay alive through backward and the optimizer step, until the next forward returns."

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Model states as Megatron-LM keeps them, for the tensor/pipeline-parallel
+// layouts planned the Megatron-LM way (no FSDP2): what its mixed-precision
+// module, its DistributedDataParallel and its optimizer allocate.
+//
+// - Float16Module casts the model to the 16-bit dtype (--bf16 / --fp16):
+//   2 bytes per parameter; fp32 training keeps 4.
+// - DistributedDataParallel (megatron/core/distributed/
+//   param_and_grad_buffer.py) keeps every gradient in one contiguous
+//   main-grad buffer for the whole run, whose buckets are reduced in place:
+//   fp32 under --bf16 (training/arguments.py turns
+//   accumulate_allreduce_grads_in_fp32 on for bf16), the 16-bit dtype under
+//   --fp16, fp32 in fp32 training. No second copy (PyTorch DDP's buckets).
+// - The optimizer (Float16OptimizerWithFloat16Params, or with
+//   --use-distributed-optimizer DistributedOptimizer, ZeRO-1 over the
+//   data-parallel ranks) keeps fp32 main parameters in the 16-bit modes and
+//   Adam's two fp32 moments (SGD's momentum: one); the distributed optimizer
+//   shards both over dp. Its Adam is a fused multi-tensor kernel
+//   (Transformer Engine or Apex FusedAdam): no per-parameter temporaries.
+//
+// Per parameter that is 18 bytes under --bf16 and 6 + 12 / dp with the
+// distributed optimizer: Megatron-LM's own estimate
+// (megatron/training/theoretical_memory_usage.py num_bytes_per_parameter,
+// "bf16 model params, fp32 main gradients, fp32 main params, and fp32 Adam
+// states"), which test_megatron checks against.
+#include "plan/planbuild.h"
+
+namespace headroom::detail {
+
+bool megatronModelStates(const Scenario& sc, const BuildContext& ctx)
+{
+    if (!ctx.rank || ctx.rank->layout->fsdp2 || sc.mode != Mode::Train || !ctx.fullFinetune)
+        return false;
+    const TrainConfig& t = sc.train;
+    const Sharding s = sc.hardware.sharding;
+    const bool megatronPrecision =
+        t.precision == Precision::Bf16Mixed || t.precision == Precision::Fp16Mixed || t.precision == Precision::Fp32;
+    const bool megatronSharding = s == Sharding::None || s == Sharding::Ddp || s == Sharding::Zero1;
+    const bool megatronOptimizer =
+        t.optimizer == Optimizer::AdamW || t.optimizer == Optimizer::Sgd || t.optimizer == Optimizer::SgdMomentum;
+    return megatronPrecision && megatronSharding && megatronOptimizer && !t.optimizerInBackward &&
+           sc.hardware.cpuOffload == false;
+}
+
+namespace {
+
+TensorRow stateRow(const char* name, const char* source, Category c, Bytes bytes, LayerSet layers)
+{
+    return {name, source, c, bytes, Phase::Load, Phase::OptimizerStep, layers, false};
+}
+
+} // namespace
+
+void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const TrainConfig& t = ctx.scenario.train;
+    const bool mixed = t.precision != Precision::Fp32;
+    const Bytes paramBytes = mixed ? 2 : 4;
+    const Bytes gradBytes = t.precision == Precision::Fp16Mixed ? 2 : 4;
+    const Bytes mainParamBytes = mixed ? 4 : 0;
+    const Bytes momentBytes = t.optimizer == Optimizer::AdamW ? 8 : t.optimizer == Optimizer::SgdMomentum ? 4 : 0;
+    // The distributed optimizer (--sharding zero1) shards the fp32 main
+    // parameters and the moments over the data-parallel ranks.
+    const Bytes shards = ctx.scenario.hardware.sharding == Sharding::Zero1 ? ctx.shards : 1;
+
+    const Bytes layerParams = ctx.table.layerElements();
+    Bytes globalParams = 0;
+    for (const ParamTensor& p : ctx.table.global)
+        globalParams = satAdd(globalParams, p.elements());
+    const Bytes allParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);
+
+    rows.push_back(stateRow("weights.layer",
+                            "parameters of one layer in the 16-bit dtype Megatron-LM's Float16Module casts the model "
+                            "to (fp32 training: 4 bytes)",
+                            Category::Weights, satMul(layerParams, paramBytes), LayerSet::All));
+    rows.push_back(stateRow("weights.global", "embeddings, final norm and output layer in the model's dtype",
+                            Category::Weights, satMul(globalParams, paramBytes), LayerSet::Global));
+    rows.push_back(stateRow("megatron.grad_buffer",
+                            "Megatron-LM DDP's contiguous main-grad buffer for every parameter, fp32 under --bf16 "
+                            "(accumulate_allreduce_grads_in_fp32), 16-bit under --fp16; kept for the run and reduced "
+                            "in place (param_and_grad_buffer.py)",
+                            Category::Gradients, satMul(allParams, gradBytes), LayerSet::Global));
+    if (mainParamBytes > 0) {
+        rows.push_back(stateRow("optimizer.main_params_layer",
+                                "fp32 main parameters of one layer in Megatron-LM's mixed-precision optimizer (sharded "
+                                "over dp by the distributed optimizer)",
+                                Category::OptimizerState, ceilDiv(satMul(layerParams, mainParamBytes), shards),
+                                LayerSet::All));
+        rows.push_back(stateRow(
+            "optimizer.main_params_global", "fp32 main parameters of the embeddings, final norm and output layer",
+            Category::OptimizerState, ceilDiv(satMul(globalParams, mainParamBytes), shards), LayerSet::Global));
+    }
+    if (momentBytes > 0) {
+        rows.push_back(stateRow("optimizer.layer",
+                                "Adam's two fp32 moments (SGD momentum: one) of one layer's parameters, in the fused "
+                                "optimizer (sharded over dp by the distributed optimizer)",
+                                Category::OptimizerState, ceilDiv(satMul(layerParams, momentBytes), shards),
+                                LayerSet::All));
+        rows.push_back(
+            stateRow("optimizer.global", "the optimizer's moments of the embeddings, final norm and output layer",
+                     Category::OptimizerState, ceilDiv(satMul(globalParams, momentBytes), shards), LayerSet::Global));
+    }
+    ctx.note(
+        std::string("Model states as Megatron-LM keeps them: ") +
+        (mixed ? "16-bit parameters, " : "fp32 parameters, ") + (gradBytes == 4 ? "an fp32" : "a 16-bit") +
+        " main-grad buffer" + (mainParamBytes > 0 ? ", fp32 main parameters" : "") +
+        (momentBytes > 0 ? " and the optimizer's fp32 moments" : "") +
+        (shards > 1 ? " sharded over " + std::to_string(shards) + " data-parallel ranks (distributed optimizer)" : "") +
+        "; a fused optimizer step with no temporaries (megatron/training/theoretical_memory_usage.py: 18 bytes per "
+        "parameter under --bf16, 6 + 12 / dp with the distributed optimizer).");
+}
+
+} // namespace headroom::detail
