@@ -1897,6 +1897,14 @@ time</source>
         <source>The fastest tensor, pipeline and data-parallel layouts of the scenario&apos;s GPUs that fit</source>
         <translation>시나리오의 GPU에 들어가는 텐서·파이프라인·데이터 병렬 레이아웃 중 가장 빠른 것</translation>
     </message>
+    <message>
+        <source>Stages</source>
+        <translation>스테이지</translation>
+    </message>
+    <message>
+        <source>Each pipeline stage&apos;s memory side by side, and which stage is the worst</source>
+        <translation>파이프라인 스테이지마다의 메모리를 나란히 보여 주고, 어느 스테이지가 최악인지 표시합니다</translation>
+    </message>
 </context>
 <context>
     <name>MakeItFitView</name>
@@ -2921,8 +2929,8 @@ time</source>
         <translation>%1을(를) 쓸 수 없습니다</translation>
     </message>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit, compare or search</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare, search 중 하나를 쓰세요</translation>
+        <source>unknown view &quot;%1&quot;: use breakdown, stages, timeline, ladder, sweep, validate, fit, compare or search</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, stages, timeline, ladder, sweep, validate, fit, compare, search 중 하나를 쓰세요</translation>
     </message>
 </context>
 <context>
@@ -3192,6 +3200,137 @@ time</source>
     <message>
         <source>Headroom did not exit cleanly. Restore unsaved changes from %1?</source>
         <translation>Headroom이 정상적으로 종료되지 않았습니다. %1의 저장하지 않은 변경 사항을 복원할까요?</translation>
+    </message>
+</context>
+<context>
+    <name>StagesChart</name>
+    <message>
+        <source>Stage %1</source>
+        <translation>스테이지 %1</translation>
+    </message>
+    <message>
+        <source>1 layer</source>
+        <extracomment>under &quot;Stage 2&quot;: its decoder layers, e.g. &quot;20 layers&quot;, or its model chunks&apos; layers, &quot;10 + 10 layers&quot;</extracomment>
+        <translation>레이어 1</translation>
+    </message>
+    <message>
+        <source>%1 layers</source>
+        <translation>레이어 %1</translation>
+    </message>
+    <message>
+        <source>worst
+%1</source>
+        <extracomment>above the bar of the stage with the most device memory used: &quot;worst&quot;, then its device used</extracomment>
+        <translation>최악
+%1</translation>
+    </message>
+    <message>
+        <source>the worst stage: the verdict and the other views show its plan</source>
+        <translation>최악 스테이지: 판정과 다른 보기는 이 스테이지의 계획을 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>Peak allocated %1 · peak reserved %2</source>
+        <translation>최대 할당량 %1 · 최대 예약량 %2</translation>
+    </message>
+    <message>
+        <source>Device used %1 of %2</source>
+        <translation>디바이스 사용량 %1 / %2</translation>
+    </message>
+    <message>
+        <source>Allocator cache and CUDA context, up to device used</source>
+        <translation>할당자 캐시와 CUDA 컨텍스트 (디바이스 사용량까지)</translation>
+    </message>
+</context>
+<context>
+    <name>StagesModel</name>
+    <message>
+        <source>%1 (worst)</source>
+        <extracomment>a pipeline stage&apos;s number in the Stages table, on the stage the other views show</extracomment>
+        <translation>%1 (최악)</translation>
+    </message>
+    <message>
+        <source>The stage with the most device memory used: the verdict and the other views show its plan</source>
+        <translation>디바이스 메모리를 가장 많이 쓰는 스테이지입니다. 판정과 다른 보기는 이 스테이지의 계획을 보여 줍니다</translation>
+    </message>
+    <message>
+        <source>Pipeline stage (pipeline-parallel rank)</source>
+        <translation>파이프라인 스테이지 (파이프라인 병렬 랭크)</translation>
+    </message>
+    <message>
+        <source>Stage</source>
+        <translation>스테이지</translation>
+    </message>
+    <message>
+        <source>Decoder layers of each of the stage&apos;s model chunks (virtual stages)</source>
+        <translation>스테이지의 모델 청크(가상 스테이지)마다의 디코더 레이어 수</translation>
+    </message>
+    <message>
+        <source>Layers</source>
+        <translation>레이어</translation>
+    </message>
+    <message>
+        <source>Decoder layers on this stage</source>
+        <translation>이 스테이지의 디코더 레이어 수</translation>
+    </message>
+    <message>
+        <source>Chunk micro-batches whose activations the stage holds at once (one chunk&apos;s activations of one micro-batch each; interleaved 1F1B)</source>
+        <translation>스테이지가 한꺼번에 활성값을 보관하는 청크 마이크로배치 수 (각각 마이크로배치 하나에 대한 모델 청크 하나의 활성값; 인터리브드 1F1B)</translation>
+    </message>
+    <message>
+        <source>Chunk micro-batches in flight</source>
+        <translation>진행 중인 청크 마이크로배치</translation>
+    </message>
+    <message>
+        <source>Micro-batches whose activations the stage holds at once (1F1B: pp − stage, at most the step&apos;s micro-batches; GPipe: all of them)</source>
+        <translation>스테이지가 한꺼번에 활성값을 보관하는 마이크로배치 수 (1F1B: pp − 스테이지 번호, 스텝의 마이크로배치 수 이하; GPipe: 전부)</translation>
+    </message>
+    <message>
+        <source>Micro-batches in flight</source>
+        <translation>진행 중인 마이크로배치</translation>
+    </message>
+    <message>
+        <source>torch.cuda.max_memory_allocated on this stage</source>
+        <translation>이 스테이지의 torch.cuda.max_memory_allocated</translation>
+    </message>
+    <message>
+        <source>Peak allocated</source>
+        <translation>최대 할당량</translation>
+    </message>
+    <message>
+        <source>torch.cuda.max_memory_reserved on this stage</source>
+        <translation>이 스테이지의 torch.cuda.max_memory_reserved</translation>
+    </message>
+    <message>
+        <source>Peak reserved</source>
+        <translation>최대 예약량</translation>
+    </message>
+    <message>
+        <source>Peak reserved plus what lives outside the allocator (the CUDA context), as nvidia-smi shows it</source>
+        <translation>최대 예약량에 할당자 밖의 메모리(CUDA 컨텍스트)를 더한 값으로, nvidia-smi가 보여 주는 값입니다</translation>
+    </message>
+    <message>
+        <source>Device used</source>
+        <translation>디바이스 사용량</translation>
+    </message>
+    <message>
+        <source>The GPU&apos;s capacity minus device used; negative when the stage does not fit</source>
+        <translation>GPU 용량에서 디바이스 사용량을 뺀 값입니다. 스테이지가 들어가지 않으면 음수입니다</translation>
+    </message>
+    <message>
+        <source>Headroom</source>
+        <translation>여유</translation>
+    </message>
+</context>
+<context>
+    <name>StagesView</name>
+    <message>
+        <source>Every GPU holds the same plan: the Breakdown tab shows it. The pipeline stages appear here side by side when the layout splits the model: set Tensor parallel, Pipeline stages or Context parallel above 1 in the GPU group of the panel.</source>
+        <translation>모든 GPU가 같은 계획을 가지며, 메모리 구성 탭이 그 계획을 보여 줍니다. 레이아웃이 모델을 나누면 여기에 파이프라인 스테이지가 나란히 나타납니다: 패널의 GPU 그룹에서 텐서 병렬, 파이프라인 스테이지 또는 컨텍스트 병렬을 1보다 크게 설정하세요.</translation>
+    </message>
+    <message>
+        <source>Layout %1. The verdict, the breakdown and the timeline show the worst stage, stage %2: the one with the most device memory used.</source>
+        <extracomment>%1 the layout, e.g. &quot;tp 8 · pp 4 · dp 2&quot;; %2 the number of the worst stage</extracomment>
+        <translation>레이아웃 %1. 판정, 메모리 구성, 타임라인은 디바이스 메모리를 가장 많이 쓰는 최악 스테이지, 곧 스테이지 %2를 보여 줍니다.</translation>
     </message>
 </context>
 <context>
@@ -4097,12 +4236,12 @@ time</source>
         <translation>알 수 없는 테마 &quot;%1&quot;: system, light, dark 중 하나를 쓰세요</translation>
     </message>
     <message>
-        <source>View to show: breakdown, timeline, ladder, sweep, validate, fit, compare or search.</source>
-        <translation>보여 줄 보기: breakdown, timeline, ladder, sweep, validate, fit, compare, search.</translation>
+        <source>View to show: breakdown, stages, timeline, ladder, sweep, validate, fit, compare or search.</source>
+        <translation>보여 줄 보기: breakdown, stages, timeline, ladder, sweep, validate, fit, compare, search.</translation>
     </message>
     <message>
-        <source>unknown view &quot;%1&quot;: use breakdown, timeline, ladder, sweep, validate, fit, compare or search</source>
-        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, timeline, ladder, sweep, validate, fit, compare, search 중 하나를 쓰세요</translation>
+        <source>unknown view &quot;%1&quot;: use breakdown, stages, timeline, ladder, sweep, validate, fit, compare or search</source>
+        <translation>알 수 없는 보기 &quot;%1&quot;: breakdown, stages, timeline, ladder, sweep, validate, fit, compare, search 중 하나를 쓰세요</translation>
     </message>
 </context>
 </TS>

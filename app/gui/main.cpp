@@ -83,7 +83,7 @@ int main(int argc, char** argv)
     const QCommandLineOption viewOption(
         QStringLiteral("view"),
         QCoreApplication::translate(
-            "main", "View to show: breakdown, timeline, ladder, sweep, validate, fit, compare or search."),
+            "main", "View to show: breakdown, stages, timeline, ladder, sweep, validate, fit, compare or search."),
         QStringLiteral("name"), QStringLiteral("breakdown"));
     const QCommandLineOption langOption(QStringLiteral("lang"), QCoreApplication::translate("main", "Language: en or ko."),
                                         QStringLiteral("code"));
@@ -135,7 +135,8 @@ int main(int argc, char** argv)
     if (!shownView)
         return fail(
             QCoreApplication::translate(
-                "main", "unknown view \"%1\": use breakdown, timeline, ladder, sweep, validate, fit, compare or search")
+                "main",
+                "unknown view \"%1\": use breakdown, stages, timeline, ladder, sweep, validate, fit, compare or search")
                 .arg(view));
     if (!language.isEmpty() && !LanguageManager::languages().contains(language))
         return fail(QCoreApplication::translate("main", "unknown language \"%1\": use en or ko").arg(language));

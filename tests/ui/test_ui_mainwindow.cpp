@@ -205,6 +205,7 @@ private slots:
     {
         QTest::addColumn<int>("view");
         QTest::newRow("breakdown") << static_cast<int>(MainWindow::View::Breakdown);
+        QTest::newRow("stages") << static_cast<int>(MainWindow::View::Stages);
         QTest::newRow("timeline") << static_cast<int>(MainWindow::View::Timeline);
         QTest::newRow("ladder") << static_cast<int>(MainWindow::View::Ladder);
         QTest::newRow("sweep") << static_cast<int>(MainWindow::View::Sweep);
@@ -230,7 +231,7 @@ private slots:
     {
         QTest::addColumn<QString>("view");
         QTest::addColumn<QString>("language");
-        for (const char* view : {"breakdown", "timeline", "ladder", "sweep", "search"}) {
+        for (const char* view : {"breakdown", "stages", "timeline", "ladder", "sweep", "search"}) {
             QTest::newRow(view) << QString::fromLatin1(view) << QStringLiteral("en");
             QTest::newRow(qPrintable(QStringLiteral("%1 ko").arg(QLatin1String(view)))) << QString::fromLatin1(view) << QStringLiteral("ko");
         }

@@ -4,6 +4,7 @@
 #include "charts/breakdownchart.h"
 #include "charts/chartexport.h"
 #include "charts/ladderchart.h"
+#include "charts/stageschart.h"
 #include "charts/timelineview.h"
 #include "document/plandocument.h"
 #include "export/exportactions.h"
@@ -22,6 +23,7 @@
 #include "views/ladderview.h"
 #include "views/makeitfitview.h"
 #include "views/searchview.h"
+#include "views/stagesview.h"
 #include "views/sweepview.h"
 #include "views/verdictbar.h"
 
@@ -55,6 +57,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_verdict(new VerdictBar)
     , m_tabs(new QTabWidget)
     , m_breakdown(new BreakdownView)
+    , m_stages(new StagesView)
     , m_timeline(new TimelineView)
     , m_ladder(new LadderView)
     , m_sweep(new SweepView(m_document))
@@ -71,6 +74,7 @@ MainWindow::MainWindow(QWidget* parent)
     scroll->setMinimumWidth(m_panel->sizeHint().width() + 24);
 
     m_tabs->addTab(m_breakdown, QString());
+    m_tabs->addTab(m_stages, QString());
     m_tabs->addTab(m_timeline, QString());
     m_tabs->addTab(m_ladder, QString());
     m_tabs->addTab(m_sweep, QString());
@@ -254,6 +258,9 @@ void MainWindow::retranslate()
     m_tabs->setTabText(static_cast<int>(View::Ladder), tr("Ladder"));
     m_tabs->setTabText(static_cast<int>(View::Sweep), tr("Sweep"));
     m_tabs->setTabToolTip(static_cast<int>(View::Breakdown), tr("What the GPU holds at the peak, and where each number comes from"));
+    m_tabs->setTabText(static_cast<int>(View::Stages), tr("Stages"));
+    m_tabs->setTabToolTip(static_cast<int>(View::Stages),
+                          tr("Each pipeline stage's memory side by side, and which stage is the worst"));
     m_tabs->setTabToolTip(static_cast<int>(View::Timeline), tr("Memory through one step, event by event"));
     m_tabs->setTabToolTip(static_cast<int>(View::Ladder), tr("Techniques applied one after another, with the saving of each"));
     m_tabs->setTabToolTip(static_cast<int>(View::Sweep), tr("Memory against micro-batch and sequence length"));
@@ -293,6 +300,7 @@ void MainWindow::setUnit(MemoryUnit unit)
     m_panel->refreshUnits();
     m_verdict->refresh();
     m_breakdown->refresh();
+    m_stages->refresh();
     m_timeline->refresh();
     m_ladder->refresh();
     m_sweep->refresh();
@@ -342,10 +350,10 @@ void MainWindow::updateVisibleView()
     // The timeline (~100 graphs for an 80-layer model) replots only when it
     // is shown: replotting it hidden doubled the edit-to-replot latency
     // (bench_ui); the ladder, sweep, make it fit and search plan dozens to
-    // thousands of variants.
+    // thousands of variants; the stages have no need to follow edits unseen.
     QWidget* current = m_tabs->currentWidget();
-    if (current != m_timeline && current != m_ladder && current != m_sweep && current != m_makeItFit &&
-        current != m_search)
+    if (current != m_stages && current != m_timeline && current != m_ladder && current != m_sweep &&
+        current != m_makeItFit && current != m_search)
         return;
     const std::uint64_t revision = m_document->revision();
     auto shown = m_shownRevision.find(current);
@@ -353,7 +361,12 @@ void MainWindow::updateVisibleView()
         return;
     m_shownRevision.insert(current, revision);
     const Scenario& planned = m_document->scenario();
-    if (current == m_timeline) {
+    if (current == m_stages) {
+        if (const auto& plan = m_document->plan())
+            m_stages->setPlan(*plan);
+        else
+            m_stages->clearPlan();
+    } else if (current == m_timeline) {
         if (const auto& plan = m_document->plan())
             m_timeline->setPlan(*plan);
         else
@@ -376,6 +389,8 @@ std::optional<MainWindow::View> MainWindow::viewFromName(const QString& name)
     const QString key = name.toLower();
     if (key == QLatin1String("breakdown"))
         return View::Breakdown;
+    if (key == QLatin1String("stages"))
+        return View::Stages;
     if (key == QLatin1String("timeline"))
         return View::Timeline;
     if (key == QLatin1String("ladder"))
@@ -397,6 +412,11 @@ QCustomPlot* MainWindow::currentChart() const
 {
     switch (static_cast<View>(m_tabs->currentIndex())) {
     case View::Breakdown: return m_breakdown->chart();
+    // Without stages the tab shows a sentence, no chart: the breakdown's is the plan's.
+    case View::Stages:
+        if (m_stages->showsStages())
+            return m_stages->chart();
+        return m_breakdown->chart();
     case View::Timeline: return m_timeline;
     case View::Ladder: return m_ladder->chart();
     case View::Sweep: return m_sweep;

@@ -5,8 +5,8 @@
 // its file and its plan live in the PlanDocument (ui/document): the panel
 // writes edits into it, the verdict and the breakdown follow every plan (a
 // plan takes microseconds), and the views that plan dozens of variants (the
-// ladder, the sweep, make it fit) or draw many graphs (the timeline) catch up
-// with the document's revision when their tab is shown.
+// ladder, the sweep, make it fit) or draw many graphs (the timeline), and the
+// stages, catch up with the document's revision when their tab is shown.
 #include "plan/plan.h"
 #include "plan/scenario.h"
 #include "text/memoryunits.h"
@@ -32,6 +32,7 @@ class QTabWidget;
 class RecentFiles;
 class ScenarioPanel;
 class SearchView;
+class StagesView;
 class SweepView;
 class Theme;
 class TimelineView;
@@ -42,7 +43,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class View { Breakdown, Timeline, Ladder, Sweep, Validate, MakeItFit, Compare, Search };
+    enum class View { Breakdown, Stages, Timeline, Ladder, Sweep, Validate, MakeItFit, Compare, Search };
 
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -67,7 +68,7 @@ public:
     QString currentFile() const;
 
     void showView(View view);
-    // "breakdown", "timeline", "ladder", "sweep", "validate", "fit", "compare", "search"
+    // "breakdown", "stages", "timeline", "ladder", "sweep", "validate", "fit", "compare", "search"
     static std::optional<View> viewFromName(const QString& name);
     QCustomPlot* currentChart() const;
     void setUnit(MemoryUnit unit);
@@ -78,6 +79,7 @@ public:
     ScenarioPanel* panel() const { return m_panel; }
     VerdictBar* verdict() const { return m_verdict; }
     BreakdownView* breakdownView() const { return m_breakdown; }
+    StagesView* stagesView() const { return m_stages; }
     TimelineView* timelineView() const { return m_timeline; }
     LadderView* ladderView() const { return m_ladder; }
     SweepView* sweepView() const { return m_sweep; }
@@ -131,6 +133,7 @@ private:
     VerdictBar* m_verdict;
     QTabWidget* m_tabs;
     BreakdownView* m_breakdown;
+    StagesView* m_stages; // the pipeline stages side by side (issue 15)
     TimelineView* m_timeline;
     LadderView* m_ladder;
     SweepView* m_sweep;

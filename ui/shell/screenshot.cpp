@@ -14,7 +14,8 @@ QString Screenshot::take(const ScreenshotRequest& request)
 {
     const auto view = MainWindow::viewFromName(request.view);
     if (!view)
-        return tr("unknown view \"%1\": use breakdown, timeline, ladder, sweep, validate, fit, compare or search")
+        return tr("unknown view \"%1\": use breakdown, stages, timeline, ladder, sweep, validate, fit, compare or "
+                  "search")
             .arg(request.view);
     if (!LanguageManager::languages().contains(request.language))
         return tr("unknown language \"%1\": use %2").arg(request.language, LanguageManager::languages().join(QStringLiteral(", ")));

@@ -25,9 +25,9 @@ const QString kViewKey = QStringLiteral("session/view");
 const QString kCleanExitKey = QStringLiteral("session/cleanExit");  // ISO 8601, UTC
 
 // The views by the names --view takes; views added later are simply not remembered.
-const QStringList kViewNames = {QStringLiteral("breakdown"), QStringLiteral("timeline"), QStringLiteral("ladder"),
-                                QStringLiteral("sweep"), QStringLiteral("validate"), QStringLiteral("fit"),
-                                QStringLiteral("compare")};
+const QStringList kViewNames = {QStringLiteral("breakdown"), QStringLiteral("stages"), QStringLiteral("timeline"),
+                                QStringLiteral("ladder"),    QStringLiteral("sweep"),  QStringLiteral("validate"),
+                                QStringLiteral("fit"),       QStringLiteral("compare")};
 
 QString currentViewName(const MainWindow* window)
 {
