@@ -100,6 +100,45 @@ void checkDpShard(Reader& p, const HardwareConfig& c)
                    " must equal hardware.count " + std::to_string(c.count));
 }
 
+// hardware.parallel.zero (0 to 3) and distributed_optimizer (issue 15's
+// scenario) say the sharding another way: ZeRO stage N is "zeroN" (stage 3
+// is also FSDP's full sharding), Megatron-LM's distributed optimizer is
+// ZeRO-1. Without "sharding" they set it; with it they must agree. They are
+// not written back: "sharding" carries them.
+void readShardingAliases(Reader& p, bool shardingGiven, HardwareConfig& c)
+{
+    std::uint64_t zero = 0;
+    bool distributed = false;
+    const bool zeroGiven = p.has("zero"), distributedGiven = p.has("distributed_optimizer");
+    p.integer("zero", 0, 3, zero);
+    p.boolean("distributed_optimizer", distributed);
+    if (p.failed() || (!zeroGiven && !distributedGiven))
+        return;
+    static constexpr Sharding kStage[] = {Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3};
+    const auto conflict = [&](const char* field, const std::string& said) {
+        p.fail(ErrorCode::InvalidArgument, std::string("hardware.parallel.") + field,
+               said + " disagrees with hardware.sharding " + shardingName(c.sharding));
+    };
+    if (zeroGiven) {
+        const Sharding s = c.sharding;
+        const bool agrees = zero == 0   ? s == Sharding::None || s == Sharding::Ddp
+                            : zero == 3 ? s == Sharding::Zero3 || s == Sharding::Fsdp || s == Sharding::Fsdp2
+                                        : s == kStage[zero];
+        if (!shardingGiven)
+            c.sharding = zero == 0 ? (c.count > 1 ? Sharding::Ddp : Sharding::None) : kStage[zero];
+        else if (!agrees)
+            return conflict("zero", "ZeRO stage " + std::to_string(zero));
+    }
+    if (distributedGiven) {
+        const bool zero1 = c.sharding == Sharding::Zero1;
+        if (distributed && !zero1 && !shardingGiven && !zeroGiven)
+            c.sharding = Sharding::Zero1;
+        else if (distributed != zero1)
+            return conflict("distributed_optimizer",
+                            std::string("distributed_optimizer ") + (distributed ? "true (ZeRO-1)" : "false"));
+    }
+}
+
 Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDir)
 {
     if (!document.is_object())
@@ -236,7 +275,8 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         // checks that the layout divides the GPUs, the model and the sequence).
         if (const json* parallel = h.object("parallel")) {
             Reader p(*parallel, "hardware.parallel", error);
-            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "async_tp", "dp_replicate", "dp_shard"});
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "async_tp", "dp_replicate", "dp_shard", "zero",
+                         "distributed_optimizer"});
             ParallelConfig& l = c.parallel;
             p.integer("tp", 1, kMaxGpus, l.tp);
             p.boolean("sp", l.sp);
@@ -247,6 +287,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
             p.boolean("async_tp", l.asyncTp);
             p.integer("dp_replicate", 1, kMaxGpus, l.dpReplicate);
             checkDpShard(p, c);
+            readShardingAliases(p, h.has("sharding"), c);
         }
     }
 

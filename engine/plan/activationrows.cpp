@@ -395,8 +395,13 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // custom-loop cases (tests/data/reference).
     const bool keepOutputs = tc.loop == TrainingLoop::Custom;
     const bool compiled = compiledLoss(ctx.scenario);
+    // Megatron-LM's model code computes its own vocabulary-parallel loss
+    // (megatronrows.cpp addMegatronLossRows).
+    const bool megatronLoss = ctx.megatron && !m.classifier() && !tc.chunkedCrossEntropy;
     if (compiled)
         addCompiledLossRows(ctx, TV, logitBytes, keepOutputs, rows);
+    else if (megatronLoss)
+        addMegatronLossRows(TV, logitBytes, rows);
     else
         rows.push_back({"logits",
                         m.classifier() ? "classifier output: sequences x num_labels in the compute dtype"
@@ -444,7 +449,7 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             rows.push_back({"loop.previous_kv_cache", "the previous step's past_key_values, alive until this forward returns",
                             Category::KvCache, kvBytes, Phase::Load, Phase::LossFwd, LayerSet::All, false});
     }
-    if (compiled)
+    if (compiled || megatronLoss)
         return;
     if (upcast)
         rows.push_back({"logits.fp32", "logits.float() inside the loss (transformers ForCausalLMLoss)", Category::Logits,

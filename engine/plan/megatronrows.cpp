@@ -110,4 +110,37 @@ void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& 
         "parameter under --bf16, 6 + 12 / dp with the distributed optimizer).");
 }
 
+// Megatron-LM's loss (megatron/core/tensor_parallel/cross_entropy.py
+// _VocabParallelCrossEntropy, the default unfused path): the forward takes
+// vocab_parallel_logits.float(), subtracts the max, exponentiates and divides
+// in place, so one fp32 copy becomes the softmax that it saves; the backward
+// subtracts 1 at the targets and scales in place in that same tensor and
+// returns it, and autograd casts it to the 16-bit logits' dtype
+// (torch/csrc/autograd/engine.cpp validate_outputs). Per token x vocabulary
+// element: 2 + 4 bytes in the forward, 4 kept, 4 + 2 in the backward, where
+// PyTorch's cross_entropy takes 10, 4 and 12. In fp32 .float() returns the
+// logits themselves, so the loss works in them.
+void addMegatronLossRows(Bytes TV, Bytes logitBytes, std::vector<TensorRow>& rows)
+{
+    if (logitBytes == 4) {
+        rows.push_back({"logits",
+                        "output-layer logits in fp32, turned into the softmax and then into their own gradient in "
+                        "place by Megatron-LM's vocab-parallel cross-entropy",
+                        Category::Logits, satMul(TV, 4), Phase::HeadFwd, Phase::HeadBwd, LayerSet::Global, false});
+        return;
+    }
+    rows.push_back(
+        {"logits",
+         "output-layer logits in the 16-bit dtype (the rank's vocabulary shard), freed when the loss has its fp32 copy",
+         Category::Logits, satMul(TV, logitBytes), Phase::HeadFwd, Phase::LossFwd, LayerSet::Global, false});
+    rows.push_back({"loss.softmax",
+                    "Megatron-LM's vocab-parallel cross-entropy: the logits' fp32 copy, made the softmax in place and "
+                    "saved; the backward computes the gradient in it in place (tensor_parallel/cross_entropy.py)",
+                    Category::Logits, satMul(TV, 4), Phase::LossFwd, Phase::LossBwd, LayerSet::Global, false});
+    rows.push_back(
+        {"logits.grad",
+         "the loss's fp32 gradient cast to the logits' dtype by autograd, consumed by the output layer's backward",
+         Category::Logits, satMul(TV, logitBytes), Phase::LossBwd, Phase::HeadBwd, LayerSet::Global, false});
+}
+
 } // namespace headroom::detail

@@ -88,6 +88,10 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // parameters and moments, sharded over dp by the distributed optimizer.
 bool megatronModelStates(const Scenario& sc, const BuildContext& ctx);
 void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// Megatron-LM's vocabulary-parallel cross-entropy (megatronrows.cpp): the
+// logits (`TV` tokens x the rank's vocabulary, `logitBytes` each) and the
+// tensors of the loss, which works in place on one fp32 copy.
+void addMegatronLossRows(Bytes TV, Bytes logitBytes, std::vector<TensorRow>& rows);
 // cuBLAS's workspaces, through the caching allocator (modelstaterows.cpp).
 void addWorkspaceRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
 // FSDP2's unsharded copies and collective buffers for units of `layerParams`

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// HSDP under FSDP2 (hardware.parallel.dp_replicate) and the scenario's node
-// shape (hardware.nodes, gpus_per_node). HSDP shards within a replicate group
+// HSDP under FSDP2 (hardware.parallel.dp_replicate), the scenario's node
+// shape (hardware.nodes, gpus_per_node) and its other spellings of the
+// sharding (hardware.parallel.zero, distributed_optimizer). HSDP shards within a replicate group
 // and all-reduces the sharded gradients in place (torch 2.11
 // _fsdp_collectives.py foreach_reduce), so a rank holds exactly what a rank of
 // plain FSDP2 over the group's GPUs holds: the expected plans are those plans,
@@ -156,6 +157,30 @@ private slots:
         expectError(fromHardware({{"nodes", 4}}), "hardware.nodes");
         expectError(fromHardware({{"count", 12}, {"gpus_per_node", 8}}), "hardware.count");
         QVERIFY(fromHardware({{"count", 4}, {"gpus_per_node", 8}})); // part of one node
+    }
+
+    // hardware.parallel.zero and distributed_optimizer say the sharding
+    // another way: they set it when "sharding" is absent, must agree with it
+    // when present, and are not written back.
+    void shardingAliases()
+    {
+        const auto sharding = [](const nlohmann::json& parallel, const char* given = nullptr) {
+            nlohmann::json hw{{"gpu", "h100-sxm-80gb"}, {"count", 8}, {"parallel", parallel}};
+            if (given)
+                hw["sharding"] = given;
+            return fromHardware(hw);
+        };
+        QCOMPARE(int(sharding({{"zero", 3}})->hardware.sharding), int(Sharding::Zero3));
+        QCOMPARE(int(sharding({{"zero", 0}})->hardware.sharding), int(Sharding::Ddp));
+        QCOMPARE(int(sharding({{"distributed_optimizer", true}})->hardware.sharding), int(Sharding::Zero1));
+        QCOMPARE(int(sharding({{"zero", 3}}, "fsdp2")->hardware.sharding), int(Sharding::Fsdp2));
+        QVERIFY(sharding({{"distributed_optimizer", false}}, "ddp"));
+        expectError(sharding({{"zero", 2}}, "fsdp2"), "hardware.parallel.zero");
+        expectError(sharding({{"distributed_optimizer", true}}, "zero3"), "hardware.parallel.distributed_optimizer");
+        expectError(sharding({{"zero", 4}}), "hardware.parallel.zero");
+        auto set = sharding({{"zero", 1}});
+        QVERIFY(set);
+        QVERIFY(scenarioToText(set.value()).find("\"zero\"") == std::string::npos);
     }
 
     // The layout search takes the scenario's node size when its options give none.

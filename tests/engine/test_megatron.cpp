@@ -108,6 +108,32 @@ private slots:
             QVERIFY2(!findRow(p, gone), gone);
     }
 
+    // Megatron-LM's vocab-parallel cross-entropy on the last stage, per
+    // element of the rank's T x V/tp logits: 2 + 4 bytes in the loss forward
+    // (the 16-bit logits and their fp32 copy, made the softmax in place), 4
+    // kept for the backward, 4 + 2 in it (the gradient computed in the softmax,
+    // cast to bf16); fp32 training works in the logits themselves (4 throughout).
+    void vocabParallelCrossEntropy()
+    {
+        const Bytes TV = 2 * 128 * (V / tp);
+        const auto logitsAt = [](const Plan& p, Phase phase) {
+            Bytes sum = 0;
+            for (const TensorRow& r : p.tensors)
+                if (r.category == Category::Logits && r.allocAt <= phase && r.freeAt >= phase)
+                    sum += r.bytes;
+            return sum;
+        };
+        const Plan mixed = stagePlan(megatron(Precision::Bf16Mixed, Sharding::Ddp), 1);
+        QCOMPARE(logitsAt(mixed, Phase::LossFwd), 6 * TV);
+        QCOMPARE(logitsAt(mixed, Phase::LossBwd), 6 * TV);
+        QCOMPARE(testing::rowBytes(mixed, "loss.softmax"), 4 * TV);
+        for (const char* gone : {"logits.fp32", "loss.log_softmax", "loss.grad"})
+            QVERIFY2(!findRow(mixed, gone), gone);
+        const Plan fp32 = stagePlan(megatron(Precision::Fp32, Sharding::Ddp), 1);
+        QCOMPARE(logitsAt(fp32, Phase::LossFwd), 4 * TV);
+        QCOMPARE(logitsAt(fp32, Phase::LossBwd), 4 * TV);
+    }
+
     // What Megatron-LM has no mode for stays as PyTorch keeps it: pure bf16,
     // and ZeRO-2/3 (DeepSpeed's).
     void otherRuntimesUnchanged()
