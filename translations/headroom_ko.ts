@@ -1649,6 +1649,16 @@ time</source>
         <translation>스텝
 시간</translation>
     </message>
+    <message>
+        <source>%1 × %2 virtual</source>
+        <extracomment>pipeline stages × virtual stages (model chunks) per stage, interleaved 1F1B</extracomment>
+        <translation>%1 × 가상 %2</translation>
+    </message>
+    <message>
+        <source>%1 pipeline stages, each holding %2 model chunks: interleaved 1F1B, whose bubble is %2 times smaller for %2 times the pipeline sends</source>
+        <extracomment>%1 pipeline stages, %2 model chunks on each</extracomment>
+        <translation>파이프라인 스테이지 %1개, 각각 모델 청크 %2개: 인터리브 1F1B로 버블은 %2배 작고 파이프라인 전송은 %2배 많음</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -3124,6 +3134,15 @@ time</source>
     <message>
         <source>Most frequent refusal: %1</source>
         <translation>가장 흔한 거부 사유: %1</translation>
+    </message>
+    <message>
+        <source>%1 (interleaved, vpp %2)</source>
+        <extracomment>pipeline stages interleaved 1F1B: %1 stages, %2 virtual stages (model chunks) each</extracomment>
+        <translation>%1 (인터리브, vpp %2)</translation>
+    </message>
+    <message>
+        <source>virtual stages</source>
+        <translation>가상 스테이지</translation>
     </message>
 </context>
 <context>

@@ -32,7 +32,8 @@ std::string seconds(double s) { return s < 1 ? fixed(s * 1e3, 1) + " ms" : fixed
 
 std::string layoutName(const LayoutCandidate& c)
 {
-    return "tp " + std::to_string(c.tp) + (c.sp ? " (sp)" : "") + " x pp " + std::to_string(c.pp) + " x dp " +
+    return "tp " + std::to_string(c.tp) + (c.sp ? " (sp)" : "") + " x pp " + std::to_string(c.pp) +
+           (c.vpp > 1 ? " (interleaved, vpp " + std::to_string(c.vpp) + ")" : std::string()) + " x dp " +
            std::to_string(c.dp) + ", " + shardingName(c.sharding) + ", micro-batch " + std::to_string(c.microBatch) +
            " x " + std::to_string(c.gradAccum) + ", checkpointing " + checkpointingName(c.checkpointing);
 }
@@ -44,6 +45,7 @@ nlohmann::json toJson(const LayoutCandidate& c)
              {{"tp", c.tp},
               {"sp", c.sp},
               {"pp", c.pp},
+              {"vpp", c.vpp},
               {"dp", c.dp},
               {"sharding", shardingName(c.sharding)},
               {"micro_batch", c.microBatch},
@@ -62,7 +64,8 @@ nlohmann::json toJson(const LayoutCandidate& c)
               {"pipeline_send", t.pipelineSendSeconds},
               {"bubble", t.bubbleSeconds},
               {"data_parallel", t.dataParallelSeconds}}},
-            {"inter_node", {{"tp", t.tensorParallelInterNode}, {"pp", t.pipelineInterNode}, {"dp", t.dataParallelInterNode}}},
+            {"inter_node",
+             {{"tp", t.tensorParallelInterNode}, {"pp", t.pipelineInterNode}, {"dp", t.dataParallelInterNode}}},
             {"bubble_fraction", t.bubbleFraction},
             {"tokens_per_second_per_gpu", t.tokensPerSecondPerGpu},
             {"mfu", t.mfu}};
@@ -160,8 +163,10 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
     std::cout << line;
     for (std::size_t k = 0; k < r.layouts.size(); ++k) {
         const LayoutCandidate& c = r.layouts[k];
-        const std::string shape = std::to_string(c.tp) + (c.sp ? "s" : "") + " x " + std::to_string(c.pp) + " x " +
-                                  std::to_string(c.dp);
+        std::string shape = std::to_string(c.tp) + (c.sp ? "s" : "") + " x " + std::to_string(c.pp);
+        if (c.vpp > 1)
+            shape += 'v' + std::to_string(c.vpp); // GCC 12 warns, wrongly, on "v" + std::string (-Wrestrict)
+        shape += " x " + std::to_string(c.dp);
         const std::string batch = std::to_string(c.microBatch) + " x " + std::to_string(c.gradAccum);
         std::snprintf(line, sizeof line, "  %-3zu %-13s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %.0f, %.1f%%\n", k + 1, shape.c_str(),
                     shardingName(c.sharding), batch.c_str(), checkpointingName(c.checkpointing),
@@ -171,7 +176,8 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
                     100 * c.time.bubbleFraction);
         std::cout << line;
     }
-    std::cout << "(tp \"2s\": tensor parallelism 2 with sequence parallelism.)\n";
+    std::cout << "(tp \"2s\": tensor parallelism 2 with sequence parallelism; pp \"4v2\": 4 stages interleaved, 2 "
+                 "virtual stages each.)\n";
     const StepTime& t = r.layouts.front().time;
     std::cout << "#1, " << layoutName(r.layouts.front()) << ": compute " << seconds(t.computeSeconds)
               << ", tensor-parallel " << seconds(t.tensorParallelSeconds) << ", pipeline sends "

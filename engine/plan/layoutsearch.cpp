@@ -52,6 +52,22 @@ std::vector<Sharding> shardingsFor(std::uint64_t tp, std::uint64_t pp, std::uint
     return s;
 }
 
+// Virtual stages a (pp, grad_accum) layout can interleave: 1, and with pp >
+// 1 every v up to kMaxSearchedVpp whose pp x v model chunks split the layers
+// evenly (parallel.cpp: outside FSDP2 the layers must divide) when pp
+// divides the micro-batches (Megatron-LM's interleaved schedule asserts it).
+constexpr std::uint64_t kMaxSearchedVpp = 8;
+std::vector<std::uint64_t> vppChoices(std::uint64_t pp, std::uint64_t layers, std::uint64_t microBatches)
+{
+    std::vector<std::uint64_t> v{1};
+    if (pp < 2 || microBatches % pp != 0)
+        return v;
+    for (std::uint64_t k = 2; k <= kMaxSearchedVpp && k * pp <= layers; ++k)
+        if (layers % (k * pp) == 0)
+            v.push_back(k);
+    return v;
+}
+
 constexpr Checkpointing kCheckpointings[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
 
 void setLayout(Scenario& sc, const LayoutCandidate& c)
@@ -59,7 +75,7 @@ void setLayout(Scenario& sc, const LayoutCandidate& c)
     sc.hardware.parallel.tp = c.tp;
     sc.hardware.parallel.sp = c.sp;
     sc.hardware.parallel.pp = c.pp;
-    sc.hardware.parallel.vpp = 1;
+    sc.hardware.parallel.vpp = c.vpp;
     sc.hardware.parallel.cp = 1; // context parallelism is not searched (docs/planner.md "Layout search")
     sc.hardware.parallel.dpReplicate = 1; // nor HSDP: the step-time model has no replicate-group terms
     sc.hardware.sharding = c.sharding;
@@ -222,35 +238,37 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                 for (std::uint64_t mb = 1; mb <= perReplica; mb *= 2) {
                     if (perReplica % mb != 0)
                         continue;
-                    for (Checkpointing ckpt : kCheckpointings) {
-                        LayoutCandidate c;
-                        c.tp = tp;
-                        c.pp = pp;
-                        c.dp = dp;
-                        c.sp = sp;
-                        c.sharding = sharding;
-                        c.microBatch = mb;
-                        c.gradAccum = perReplica / mb;
-                        c.checkpointing = ckpt;
-                        setLayout(sc, c);
-                        ++r.evaluated;
-                        auto plan = makePlan(sc, table, quick);
-                        if (!plan) {
-                            ++refusals[plan.error().detail];
-                            ++r.refused;
-                            continue;
+                    for (std::uint64_t vpp : vppChoices(pp, base.model.layers, perReplica / mb))
+                        for (Checkpointing ckpt : kCheckpointings) {
+                            LayoutCandidate c;
+                            c.tp = tp;
+                            c.pp = pp;
+                            c.vpp = vpp;
+                            c.dp = dp;
+                            c.sp = sp;
+                            c.sharding = sharding;
+                            c.microBatch = mb;
+                            c.gradAccum = perReplica / mb;
+                            c.checkpointing = ckpt;
+                            setLayout(sc, c);
+                            ++r.evaluated;
+                            auto plan = makePlan(sc, table, quick);
+                            if (!plan) {
+                                ++refusals[plan.error().detail];
+                                ++r.refused;
+                                continue;
+                            }
+                            copyCounters(c, plan.value());
+                            auto layout = parallelLayout(sc);
+                            if (!layout) // makePlan accepted it, so this does not happen
+                                continue;
+                            c.time = estimateStepTime(model, sc, layout.value(), *gpu, r.links);
+                            if (c.fits) {
+                                fitting.push_back(c);
+                            } else if (!r.closest || c.deviceUsedBytes < r.closest->deviceUsedBytes) {
+                                r.closest = c;
+                            }
                         }
-                        copyCounters(c, plan.value());
-                        auto layout = parallelLayout(sc);
-                        if (!layout) // makePlan accepted it, so this does not happen
-                            continue;
-                        c.time = estimateStepTime(model, sc, layout.value(), *gpu, r.links);
-                        if (c.fits) {
-                            fitting.push_back(c);
-                        } else if (!r.closest || c.deviceUsedBytes < r.closest->deviceUsedBytes) {
-                            r.closest = c;
-                        }
-                    }
                 }
         if (options.progress && !options.progress(k + 1, pairs.size())) {
             r.cancelled = true;
@@ -295,11 +313,12 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
             r.message += " (most often: " + r.commonRefusal + ")";
         if (r.closest)
             r.message += "; the closest, tp " + std::to_string(r.closest->tp) + " x pp " +
-                         std::to_string(r.closest->pp) + " x dp " + std::to_string(r.closest->dp) + " " +
-                         shardingName(r.closest->sharding) + ", micro-batch " +
-                         std::to_string(r.closest->microBatch) + ", " + checkpointingName(r.closest->checkpointing) +
-                         " checkpointing, uses " + formatGiB(double(r.closest->deviceUsedBytes)) + " of " +
-                         formatGiB(double(gpu->usableBytes()));
+                         std::to_string(r.closest->pp) +
+                         (r.closest->vpp > 1 ? " (vpp " + std::to_string(r.closest->vpp) + ")" : std::string()) +
+                         " x dp " + std::to_string(r.closest->dp) + " " + shardingName(r.closest->sharding) +
+                         ", micro-batch " + std::to_string(r.closest->microBatch) + ", " +
+                         checkpointingName(r.closest->checkpointing) + " checkpointing, uses " +
+                         formatGiB(double(r.closest->deviceUsedBytes)) + " of " + formatGiB(double(gpu->usableBytes()));
         if (r.droppedBySimulation != 0)
             r.message += "; " + std::to_string(r.droppedBySimulation) +
                          " fitted by the quick estimate but not with the allocator simulation";

@@ -31,6 +31,7 @@ struct LayoutSearchOptions {
 // One layout and what it costs.
 struct LayoutCandidate {
     std::uint64_t tp = 1, pp = 1, dp = 1;
+    std::uint64_t vpp = 1; // virtual stages per pipeline rank: above 1, interleaved 1F1B
     bool sp = false;
     Sharding sharding = Sharding::None;
     std::uint64_t microBatch = 1, gradAccum = 1;

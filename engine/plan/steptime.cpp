@@ -63,12 +63,17 @@ struct DpBytes {
     double grad = 4, param = 4;
 };
 
-DpBytes dpBytes(Precision p, Sharding s)
+DpBytes dpBytes(Precision p, Sharding s, bool megatron)
 {
     if (p == Precision::Fp32)
         return {4, 4};
     if (!mixed(p))
         return {2, 2};
+    // Megatron-LM (a tensor/pipeline layout without FSDP2, megatronrows.cpp):
+    // the main-grad buffer is reduced (fp32 under --bf16, 16-bit under
+    // --fp16) and the distributed optimizer gathers the 16-bit parameters.
+    if (megatron && (s == Sharding::None || s == Sharding::Ddp || s == Sharding::Zero1))
+        return {p == Precision::Fp16Mixed ? 2.0 : 4.0, 2};
     switch (s) {
     case Sharding::Zero1:
     case Sharding::Zero2:
@@ -242,7 +247,7 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
                : 0.0;
 
     // The slowest stage sets the pace of the pipeline; the largest stage the data-parallel time.
-    double slot = 0, slotCompute = 0, slotTp = 0, largestStageParams = 0;
+    double slotCompute = 0, slotTp = 0, largestStageParams = 0;
     for (std::uint64_t stage = 0; stage < pp; ++stage) {
         const double layers = double(layout.stageLayers[stage]);
         const bool last = stage + 1 == pp;
@@ -260,14 +265,17 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
             params += model.lastStageParams + (pp > 1 ? model.tiedHeadParams : 0.0);
         largestStageParams = std::max(largestStageParams, params / double(tp));
     }
-    slot = slotCompute + slotTp + send;
-
     out.computeSeconds = double(m) * slotCompute;
     out.tensorParallelSeconds = double(m) * slotTp;
-    out.pipelineSendSeconds = double(m) * send;
-    out.bubbleSeconds = double(pp - 1) * slot;
-    out.bubbleFraction = double(pp - 1) / double(m + pp - 1);
-    const DpBytes dtype = dpBytes(tc.precision, sc.hardware.sharding);
+    // Interleaved 1F1B (vpp > 1; Narayanan et al. 2021, arXiv:2104.04473
+    // §2.2.2): the bubble shrinks to (p - 1) / v slots of a whole stage, and
+    // each micro-batch crosses v times as many stage boundaries.
+    const double vpp = double(std::max<std::uint64_t>(layout.vpp, 1));
+    const double slot = slotCompute + slotTp + send * vpp; // one micro-batch through the stage
+    out.pipelineSendSeconds = double(m) * send * vpp;
+    out.bubbleSeconds = double(pp - 1) * slot / vpp;
+    out.bubbleFraction = (double(pp - 1) / vpp) / (double(m) + double(pp - 1) / vpp);
+    const DpBytes dtype = dpBytes(tc.precision, sc.hardware.sharding, layout.modelParallel() && !layout.fsdp2);
     out.dataParallelSeconds = dataParallelBytes(sc.hardware.sharding, largestStageParams, dp, m, dtype) /
                               bandwidth(out.dataParallelInterNode);
     out.stepSeconds = out.computeSeconds + out.tensorParallelSeconds + out.pipelineSendSeconds + out.bubbleSeconds +

@@ -34,8 +34,9 @@ inline constexpr double kAchievableFractionOfPeak = 0.6;
 // equal in FLOPs.
 inline constexpr double kSelectiveOpRecomputeFraction = 0.5;
 
-// GPUs per node when the scenario does not say (it has no such field yet):
-// eight, as in NVIDIA's DGX and HGX H100/A100/B200 systems.
+// GPUs per node when neither the search's options nor the scenario
+// (hardware.gpus_per_node) say: eight, as in NVIDIA's DGX and HGX
+// H100/A100/B200 systems.
 inline constexpr std::uint64_t kDefaultGpusPerNode = 8;
 
 // The links a layout's collectives run over, per GPU and per direction, in
@@ -81,10 +82,10 @@ struct StepTime {
     double computeSeconds = 0;        // the slowest stage's micro-batches: forward, backward, recompute
     double tensorParallelSeconds = 0; // its all-reduces (or all-gather + reduce-scatter with sp)
     double pipelineSendSeconds = 0;   // its activations and gradients to and from the next stage
-    double bubbleSeconds = 0;         // (pp - 1) idle micro-batch slots of 1F1B
+    double bubbleSeconds = 0;         // (pp - 1) idle micro-batch slots of 1F1B; / vpp interleaved
     double dataParallelSeconds = 0;   // gradient reduction and, with ZeRO/FSDP, parameter gathers
     double stepSeconds = 0;
-    double bubbleFraction = 0;        // (p - 1) / (m + p - 1)
+    double bubbleFraction = 0; // (p - 1) / (m + p - 1); interleaved ((p - 1) / v) / (m + (p - 1) / v)
     double tokensPerSecondPerGpu = 0;
     double mfu = 0;                   // model FLOPs per second per GPU over the dense bf16 peak
     bool tensorParallelInterNode = false, pipelineInterNode = false, dataParallelInterNode = false;

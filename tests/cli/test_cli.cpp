@@ -433,11 +433,18 @@ private slots:
             QVERIFY(step >= previous);
             previous = step;
             // plan with that layout says the same.
-            const QStringList layout = {QStringLiteral("--tp"), QString::number(tp), QStringLiteral("--pp"),
-                                        QString::number(pp), QStringLiteral("--sharding"),
+            const QStringList layout = {QStringLiteral("--tp"),
+                                        QString::number(tp),
+                                        QStringLiteral("--pp"),
+                                        QString::number(pp),
+                                        QStringLiteral("--vpp"),
+                                        QString::number(p.at("vpp").get<int>()),
+                                        QStringLiteral("--sharding"),
                                         QString::fromStdString(p.at("sharding").get<std::string>()),
-                                        QStringLiteral("--micro-batch"), QString::number(p.at("micro_batch").get<int>()),
-                                        QStringLiteral("--grad-accum"), QString::number(p.at("grad_accum").get<int>()),
+                                        QStringLiteral("--micro-batch"),
+                                        QString::number(p.at("micro_batch").get<int>()),
+                                        QStringLiteral("--grad-accum"),
+                                        QString::number(p.at("grad_accum").get<int>()),
                                         QStringLiteral("--checkpointing"),
                                         QString::fromStdString(p.at("checkpointing").get<std::string>())};
             const json plan = planJson(base + layout + (p.at("sp").get<bool>() ? words("--sp") : QStringList()));

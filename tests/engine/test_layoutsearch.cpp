@@ -150,6 +150,36 @@ private slots:
         QVERIFY(close(t.mfu, perToken * tokensPerGpu / 989.5e12));
     }
 
+    // Interleaved 1F1B (Narayanan et al. 2021 §2.2.2): the same layout with
+    // vpp 2 has a bubble of (p - 1) / v slots and sends each micro-batch's
+    // activations across v times as many boundaries; compute, tensor-parallel
+    // and data-parallel terms do not change.
+    void interleavedBubbleAndSends()
+    {
+        Scenario sc = smallScenario(8);
+        sc.hardware.parallel.tp = 2;
+        sc.hardware.parallel.pp = 2;
+        sc.hardware.sharding = Sharding::Zero1;
+        sc.train.gradAccum = 4;
+        sc.train.checkpointing = Checkpointing::Full;
+        const Interconnect links{4, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        const StepModel model = stepModel(sc.model, buildParameterTable(sc.model));
+        const StepTime plain = estimateStepTime(model, sc, parallelLayout(sc).value(), gpu, links);
+        sc.hardware.parallel.vpp = 2;
+        auto layout = parallelLayout(sc);
+        QVERIFY2(layout, layout ? "" : layout.error().detail.c_str());
+        const StepTime v = estimateStepTime(model, sc, layout.value(), gpu, links);
+        QVERIFY(close(v.computeSeconds, plain.computeSeconds));
+        QVERIFY(close(v.tensorParallelSeconds, plain.tensorParallelSeconds));
+        QVERIFY(close(v.dataParallelSeconds, plain.dataParallelSeconds));
+        QVERIFY(close(v.pipelineSendSeconds, 2 * plain.pipelineSendSeconds));
+        const double m = 4, stage = plain.computeSeconds / m + plain.tensorParallelSeconds / m;
+        const double send = plain.pipelineSendSeconds / m;
+        QVERIFY(close(v.bubbleSeconds, (stage + 2 * send) / 2)); // (p - 1) / v = 1/2 slot
+        QVERIFY(close(v.bubbleFraction, 0.5 / (4 + 0.5)));
+    }
+
     // ZeRO paper §7: ZeRO-1 moves what plain data parallelism moves (2 Psi),
     // ZeRO-3 1.5 times that (3 Psi), with one micro-batch; pure bf16 so every
     // transfer is 2 bytes an element.
@@ -266,13 +296,18 @@ private slots:
         auto r = searchLayouts(sc, options);
         QVERIFY2(r, r ? "" : r.error().detail.c_str());
         QCOMPARE(r->refusedShapes, std::size_t(5));
-        QCOMPARE(r->evaluated, std::size_t(402));
+        // 402 layouts without virtual stages, and 96 interleaved with vpp 2:
+        // pp 2 (4 layers in 2 x 2 chunks) at tp 1 (dp 8, micro-batches 1 or
+        // 2 so that pp divides the accumulation 4 or 2; 1 sp choice) and tp 2
+        // (dp 4, micro-batches 1, 2, 4; sp off and on), each under 4
+        // shardings and 3 checkpointings: 1 x 2 x 12 + 2 x 3 x 12 = 96.
+        QCOMPARE(r->evaluated, std::size_t(402 + 96));
         QCOMPARE(r->refused, std::size_t(0));
         QVERIFY(r->commonRefusal.find("KV heads do not divide by tp") != std::string::npos);
         QVERIFY(r->gpusPerNodeAssumed);
         QCOMPARE(r->links.gpusPerNode, std::uint64_t(8));
         QVERIFY(!r->globalBatchDerived);
-        QCOMPARE(r->feasible, std::size_t(402)); // a 4-layer model fits every layout on 80 GB
+        QCOMPARE(r->feasible, r->evaluated); // a 4-layer model fits every layout on 80 GB
         QCOMPARE(r->layouts.size(), r->feasible - r->droppedBySimulation);
         QVERIFY(r->message.empty());
         for (std::size_t k = 0; k < r->layouts.size(); ++k) {

@@ -54,7 +54,8 @@ QVariant LayoutSearchModel::display(const LayoutCandidate& c, int row, int colum
     case Rank: return whole(static_cast<std::uint64_t>(row) + 1);
     case Tp: return whole(c.tp);
     case Sp: return c.sp ? SearchText::tr("on") : QStringLiteral("–");
-    case Pp: return whole(c.pp);
+    //: pipeline stages × virtual stages (model chunks) per stage, interleaved 1F1B
+    case Pp: return c.vpp > 1 ? tr("%1 × %2 virtual").arg(whole(c.pp), whole(c.vpp)) : whole(c.pp);
     case Dp: return whole(c.dp);
     case Sharding: return SearchText::shortSharding(c.sharding);
     case MicroBatch: return whole(c.microBatch);
@@ -96,6 +97,14 @@ QVariant LayoutSearchModel::raw(const LayoutCandidate& c, int row, int column) c
 QString LayoutSearchModel::toolTip(const LayoutCandidate& c, int column) const
 {
     switch (column) {
+    case Pp:
+        if (c.vpp < 2)
+            return QString();
+        //: %1 pipeline stages, %2 model chunks on each
+        return tr("%1 pipeline stages, each holding %2 model chunks: interleaved 1F1B, whose bubble is %2 times "
+                  "smaller for %2 times the pipeline sends")
+            .arg(c.pp)
+            .arg(c.vpp);
     case Sharding: return DisplayNames::sharding(c.sharding);
     case Checkpointing: return DisplayNames::checkpointing(c.checkpointing);
     case PeakReserved:

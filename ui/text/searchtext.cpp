@@ -72,9 +72,11 @@ QString SearchText::stepTerm(StepTerm term)
 QString SearchText::layout(const LayoutCandidate& c)
 {
     const QString tp = c.sp ? tr("%1 with SP").arg(number(c.tp)) : number(c.tp);
+    //: pipeline stages interleaved 1F1B: %1 stages, %2 virtual stages (model chunks) each
+    const QString pp = c.vpp > 1 ? tr("%1 (interleaved, vpp %2)").arg(number(c.pp), number(c.vpp)) : number(c.pp);
     //: a parallel layout: tensor × pipeline × data-parallel degrees, sharding, micro-batch × accumulation, checkpointing
     return tr("tp %1 × pp %2 × dp %3, %4, micro-batch %5 × %6, checkpointing %7")
-        .arg(tp, number(c.pp), number(c.dp), shortSharding(c.sharding), number(c.microBatch), number(c.gradAccum),
+        .arg(tp, pp, number(c.dp), shortSharding(c.sharding), number(c.microBatch), number(c.gradAccum),
              shortCheckpointing(c.checkpointing));
 }
 
@@ -90,6 +92,7 @@ QString SearchText::differences(const LayoutCandidate& a, const LayoutCandidate&
     differ(tr("tp"), number(a.tp), number(b.tp));
     differ(tr("sequence parallelism"), a.sp ? on : off, b.sp ? on : off);
     differ(tr("pp"), number(a.pp), number(b.pp));
+    differ(tr("virtual stages"), number(a.vpp), number(b.vpp));
     differ(tr("dp"), number(a.dp), number(b.dp));
     differ(tr("sharding"), shortSharding(a.sharding), shortSharding(b.sharding));
     differ(tr("micro-batch"), number(a.microBatch), number(b.microBatch));

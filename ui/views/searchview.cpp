@@ -271,9 +271,8 @@ void SearchView::markCurrentLayout()
     int current = -1;
     for (std::size_t k = 0; k < layouts.size() && current < 0; ++k) {
         const LayoutCandidate& c = layouts[k];
-        // The search's layouts have no virtual stages (layoutsearch.cpp setLayout).
         if (c.tp == s.hardware.parallel.tp && c.sp == s.hardware.parallel.sp && c.pp == s.hardware.parallel.pp &&
-            s.hardware.parallel.vpp == 1 && c.tp * c.pp * c.dp == s.hardware.count &&
+            s.hardware.parallel.vpp == c.vpp && c.tp * c.pp * c.dp == s.hardware.count &&
             c.sharding == s.hardware.sharding && c.microBatch == s.train.microBatch &&
             c.gradAccum == s.train.gradAccum && c.checkpointing == s.train.checkpointing)
             current = static_cast<int>(k);
