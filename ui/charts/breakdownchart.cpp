@@ -27,17 +27,7 @@ BreakdownChart::BreakdownChart(QWidget* parent)
     xAxis->setTickLength(0, 0);
     yAxis->setPadding(6);
 
-    QCPBars* below = nullptr;
-    for (int i = 0; i < DeviceStack::segmentCount(); ++i) {
-        auto* bars = new QCPBars(xAxis, yAxis);
-        bars->setWidth(kBarWidth);
-        bars->setSelectable(QCP::stNone);
-        bars->setStackingGap(0);
-        if (below)
-            bars->moveAbove(below);
-        below = bars;
-        m_bars.append(bars);
-    }
+    m_bars = ChartStyle::addStackedBars(this, DeviceStack::segmentCount(), kBarWidth);
     m_capacity = std::make_unique<CapacityLine>(this, axisRect());
     m_message = ChartStyle::addCenteredMessage(this, axisRect());
 

@@ -42,17 +42,7 @@ StagesChart::StagesChart(QWidget* parent) : QCustomPlot(parent)
     m_deviceUsed = new QCPBars(xAxis, yAxis);
     m_deviceUsed->setWidth(kBarWidth);
     m_deviceUsed->setSelectable(QCP::stNone);
-    QCPBars* below = nullptr;
-    for (std::size_t c = 0; c < kCategoryCount; ++c) {
-        auto* bars = new QCPBars(xAxis, yAxis);
-        bars->setWidth(kBarWidth);
-        bars->setSelectable(QCP::stNone);
-        bars->setStackingGap(0);
-        if (below)
-            bars->moveAbove(below);
-        below = bars;
-        m_bars.append(bars);
-    }
+    m_bars = ChartStyle::addStackedBars(this, static_cast<int>(kCategoryCount), kBarWidth);
     m_capacity = std::make_unique<CapacityLine>(this, axisRect());
 
     m_worstOutline = new QCPItemRect(this);

@@ -391,52 +391,58 @@ void ScenarioPanel::updateGpuCapacity()
     m_gpuCapacity->setText(gpu ? GpuText::capacityLine(gpu.value()) : QString());
 }
 
+std::vector<QWidget*> ScenarioPanel::inputsInReadingOrder() const
+{
+    // The panel top to bottom, as it reads.
+    return {m_modelPicker,
+            m_mode,
+            m_profile,
+            m_gpu,
+            m_gpuCount,
+            m_sharding,
+            m_cpuOffload,
+            m_tensorParallel,
+            m_sequenceParallel,
+            m_pipelineParallel,
+            m_virtualStages,
+            m_contextParallel,
+            m_dpReplicate,
+            m_asyncTp,
+            m_precision,
+            m_weightQuant,
+            m_optimizer,
+            m_galoreRank,
+            m_peft,
+            m_microBatch,
+            m_seqLen,
+            m_gradAccum,
+            m_checkpointing,
+            m_checkpointEvery,
+            m_attention,
+            m_loop,
+            m_useCache,
+            m_chunkedLoss,
+            m_lossChunks,
+            m_optimizerInBackward,
+            m_activationOffload,
+            m_compileLayers,
+            m_compileLoss,
+            m_float8AllGather,
+            m_inferBatch,
+            m_promptTokens,
+            m_newTokens,
+            m_inferPrecision,
+            m_inferWeightQuant,
+            m_kvCacheDtype,
+            m_inferAttention};
+}
+
 void ScenarioPanel::setTabOrderByLayout()
 {
     // Tab follows the panel top to bottom, as it reads: the widgets were
     // created in another order (the member order), which Qt would follow.
-    const QList<QWidget*> order = {m_modelPicker,
-                                   m_mode,
-                                   m_profile,
-                                   m_gpu,
-                                   m_gpuCount,
-                                   m_sharding,
-                                   m_cpuOffload,
-                                   m_tensorParallel,
-                                   m_sequenceParallel,
-                                   m_pipelineParallel,
-                                   m_virtualStages,
-                                   m_contextParallel,
-                                   m_dpReplicate,
-                                   m_asyncTp,
-                                   m_precision,
-                                   m_weightQuant,
-                                   m_optimizer,
-                                   m_galoreRank,
-                                   m_peft,
-                                   m_microBatch,
-                                   m_seqLen,
-                                   m_gradAccum,
-                                   m_checkpointing,
-                                   m_checkpointEvery,
-                                   m_attention,
-                                   m_loop,
-                                   m_useCache,
-                                   m_chunkedLoss,
-                                   m_lossChunks,
-                                   m_optimizerInBackward,
-                                   m_activationOffload,
-                                   m_compileLayers,
-                                   m_compileLoss,
-                                   m_float8AllGather,
-                                   m_inferBatch,
-                                   m_promptTokens,
-                                   m_newTokens,
-                                   m_inferPrecision,
-                                   m_inferWeightQuant,
-                                   m_kvCacheDtype,
-                                   m_inferAttention};
-    for (qsizetype i = 1; i < order.size(); ++i)
+    const std::vector<QWidget*> order = inputsInReadingOrder();
+    for (std::size_t i = 1; i < order.size(); ++i)
         QWidget::setTabOrder(order[i - 1], order[i]);
 }
 
@@ -465,45 +471,9 @@ std::vector<QWidget*> ScenarioPanel::inputs() const
 {
     // The panel's own inputs; the model picker and the PEFT group announce
     // their changes themselves.
-    return {m_gpu,
-            m_gpuCount,
-            m_sharding,
-            m_cpuOffload,
-            m_tensorParallel,
-            m_sequenceParallel,
-            m_pipelineParallel,
-            m_virtualStages,
-            m_contextParallel,
-            m_dpReplicate,
-            m_asyncTp,
-            m_mode,
-            m_profile,
-            m_precision,
-            m_weightQuant,
-            m_optimizer,
-            m_galoreRank,
-            m_microBatch,
-            m_seqLen,
-            m_gradAccum,
-            m_checkpointing,
-            m_checkpointEvery,
-            m_attention,
-            m_loop,
-            m_useCache,
-            m_chunkedLoss,
-            m_lossChunks,
-            m_optimizerInBackward,
-            m_activationOffload,
-            m_compileLayers,
-            m_compileLoss,
-            m_float8AllGather,
-            m_inferBatch,
-            m_promptTokens,
-            m_newTokens,
-            m_inferPrecision,
-            m_inferWeightQuant,
-            m_kvCacheDtype,
-            m_inferAttention};
+    std::vector<QWidget*> all = inputsInReadingOrder();
+    std::erase_if(all, [this](QWidget* w) { return w == m_modelPicker || w == m_peft; });
+    return all;
 }
 
 void ScenarioPanel::onModelChanged()

@@ -58,6 +58,7 @@ private:
     void connectInputs();
     void nameInputs();
     std::vector<QWidget*> inputs() const;
+    std::vector<QWidget*> inputsInReadingOrder() const; // every input, top to bottom: the tab order
     void retranslate();
     void updateVisibility();
     void updateEffectiveBatch();

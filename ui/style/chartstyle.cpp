@@ -172,3 +172,20 @@ void ChartStyle::restyle(QCustomPlot* plot, const QPalette& before)
     }
     plot->replot();
 }
+
+QVector<QCPBars*> ChartStyle::addStackedBars(QCustomPlot* plot, int count, double width)
+{
+    QVector<QCPBars*> layers;
+    QCPBars* below = nullptr;
+    for (int i = 0; i < count; ++i) {
+        auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+        bars->setWidth(width);
+        bars->setSelectable(QCP::stNone);
+        bars->setStackingGap(0);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        layers.append(bars);
+    }
+    return layers;
+}

@@ -3,8 +3,11 @@
 // One look for every chart: the widget's font, quiet grid, no frame, a
 // memory axis labelled in the current unit. Colors come from the plot's
 // QPalette and ui/style/palette.h, so a theme change restyles a chart in place.
+#include <QVector>
+
 class QCPAxis;
 class QCPAxisRect;
+class QCPBars;
 class QCPItemText;
 class QCustomPlot;
 class QPalette;
@@ -31,4 +34,8 @@ public:
     // A message centred in the rect, shown instead of data ("No plan").
     static QCPItemText* addCenteredMessage(QCustomPlot* plot, QCPAxisRect* rect);
     static QString noPlanMessage();
+    // `count` bar plottables of `width` on the plot's x and y axes, each
+    // stacked on the one before without a gap and not selectable: a stacked
+    // bar chart's layers, bottom to top.
+    static QVector<QCPBars*> addStackedBars(QCustomPlot* plot, int count, double width);
 };
