@@ -40,16 +40,14 @@ std::vector<std::uint64_t> divisorsUpTo(std::uint64_t n, std::uint64_t limit)
     return out;
 }
 
-std::vector<Sharding> shardingsFor(std::uint64_t tp, std::uint64_t pp, std::uint64_t dp)
+// FSDP2 under tp/pp is torchtitan's composition (plan/parallel.h), with
+// sequence parallelism whenever tp > 1 and without virtual stages
+// (searchLayouts skips those): an interleaved FSDP2 layout plans every stage.
+std::vector<Sharding> shardingsFor(std::uint64_t dp)
 {
     if (dp == 1)
         return {Sharding::None};
-    std::vector<Sharding> s{Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3};
-    // FSDP2 under tp/pp is planned (torchtitan's composition, plan/parallel.h)
-    // but not searched yet: the step-time model has no terms for it.
-    if (tp == 1 && pp == 1)
-        s.push_back(Sharding::Fsdp2);
-    return s;
+    return {Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3, Sharding::Fsdp2};
 }
 
 // Virtual stages a (pp, grad_accum) layout can interleave: 1, and with pp >
@@ -234,11 +232,12 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
         const auto [tp, pp] = pairs[k];
         const std::uint64_t dp = count / (tp * pp), perReplica = r.globalBatch / dp;
         for (bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})
-            for (Sharding sharding : shardingsFor(tp, pp, dp))
+            for (Sharding sharding : shardingsFor(dp))
                 for (std::uint64_t mb = 1; mb <= perReplica; mb *= 2) {
-                    if (perReplica % mb != 0)
+                    const bool fsdp2 = sharding == Sharding::Fsdp2;
+                    if (perReplica % mb != 0 || (fsdp2 && tp > 1 && !sp))
                         continue;
-                    for (std::uint64_t vpp : vppChoices(pp, base.model.layers, perReplica / mb))
+                    for (std::uint64_t vpp : vppChoices(fsdp2 ? 1 : pp, base.model.layers, perReplica / mb))
                         for (Checkpointing ckpt : kCheckpointings) {
                             LayoutCandidate c;
                             c.tp = tp;

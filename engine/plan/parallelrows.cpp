@@ -158,12 +158,36 @@ std::vector<Bytes> chunkActivationBytes(const BuildContext& ctx, const std::vect
 std::vector<std::uint64_t> plannedStages(const ParallelLayout& l, bool worstOnly)
 {
     std::vector<std::uint64_t> stages;
-    // Under FSDP2 a stage's accumulated gradients live from its forward when
-    // it holds fewer micro-batches than the step (fsdp2rows.cpp), so a middle
-    // stage is not bounded by the first: plan them all.
-    if (!worstOnly || l.fsdp2) {
+    // Interleaved FSDP2 stages hold their gradients by the moment their own
+    // schedule peaks (parallel.h interleavedPeak): plan them all.
+    if (!worstOnly || (l.fsdp2 && l.interleaved())) {
         for (std::uint64_t s = 0; s < l.pp; ++s)
             stages.push_back(s);
+        return stages;
+    }
+    // Under FSDP2 a stage's rows depend on its stage only through its layer
+    // count, whether it is the first (embedding, no input receive buffers) or
+    // the last (head, loss, no gradient receive buffers), whether its
+    // accumulated gradients live from its forward (fewer micro-batches in
+    // flight than the step: fsdp2rows.cpp), and how many micro-batches it
+    // holds, which falls with the stage (parallel.h inFlightMicroBatches).
+    // Of the stages alike in the first four, the earliest holds the most:
+    // plan that one of each kind (test_layoutsearch checks it against every
+    // stage).
+    if (l.fsdp2) {
+        struct Kind {
+            std::uint64_t layers;
+            bool first, last, gradientsWhole;
+            bool operator==(const Kind&) const = default;
+        };
+        std::vector<Kind> seen;
+        for (std::uint64_t s = 0; s < l.pp; ++s) {
+            const Kind k{l.stageLayers[s], l.firstStage(s), l.lastStage(s), l.microBatches > l.inFlightMicroBatches(s)};
+            if (std::find(seen.begin(), seen.end(), k) == seen.end()) {
+                seen.push_back(k);
+                stages.push_back(s);
+            }
+        }
         return stages;
     }
     stages.push_back(0);

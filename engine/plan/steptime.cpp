@@ -85,10 +85,15 @@ DpBytes dpBytes(Precision p, Sharding s, bool megatron)
 }
 
 // Bytes each GPU sends for one step's data-parallel traffic over `dp`
-// ranks, for `psi` parameters per rank and `m` micro-batches.
-double dataParallelBytes(Sharding s, double psi, std::uint64_t dp, std::uint64_t m, DpBytes e)
+// ranks, for `psi` parameters per rank and `m` micro-batches. Under
+// pipeline parallelism torchtitan keeps an FSDP2 stage unsharded through the
+// step and reduce-scatters its accumulated gradients once (plan/fsdp2rows.cpp
+// addFsdp2PipelineRows): one gather and one reduce-scatter a step.
+double dataParallelBytes(Sharding s, double psi, std::uint64_t dp, std::uint64_t m, DpBytes e, bool wholeStepFsdp2)
 {
     const double mb = double(m);
+    if (s == Sharding::Fsdp2 && wholeStepFsdp2)
+        return ringGatherOrScatter(psi * e.param, dp) + ringGatherOrScatter(psi * e.grad, dp);
     switch (s) {
     case Sharding::Zero1: return ringGatherOrScatter(psi * e.grad, dp) + ringGatherOrScatter(psi * e.param, dp);
     case Sharding::Zero2: return mb * ringGatherOrScatter(psi * e.grad, dp) + ringGatherOrScatter(psi * e.param, dp);
@@ -276,7 +281,9 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     out.bubbleSeconds = double(pp - 1) * slot / vpp;
     out.bubbleFraction = (double(pp - 1) / vpp) / (double(m) + double(pp - 1) / vpp);
     const DpBytes dtype = dpBytes(tc.precision, sc.hardware.sharding, layout.modelParallel() && !layout.fsdp2);
-    out.dataParallelSeconds = dataParallelBytes(sc.hardware.sharding, largestStageParams, dp, m, dtype) /
+    // FSDP2 shards over dp x cp (torchtitan's dp_shard_cp mesh; cp is 1 in the search).
+    out.dataParallelSeconds = dataParallelBytes(sc.hardware.sharding, largestStageParams, layout.shardDegree(), m,
+                                                dtype, layout.fsdp2 && pp > 1) /
                               bandwidth(out.dataParallelInterNode);
     out.stepSeconds = out.computeSeconds + out.tensorParallelSeconds + out.pipelineSendSeconds + out.bubbleSeconds +
                       out.dataParallelSeconds;
