@@ -1659,6 +1659,16 @@ time</source>
         <extracomment>%1 pipeline stages, %2 model chunks on each</extracomment>
         <translation>파이프라인 스테이지 %1개, 각각 모델 청크 %2개: 인터리브 1F1B로 버블은 %2배 작고 파이프라인 전송은 %2배 많음</translation>
     </message>
+    <message>
+        <source>%1 (%2 × %3)</source>
+        <extracomment>data-parallel degree under HSDP: %1 the degree, %2 replicate groups of %3 sharding GPUs</extracomment>
+        <translation>%1 (%2 × %3)</translation>
+    </message>
+    <message>
+        <source>HSDP: %1 replicate groups of %2 GPUs; FSDP2 shards within a group, the groups all-reduce the sharded gradients</source>
+        <extracomment>%1 replicate groups, %2 GPUs sharding within each</extracomment>
+        <translation>HSDP: GPU %2개씩 복제 그룹 %1개; FSDP2가 그룹 안에서 샤딩하고 그룹끼리 샤딩된 그래디언트를 all-reduce함</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -2997,7 +3007,6 @@ time</source>
     </message>
     <message>
         <source>tp %1 × pp %2 × dp %3, %4, micro-batch %5 × %6, checkpointing %7</source>
-        <extracomment>a parallel layout: tensor × pipeline × data-parallel degrees, sharding, micro-batch × accumulation, checkpointing</extracomment>
         <translation>tp %1 × pp %2 × dp %3, %4, 마이크로배치 %5 × %6, 체크포인팅 %7</translation>
     </message>
     <message>
@@ -3143,6 +3152,15 @@ time</source>
     <message>
         <source>virtual stages</source>
         <translation>가상 스테이지</translation>
+    </message>
+    <message>
+        <source>%1 (HSDP, %2 replicas)</source>
+        <extracomment>a parallel layout: tensor × pipeline × data-parallel degrees, sharding, micro-batch × accumulation, checkpointing the data-parallel degree under HSDP: %1 the degree, %2 replicate groups</extracomment>
+        <translation>%1 (HSDP, 복제 %2개)</translation>
+    </message>
+    <message>
+        <source>replicate groups</source>
+        <translation>복제 그룹</translation>
     </message>
 </context>
 <context>

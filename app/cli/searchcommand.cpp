@@ -34,8 +34,12 @@ std::string layoutName(const LayoutCandidate& c)
 {
     return "tp " + std::to_string(c.tp) + (c.sp ? " (sp)" : "") + " x pp " + std::to_string(c.pp) +
            (c.vpp > 1 ? " (interleaved, vpp " + std::to_string(c.vpp) + ")" : std::string()) + " x dp " +
-           std::to_string(c.dp) + ", " + shardingName(c.sharding) + ", micro-batch " + std::to_string(c.microBatch) +
-           " x " + std::to_string(c.gradAccum) + ", checkpointing " + checkpointingName(c.checkpointing);
+           std::to_string(c.dp) +
+           (c.dpReplicate > 1
+                ? " (HSDP " + std::to_string(c.dpReplicate) + " x " + std::to_string(c.dp / c.dpReplicate) + ")"
+                : std::string()) +
+           ", " + shardingName(c.sharding) + ", micro-batch " + std::to_string(c.microBatch) + " x " +
+           std::to_string(c.gradAccum) + ", checkpointing " + checkpointingName(c.checkpointing);
 }
 
 nlohmann::json toJson(const LayoutCandidate& c)
@@ -47,6 +51,7 @@ nlohmann::json toJson(const LayoutCandidate& c)
               {"pp", c.pp},
               {"vpp", c.vpp},
               {"dp", c.dp},
+              {"dp_replicate", c.dpReplicate},
               {"sharding", shardingName(c.sharding)},
               {"micro_batch", c.microBatch},
               {"grad_accum", c.gradAccum},
@@ -167,6 +172,8 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
         if (c.vpp > 1)
             shape += 'v' + std::to_string(c.vpp); // GCC 12 warns, wrongly, on "v" + std::string (-Wrestrict)
         shape += " x " + std::to_string(c.dp);
+        if (c.dpReplicate > 1)
+            shape += 'r' + std::to_string(c.dpReplicate);
         const std::string batch = std::to_string(c.microBatch) + " x " + std::to_string(c.gradAccum);
         std::snprintf(line, sizeof line, "  %-3zu %-13s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %.0f, %.1f%%\n", k + 1, shape.c_str(),
                     shardingName(c.sharding), batch.c_str(), checkpointingName(c.checkpointing),
@@ -177,7 +184,7 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
         std::cout << line;
     }
     std::cout << "(tp \"2s\": tensor parallelism 2 with sequence parallelism; pp \"4v2\": 4 stages interleaved, 2 "
-                 "virtual stages each.)\n";
+                 "virtual stages each; dp \"16r2\": HSDP, 2 replicate groups of 8.)\n";
     const StepTime& t = r.layouts.front().time;
     std::cout << "#1, " << layoutName(r.layouts.front()) << ": compute " << seconds(t.computeSeconds)
               << ", tensor-parallel " << seconds(t.tensorParallelSeconds) << ", pipeline sends "

@@ -66,6 +66,21 @@ std::vector<std::uint64_t> vppChoices(std::uint64_t pp, std::uint64_t layers, st
     return v;
 }
 
+// HSDP replicate groups tried for an FSDP2 layout: none, and the classic
+// split that shards within one node and replicates across nodes (dp /
+// dp_replicate x tp = the GPUs of a node), when the data-parallel ranks span
+// more than a node.
+std::vector<std::uint64_t> replicateChoices(Sharding s, std::uint64_t tp, std::uint64_t dp, std::uint64_t gpusPerNode)
+{
+    std::vector<std::uint64_t> r{1};
+    if (s != Sharding::Fsdp2 || gpusPerNode % tp != 0)
+        return r;
+    const std::uint64_t shardGroup = gpusPerNode / tp;
+    if (shardGroup >= 2 && dp > shardGroup && dp % shardGroup == 0)
+        r.push_back(dp / shardGroup);
+    return r;
+}
+
 constexpr Checkpointing kCheckpointings[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
 
 void setLayout(Scenario& sc, const LayoutCandidate& c)
@@ -75,7 +90,7 @@ void setLayout(Scenario& sc, const LayoutCandidate& c)
     sc.hardware.parallel.pp = c.pp;
     sc.hardware.parallel.vpp = c.vpp;
     sc.hardware.parallel.cp = 1; // context parallelism is not searched (docs/planner.md "Layout search")
-    sc.hardware.parallel.dpReplicate = 1; // nor HSDP: the step-time model has no replicate-group terms
+    sc.hardware.parallel.dpReplicate = c.dpReplicate;
     sc.hardware.sharding = c.sharding;
     sc.train.microBatch = c.microBatch;
     sc.train.gradAccum = c.gradAccum;
@@ -228,6 +243,26 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     std::vector<LayoutCandidate> fitting;
     Scenario sc = base;
     sc.train.globalBatch = r.globalBatch;
+    // Plans one layout with the quick estimate and times it.
+    const auto evaluate = [&](LayoutCandidate c) {
+        setLayout(sc, c);
+        ++r.evaluated;
+        auto plan = makePlan(sc, table, quick);
+        if (!plan) {
+            ++refusals[plan.error().detail];
+            ++r.refused;
+            return;
+        }
+        copyCounters(c, plan.value());
+        auto layout = parallelLayout(sc);
+        if (!layout) // makePlan accepted it, so this does not happen
+            return;
+        c.time = estimateStepTime(model, sc, layout.value(), *gpu, r.links);
+        if (c.fits)
+            fitting.push_back(c);
+        else if (!r.closest || c.deviceUsedBytes < r.closest->deviceUsedBytes)
+            r.closest = c;
+    };
     for (std::size_t k = 0; k < pairs.size(); ++k) {
         const auto [tp, pp] = pairs[k];
         const std::uint64_t dp = count / (tp * pp), perReplica = r.globalBatch / dp;
@@ -237,37 +272,22 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                     const bool fsdp2 = sharding == Sharding::Fsdp2;
                     if (perReplica % mb != 0 || (fsdp2 && tp > 1 && !sp))
                         continue;
-                    for (std::uint64_t vpp : vppChoices(fsdp2 ? 1 : pp, base.model.layers, perReplica / mb))
-                        for (Checkpointing ckpt : kCheckpointings) {
-                            LayoutCandidate c;
-                            c.tp = tp;
-                            c.pp = pp;
-                            c.vpp = vpp;
-                            c.dp = dp;
-                            c.sp = sp;
-                            c.sharding = sharding;
-                            c.microBatch = mb;
-                            c.gradAccum = perReplica / mb;
-                            c.checkpointing = ckpt;
-                            setLayout(sc, c);
-                            ++r.evaluated;
-                            auto plan = makePlan(sc, table, quick);
-                            if (!plan) {
-                                ++refusals[plan.error().detail];
-                                ++r.refused;
-                                continue;
+                    LayoutCandidate c;
+                    c.tp = tp;
+                    c.pp = pp;
+                    c.dp = dp;
+                    c.sp = sp;
+                    c.sharding = sharding;
+                    c.microBatch = mb;
+                    c.gradAccum = perReplica / mb;
+                    for (std::uint64_t vpp : vppChoices(fsdp2 ? 1 : pp, base.model.layers, c.gradAccum))
+                        for (std::uint64_t replicas : replicateChoices(sharding, tp, dp, r.links.gpusPerNode))
+                            for (Checkpointing ckpt : kCheckpointings) {
+                                c.vpp = vpp;
+                                c.dpReplicate = replicas;
+                                c.checkpointing = ckpt;
+                                evaluate(c);
                             }
-                            copyCounters(c, plan.value());
-                            auto layout = parallelLayout(sc);
-                            if (!layout) // makePlan accepted it, so this does not happen
-                                continue;
-                            c.time = estimateStepTime(model, sc, layout.value(), *gpu, r.links);
-                            if (c.fits) {
-                                fitting.push_back(c);
-                            } else if (!r.closest || c.deviceUsedBytes < r.closest->deviceUsedBytes) {
-                                r.closest = c;
-                            }
-                        }
                 }
         if (options.progress && !options.progress(k + 1, pairs.size())) {
             r.cancelled = true;
@@ -311,13 +331,16 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
         if (!r.commonRefusal.empty())
             r.message += " (most often: " + r.commonRefusal + ")";
         if (r.closest)
-            r.message += "; the closest, tp " + std::to_string(r.closest->tp) + " x pp " +
-                         std::to_string(r.closest->pp) +
-                         (r.closest->vpp > 1 ? " (vpp " + std::to_string(r.closest->vpp) + ")" : std::string()) +
-                         " x dp " + std::to_string(r.closest->dp) + " " + shardingName(r.closest->sharding) +
-                         ", micro-batch " + std::to_string(r.closest->microBatch) + ", " +
-                         checkpointingName(r.closest->checkpointing) + " checkpointing, uses " +
-                         formatGiB(double(r.closest->deviceUsedBytes)) + " of " + formatGiB(double(gpu->usableBytes()));
+            r.message +=
+                "; the closest, tp " + std::to_string(r.closest->tp) + " x pp " + std::to_string(r.closest->pp) +
+                (r.closest->vpp > 1 ? " (vpp " + std::to_string(r.closest->vpp) + ")" : std::string()) + " x dp " +
+                std::to_string(r.closest->dp) +
+                (r.closest->dpReplicate > 1 ? " (HSDP " + std::to_string(r.closest->dpReplicate) + " x " +
+                                                  std::to_string(r.closest->dp / r.closest->dpReplicate) + ")"
+                                            : std::string()) +
+                " " + shardingName(r.closest->sharding) + ", micro-batch " + std::to_string(r.closest->microBatch) +
+                ", " + checkpointingName(r.closest->checkpointing) + " checkpointing, uses " +
+                formatGiB(double(r.closest->deviceUsedBytes)) + " of " + formatGiB(double(gpu->usableBytes()));
         if (r.droppedBySimulation != 0)
             r.message += "; " + std::to_string(r.droppedBySimulation) +
                          " fitted by the quick estimate but not with the allocator simulation";

@@ -32,6 +32,7 @@ struct LayoutSearchOptions {
 struct LayoutCandidate {
     std::uint64_t tp = 1, pp = 1, dp = 1;
     std::uint64_t vpp = 1; // virtual stages per pipeline rank: above 1, interleaved 1F1B
+    std::uint64_t dpReplicate = 1; // FSDP2's HSDP replicate groups (dp / dpReplicate ranks shard within one)
     bool sp = false;
     Sharding sharding = Sharding::None;
     std::uint64_t microBatch = 1, gradAccum = 1;

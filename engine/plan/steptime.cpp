@@ -221,7 +221,14 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     const double rate = peak * kAchievableFractionOfPeak;
 
     out.tensorParallelInterNode = crossesNodes(1, tp, links.gpusPerNode);
-    out.dataParallelInterNode = crossesNodes(tp, dp, links.gpusPerNode);
+    // Under HSDP the shard group is dp / dp_replicate ranks tp apart, the
+    // replicate group dp_replicate ranks a shard group apart (torchtitan's
+    // mesh order pp, dp_replicate, dp_shard, cp, tp).
+    const std::uint64_t replicas = layout.fsdp2 ? std::max<std::uint64_t>(layout.dpReplicate, 1) : 1;
+    const std::uint64_t shardGroup = dp / replicas;
+    const bool shardInterNode = crossesNodes(tp, shardGroup, links.gpusPerNode);
+    const bool replicaInterNode = crossesNodes(tp * shardGroup, replicas, links.gpusPerNode);
+    out.dataParallelInterNode = shardInterNode || replicaInterNode;
     out.pipelineInterNode = crossesNodes(tp * dp, pp, links.gpusPerNode);
     const auto bandwidth = [&](bool inter) { return gbs(inter ? links.interNodeGBs : links.intraNodeGBs); };
 
@@ -281,10 +288,19 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     out.bubbleSeconds = double(pp - 1) * slot / vpp;
     out.bubbleFraction = (double(pp - 1) / vpp) / (double(m) + double(pp - 1) / vpp);
     const DpBytes dtype = dpBytes(tc.precision, sc.hardware.sharding, layout.modelParallel() && !layout.fsdp2);
-    // FSDP2 shards over dp x cp (torchtitan's dp_shard_cp mesh; cp is 1 in the search).
-    out.dataParallelSeconds = dataParallelBytes(sc.hardware.sharding, largestStageParams, layout.shardDegree(), m,
-                                                dtype, layout.fsdp2 && pp > 1) /
-                              bandwidth(out.dataParallelInterNode);
+    // FSDP2 shards over dp x cp (torchtitan's dp_shard_cp mesh; cp is 1 in
+    // the search). HSDP then all-reduces the sharded gradients over the
+    // replicas in place (foreach_reduce), whenever it reduce-scatters: each
+    // micro-batch, or once a step under pp.
+    const bool wholeStep = layout.fsdp2 && pp > 1;
+    out.dataParallelSeconds =
+        dataParallelBytes(sc.hardware.sharding, largestStageParams, layout.shardDegree(), m, dtype, wholeStep) /
+        bandwidth(shardInterNode);
+    if (replicas > 1)
+        out.dataParallelSeconds +=
+            double(wholeStep ? 1 : m) *
+            ringAllReduce(largestStageParams / double(layout.shardDegree()) * dtype.grad, replicas) /
+            bandwidth(replicaInterNode);
     out.stepSeconds = out.computeSeconds + out.tensorParallelSeconds + out.pipelineSendSeconds + out.bubbleSeconds +
                       out.dataParallelSeconds;
 

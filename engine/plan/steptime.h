@@ -83,12 +83,14 @@ struct StepTime {
     double tensorParallelSeconds = 0; // its all-reduces (or all-gather + reduce-scatter with sp)
     double pipelineSendSeconds = 0;   // its activations and gradients to and from the next stage
     double bubbleSeconds = 0;         // (pp - 1) idle micro-batch slots of 1F1B; / vpp interleaved
-    double dataParallelSeconds = 0;   // gradient reduction and, with ZeRO/FSDP, parameter gathers
+    double dataParallelSeconds =
+        0; // gradient reduction and, with ZeRO/FSDP, parameter gathers (HSDP: and the replicas' all-reduce)
     double stepSeconds = 0;
     double bubbleFraction = 0; // (p - 1) / (m + p - 1); interleaved ((p - 1) / v) / (m + (p - 1) / v)
     double tokensPerSecondPerGpu = 0;
     double mfu = 0;                   // model FLOPs per second per GPU over the dense bf16 peak
-    bool tensorParallelInterNode = false, pipelineInterNode = false, dataParallelInterNode = false;
+    bool tensorParallelInterNode = false, pipelineInterNode = false;
+    bool dataParallelInterNode = false; // the shard group's or, under HSDP, the replicate group's links cross nodes
 };
 
 // Names of the terms, for "why the best beats the runner-up".

@@ -439,6 +439,8 @@ private slots:
                                         QString::number(pp),
                                         QStringLiteral("--vpp"),
                                         QString::number(p.at("vpp").get<int>()),
+                                        QStringLiteral("--dp-replicate"),
+                                        QString::number(p.at("dp_replicate").get<int>()),
                                         QStringLiteral("--sharding"),
                                         QString::fromStdString(p.at("sharding").get<std::string>()),
                                         QStringLiteral("--micro-batch"),

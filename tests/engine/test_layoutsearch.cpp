@@ -180,6 +180,28 @@ private slots:
         QVERIFY(close(v.bubbleFraction, 0.5 / (4 + 0.5)));
     }
 
+    // HSDP: FSDP2's gathers and reduce-scatters over the shard group (8
+    // ranks, inside a node), then the sharded gradients' all-reduce over the
+    // 2 replicas (between nodes), every micro-batch; pure bf16, 2 bytes each.
+    void hsdpDataParallelTerm()
+    {
+        Scenario sc = smallScenario(16);
+        sc.hardware.sharding = Sharding::Fsdp2;
+        sc.hardware.parallel.dpReplicate = 2;
+        sc.train.gradAccum = 2;
+        const Interconnect links{8, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        auto layout = parallelLayout(sc);
+        QVERIFY(layout);
+        const StepTime t =
+            estimateStepTime(stepModel(sc.model, buildParameterTable(sc.model)), sc, layout.value(), gpu, links);
+        const double psi = 4 * kLayerParams + 1000 * 256.0 + 256 + kHead;             // the whole model on one stage
+        const double shard = 2 * (2 * 7.0 / 8 * psi * 2 + 7.0 / 8 * psi * 2) / 400e9; // m x (2 gathers + 1 scatter)
+        const double replicas = 2 * (2 * 1.0 / 2 * (psi / 8) * 2) / 40e9;             // m x all-reduce of psi / 8
+        QVERIFY(close(t.dataParallelSeconds, shard + replicas));
+        QVERIFY(t.dataParallelInterNode);
+    }
+
     // ZeRO paper §7: ZeRO-1 moves what plain data parallelism moves (2 Psi),
     // ZeRO-3 1.5 times that (3 Psi), with one micro-batch; pure bf16 so every
     // transfer is 2 bytes an element.
@@ -314,7 +336,11 @@ private slots:
         // when tp > 1, no virtual stages), by micro-batch count x 3
         // checkpointings: tp 1 pp 2 (3 mb), tp 1 pp 4 (4), tp 2 pp 1 (3),
         // tp 2 pp 2 (4), tp 2 pp 4 (5): 19 x 3 = 57.
-        QCOMPARE(r->evaluated, std::size_t(402 + 96 + 57));
+        // And 15 with HSDP, whose replicate groups are tried where the
+        // data-parallel ranks span more than a node of 8 (shard within a
+        // node): tp 1 pp 1 (dp 16 = 2 x 8; micro-batches 1, 2) and tp 2 pp 1
+        // (dp 8 = 2 x 4; micro-batches 1, 2, 4), 5 x 3 checkpointings.
+        QCOMPARE(r->evaluated, std::size_t(402 + 96 + 57 + 15));
         QCOMPARE(r->refused, std::size_t(0));
         QVERIFY(r->commonRefusal.find("KV heads do not divide by tp") != std::string::npos);
         QVERIFY(r->gpusPerNodeAssumed);

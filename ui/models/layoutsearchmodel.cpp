@@ -56,7 +56,11 @@ QVariant LayoutSearchModel::display(const LayoutCandidate& c, int row, int colum
     case Sp: return c.sp ? SearchText::tr("on") : QStringLiteral("–");
     //: pipeline stages × virtual stages (model chunks) per stage, interleaved 1F1B
     case Pp: return c.vpp > 1 ? tr("%1 × %2 virtual").arg(whole(c.pp), whole(c.vpp)) : whole(c.pp);
-    case Dp: return whole(c.dp);
+    //: data-parallel degree under HSDP: %1 the degree, %2 replicate groups of %3 sharding GPUs
+    case Dp:
+        return c.dpReplicate > 1
+                   ? tr("%1 (%2 × %3)").arg(whole(c.dp), whole(c.dpReplicate), whole(c.dp / c.dpReplicate))
+                   : whole(c.dp);
     case Sharding: return SearchText::shortSharding(c.sharding);
     case MicroBatch: return whole(c.microBatch);
     case GradAccum: return whole(c.gradAccum);
@@ -97,6 +101,14 @@ QVariant LayoutSearchModel::raw(const LayoutCandidate& c, int row, int column) c
 QString LayoutSearchModel::toolTip(const LayoutCandidate& c, int column) const
 {
     switch (column) {
+    case Dp:
+        if (c.dpReplicate < 2)
+            return QString();
+        //: %1 replicate groups, %2 GPUs sharding within each
+        return tr("HSDP: %1 replicate groups of %2 GPUs; FSDP2 shards within a group, the groups all-reduce the "
+                  "sharded gradients")
+            .arg(c.dpReplicate)
+            .arg(c.dp / c.dpReplicate);
     case Pp:
         if (c.vpp < 2)
             return QString();

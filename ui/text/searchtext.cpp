@@ -75,8 +75,11 @@ QString SearchText::layout(const LayoutCandidate& c)
     //: pipeline stages interleaved 1F1B: %1 stages, %2 virtual stages (model chunks) each
     const QString pp = c.vpp > 1 ? tr("%1 (interleaved, vpp %2)").arg(number(c.pp), number(c.vpp)) : number(c.pp);
     //: a parallel layout: tensor × pipeline × data-parallel degrees, sharding, micro-batch × accumulation, checkpointing
+    //: the data-parallel degree under HSDP: %1 the degree, %2 replicate groups
+    const QString dp =
+        c.dpReplicate > 1 ? tr("%1 (HSDP, %2 replicas)").arg(number(c.dp), number(c.dpReplicate)) : number(c.dp);
     return tr("tp %1 × pp %2 × dp %3, %4, micro-batch %5 × %6, checkpointing %7")
-        .arg(tp, pp, number(c.dp), shortSharding(c.sharding), number(c.microBatch), number(c.gradAccum),
+        .arg(tp, pp, dp, shortSharding(c.sharding), number(c.microBatch), number(c.gradAccum),
              shortCheckpointing(c.checkpointing));
 }
 
@@ -94,6 +97,7 @@ QString SearchText::differences(const LayoutCandidate& a, const LayoutCandidate&
     differ(tr("pp"), number(a.pp), number(b.pp));
     differ(tr("virtual stages"), number(a.vpp), number(b.vpp));
     differ(tr("dp"), number(a.dp), number(b.dp));
+    differ(tr("replicate groups"), number(a.dpReplicate), number(b.dpReplicate));
     differ(tr("sharding"), shortSharding(a.sharding), shortSharding(b.sharding));
     differ(tr("micro-batch"), number(a.microBatch), number(b.microBatch));
     differ(tr("accumulation"), number(a.gradAccum), number(b.gradAccum));

@@ -272,9 +272,10 @@ void SearchView::markCurrentLayout()
     for (std::size_t k = 0; k < layouts.size() && current < 0; ++k) {
         const LayoutCandidate& c = layouts[k];
         if (c.tp == s.hardware.parallel.tp && c.sp == s.hardware.parallel.sp && c.pp == s.hardware.parallel.pp &&
-            s.hardware.parallel.vpp == c.vpp && c.tp * c.pp * c.dp == s.hardware.count &&
-            c.sharding == s.hardware.sharding && c.microBatch == s.train.microBatch &&
-            c.gradAccum == s.train.gradAccum && c.checkpointing == s.train.checkpointing)
+            s.hardware.parallel.vpp == c.vpp && s.hardware.parallel.dpReplicate == c.dpReplicate &&
+            c.tp * c.pp * c.dp == s.hardware.count && c.sharding == s.hardware.sharding &&
+            c.microBatch == s.train.microBatch && c.gradAccum == s.train.gradAccum &&
+            c.checkpointing == s.train.checkpointing)
             current = static_cast<int>(k);
     }
     m_model->setCurrentRow(current);
