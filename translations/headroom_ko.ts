@@ -229,6 +229,14 @@
         <source>Compiled loss</source>
         <translation>컴파일된 손실 함수</translation>
     </message>
+    <message>
+        <source>none</source>
+        <translation>없음</translation>
+    </message>
+    <message>
+        <source>Parallel layout</source>
+        <translation>병렬 레이아웃</translation>
+    </message>
 </context>
 <context>
     <name>DeviceStack</name>

@@ -87,6 +87,29 @@ private slots:
         QCOMPARE(view.table()->model()->index(4, 1).data().toString(), QStringLiteral("2 × 4096"));
     }
 
+    // Two layouts of the same GPUs differ in the "Parallel layout" row only.
+    void layoutsCompared()
+    {
+        CompareView view;
+        Scenario a = teachingScenario().value();
+        a.train.peft = {};
+        a.train.weightQuant = WeightQuant::None;
+        a.train.optimizer = Optimizer::AdamW;
+        a.hardware.gpu = "h100-sxm-80gb";
+        a.hardware.count = 8;
+        a.hardware.sharding = Sharding::Fsdp2;
+        Scenario b = a;
+        b.hardware.parallel.tp = 2;
+        b.hardware.parallel.sp = true;
+        b.hardware.parallel.dpReplicate = 2;
+        QCOMPARE(view.pin(a), QString());
+        QCOMPARE(view.pin(b), QString());
+        const QAbstractItemModel* m = view.table()->model();
+        QCOMPARE(m->rowCount(), 5);
+        QCOMPARE(m->index(4, 0).data().toString(), QStringLiteral("none"));
+        QCOMPARE(m->index(4, 1).data().toString(), QStringLiteral("tp 2 + sp × HSDP 2"));
+    }
+
     void unplannableScenarioIsNotPinned()
     {
         CompareView view;

@@ -7,6 +7,7 @@
 #include "text/memoryunits.h"
 
 #include <QCoreApplication>
+#include <QStringList>
 
 #include <functional>
 
@@ -28,6 +29,27 @@ QString shortModelOf(const Scenario& s)
     return id.isEmpty() ? QStringLiteral("model") : id.section(QLatin1Char('/'), -1);
 }
 
+// The model-parallel layout in the planner's own notation (tp, pp, vpp, cp:
+// the flags' names, not translated), "none" when every GPU holds the whole
+// model; HSDP's replicate groups too.
+QString layoutOf(const Scenario& s)
+{
+    const ParallelConfig& p = s.hardware.parallel;
+    QStringList parts;
+    if (p.tp > 1)
+        parts << (p.sp ? QStringLiteral("tp %1 + sp").arg(p.tp) : QStringLiteral("tp %1").arg(p.tp));
+    if (p.pp > 1)
+        parts << (p.vpp > 1 ? QStringLiteral("pp %1 (vpp %2)").arg(p.pp).arg(p.vpp)
+                            : QStringLiteral("pp %1").arg(p.pp));
+    if (p.cp > 1)
+        parts << QStringLiteral("cp %1").arg(p.cp);
+    if (p.asyncTp)
+        parts << QStringLiteral("AsyncTP");
+    if (p.dpReplicate > 1)
+        parts << QStringLiteral("HSDP %1").arg(p.dpReplicate);
+    return parts.isEmpty() ? QCoreApplication::translate("CompareView", "none") : parts.join(QStringLiteral(" × "));
+}
+
 // The rows of the settings table: a name and the value of one scenario.
 struct Setting {
     const char* name;
@@ -47,6 +69,7 @@ const std::vector<Setting>& settings()
         {QT_TRANSLATE_NOOP("CompareView", "Mode"), [](const Scenario& s) { return DisplayNames::mode(s.mode); }},
         {QT_TRANSLATE_NOOP("CompareView", "Sharding"),
          [](const Scenario& s) { return DisplayNames::sharding(s.hardware.sharding); }},
+        {QT_TRANSLATE_NOOP("CompareView", "Parallel layout"), [](const Scenario& s) { return layoutOf(s); }},
         {QT_TRANSLATE_NOOP("CompareView", "CPU offload"),
          [](const Scenario& s) { return yesNo(s.hardware.cpuOffload); }},
         {QT_TRANSLATE_NOOP("CompareView", "Precision"),
