@@ -6,6 +6,7 @@
 
 #include <QtCore/QProcess>
 #include <QtCore/QStringList>
+#include <QtCore/QtGlobal>
 
 #include <functional>
 #include <optional>
@@ -72,5 +73,18 @@ inline QStringList words(const char* text)
 
 // stdout as JSON; a discarded value when it is not valid JSON.
 inline json parseJson(const QByteArray& text) { return json::parse(text.begin(), text.end(), nullptr, false); }
+
+// `plan --json` plus `args`: exit 0, empty stderr, a JSON object; else a
+// warning saying why and a null json.
+inline json planJson(const QStringList& args)
+{
+    const CliResult r = runCli(words("plan --json") + args);
+    if (r.exitCode != 0 || !r.err.isEmpty()) {
+        qWarning("plan --json %s: %s", qPrintable(args.join(QLatin1Char(' '))), r.describe().constData());
+        return json();
+    }
+    json j = parseJson(r.out);
+    return j.is_object() ? j : json();
+}
 
 } // namespace clitest

@@ -33,6 +33,16 @@ inline Bytes rowBytes(const Plan& p, const char* name)
     return r ? r->bytes : 0;
 }
 
+// Bytes of one category alive at `phase`: the rows whose lifetime spans it.
+inline Bytes categoryBytesAt(const Plan& p, Category category, Phase phase)
+{
+    Bytes sum = 0;
+    for (const TensorRow& r : p.tensors)
+        if (r.category == category && r.allocAt <= phase && r.freeAt >= phase)
+            sum += r.bytes;
+    return sum;
+}
+
 // What a checkpointed layer holds from its forward to its backward.
 inline Bytes heldPerLayer(const Plan& p)
 {

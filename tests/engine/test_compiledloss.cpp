@@ -41,15 +41,8 @@ Scenario scenario(bool compiledLoss)
     return sc;
 }
 
-// Bytes of the logits category alive at `phase` (rows whose lifetime spans it).
-Bytes logitsAt(const Plan& p, Phase phase)
-{
-    Bytes sum = 0;
-    for (const TensorRow& r : p.tensors)
-        if (r.category == Category::Logits && r.allocAt <= phase && r.freeAt >= phase)
-            sum += r.bytes;
-    return sum;
-}
+// Bytes of the logits category alive at `phase`.
+Bytes logitsAt(const Plan& p, Phase phase) { return testing::categoryBytesAt(p, Category::Logits, phase); }
 
 // Bytes of the logits category made by the loss forward or earlier and kept
 // into the loss backward.

@@ -41,6 +41,19 @@ Scenario smallScenario(std::uint64_t gpus)
     return sc;
 }
 
+// 8 GPUs as tp 2 x pp 2 x dp 2, ZeRO-1, 4 micro-batches, full checkpointing:
+// the layout the step-time terms are checked on by hand.
+Scenario tp2pp2Zero1()
+{
+    Scenario sc = smallScenario(8);
+    sc.hardware.parallel.tp = 2;
+    sc.hardware.parallel.pp = 2;
+    sc.hardware.sharding = Sharding::Zero1;
+    sc.train.gradAccum = 4;
+    sc.train.checkpointing = Checkpointing::Full;
+    return sc;
+}
+
 // One layer's linear weights: q 256x256, k and v 256x64, o 256x256, gate,
 // up and down 256x704 each.
 constexpr double kLayerMatmul = 65536 + 16384 + 16384 + 65536 + 3 * 180224.0; // 704,512
@@ -98,12 +111,7 @@ private slots:
     // micro-batches, full checkpointing, pure bf16.
     void stepTimeTermsByHand()
     {
-        Scenario sc = smallScenario(8);
-        sc.hardware.parallel.tp = 2;
-        sc.hardware.parallel.pp = 2;
-        sc.hardware.sharding = Sharding::Zero1;
-        sc.train.gradAccum = 4;
-        sc.train.checkpointing = Checkpointing::Full;
+        Scenario sc = tp2pp2Zero1();
         auto layout = parallelLayout(sc);
         QVERIFY(layout);
         QCOMPARE(layout->dp, std::uint64_t(2));
@@ -156,12 +164,7 @@ private slots:
     // and data-parallel terms do not change.
     void interleavedBubbleAndSends()
     {
-        Scenario sc = smallScenario(8);
-        sc.hardware.parallel.tp = 2;
-        sc.hardware.parallel.pp = 2;
-        sc.hardware.sharding = Sharding::Zero1;
-        sc.train.gradAccum = 4;
-        sc.train.checkpointing = Checkpointing::Full;
+        Scenario sc = tp2pp2Zero1();
         const Interconnect links{4, 400, 40, "test"};
         const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
         const StepModel model = stepModel(sc.model, buildParameterTable(sc.model));

@@ -117,11 +117,7 @@ private slots:
     {
         const Bytes TV = 2 * 128 * (V / tp);
         const auto logitsAt = [](const Plan& p, Phase phase) {
-            Bytes sum = 0;
-            for (const TensorRow& r : p.tensors)
-                if (r.category == Category::Logits && r.allocAt <= phase && r.freeAt >= phase)
-                    sum += r.bytes;
-            return sum;
+            return testing::categoryBytesAt(p, Category::Logits, phase);
         };
         const Plan mixed = stagePlan(megatron(Precision::Bf16Mixed, Sharding::Ddp), 1);
         QCOMPARE(logitsAt(mixed, Phase::LossFwd), 6 * TV);
