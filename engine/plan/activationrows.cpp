@@ -8,6 +8,7 @@
 #include "plan/compiledloss.h"
 #include "plan/float8linear.h"
 #include "plan/layersaves.h"
+#include "plan/moesaves.h"
 
 #include <algorithm>
 #include <cstring>
@@ -314,20 +315,42 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // gradients and the widest intermediate gradient pair.
     const Bytes abss = satMul(satMul(d.b, d.a), satMul(d.s, d.s));
     const bool eager = savedAttentionKind(ctx, d) == Attention::Eager;
-    const Bytes width = m.isMoe() ? satMul(d.i, m.expertsPerToken) : d.i;
     if (m.family == Family::Bert) {
         Bytes savedAfterAttention = 0;
         for (std::size_t k = saves.savedThroughAttention; k < saves.items().size(); ++k)
             savedAfterAttention = satAdd(savedAfterAttention, saves.items()[k].bytes);
         addBertLayerTemporaries(ctx, d, eager ? abss : 0, savedAfterAttention, rows);
     } else {
-        rows.push_back({"layer.fwd_temporary", "block output before the residual add; eager attention: 16-bit scores before softmax",
-                        Category::Temporaries, satAdd(satMul(d.T, d.h, d.p), eager ? satMul(abss, d.p) : 0),
+        // Mixture of experts (moesaves.h): the weighted expert outputs and
+        // their token-order copy in forward; the expanded output gradient,
+        // the index backward's zeros and result in backward (accountant:
+        // the *-moe reference cases).
+        const Bytes blockOut = m.isMoe() ? std::max(satMul(d.T, d.h, d.p), moeForwardTemporaryBytes(ctx, d)) : satMul(d.T, d.h, d.p);
+        rows.push_back({"layer.fwd_temporary", "block output before the residual add (MoE: the weighted expert outputs in both orders); eager attention: 16-bit scores before softmax",
+                        Category::Temporaries, satAdd(blockOut, eager ? satMul(abss, d.p) : 0),
                         Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
-        rows.push_back({"layer.bwd_temporary", "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
-                        Category::Temporaries,
-                        satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, width, 2 * d.p)), eager ? satMul(abss, 4 + d.p) : 0),
-                        Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+        const Bytes scoreGrads = eager ? satMul(abss, 4 + d.p) : 0;
+        if (m.isMoe()) {
+            // Several tensors, asked of the allocator one by one.
+            const TensorPiece moe = moeBackwardTemporaries(ctx, d);
+            TensorRow row{"layer.bwd_temporary", "hidden-state gradients in and out, three token-slot gradients of the expert block (moesaves.h); eager: score gradients",
+                          Category::Temporaries, satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(moe.bytes, moe.count)), scoreGrads),
+                          Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false};
+            if (ctx.pieces) {
+                const std::size_t begin = ctx.pieces->size();
+                ctx.pieces->push_back({satMul(d.T, d.h, 2 * d.r), 1});
+                ctx.pieces->push_back(moe);
+                if (scoreGrads > 0)
+                    ctx.pieces->push_back({scoreGrads, 1});
+                attachPieces(ctx, row, begin);
+            }
+            rows.push_back(row);
+        } else {
+            rows.push_back({"layer.bwd_temporary", "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
+                            Category::Temporaries,
+                            satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, d.i, 2 * d.p)), scoreGrads),
+                            Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+        }
     }
 
     // Embedding side: dropout masks and the embedding LayerNorm (GPT-2, BERT).

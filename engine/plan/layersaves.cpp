@@ -2,6 +2,8 @@
 // What one layer saves for backward, per family (plan/layersaves.h).
 #include "plan/layersaves.h"
 
+#include "plan/moesaves.h"
+
 #include <algorithm>
 
 namespace headroom::detail {
@@ -125,8 +127,16 @@ static void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, 
         // row max (max(dim=-1) saves its int64 indices), then a softmax in the
         // scores' own dtype (dtype=combined_logits.dtype) that saves its output;
         // the value matmul reads probs[..., :-1], a view that keeps it whole.
+        // The sinks are a parameter in its stored dtype: under autocast over
+        // fp32 weights torch.cat promotes the 16-bit scores to fp32, the
+        // softmax runs in fp32, and autocast casts the view the value matmul
+        // reads back to 16-bit, a copy that matmul saves (accountant:
+        // gpt-oss-20b bf16-mixed eager, the *-moe reference cases).
         const Bytes withSink = satMul(satMul(d.b, d.a), satMul(d.s, d.s + 1));
-        s.save("attn.probs_sinks", satMul(withSink, d.p), "softmax over the scores and the sink column, saved by softmax and (as a view) by the value matmul");
+        const Bytes probBytes = ctx.autocast ? d.r : d.p;
+        s.save("attn.probs_sinks", satMul(withSink, probBytes), "softmax over the scores and the sink column, saved by softmax and (as a view) by the value matmul");
+        if (probBytes != d.p)
+            s.save("attn.probs_copy", satMul(abss, d.p), "16-bit copy of the probabilities cast by autocast for the value matmul, which saves it");
         s.save("attn.max_indices", satMul(satMul(d.b, d.a), satMul(d.s, 8)), "int64 indices of the row max subtracted before the softmax, saved by max");
         if (dropout) {
             s.save("attn.dropout_mask", abss, "attention dropout mask, 1 byte per score");
@@ -268,47 +278,8 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             saveNorm(s, ctx, d, "norm3.in", "norm3.normed", "norm3.stat");
             saveNorm(s, ctx, d, "norm4.in", "norm4.normed", "norm4.stat");
         }
-        if (m.isMoe() && m.family == Family::GptOss) {
-            // gpt-oss (modeling_gpt_oss.py 5.17) [flag: an itemisation not yet
-            // checked on a GPU]: GptOssTopKRouter takes topk of the logits
-            // (int64 indices saved) and a softmax over the k values in the
-            // compute dtype (output saved); GptOssExperts per token-slot:
-            // gate_up = x @ W + b (x saved for W's gradient), gate and up are
-            // strided views clamped (the clamps save the views, keeping
-            // gate_up whole), sigmoid(gate * alpha) saves its output, gate *
-            // sigmoid saves both, (up + 1) * glu saves both, down_proj saves
-            // the product, and the routing-weight product saves the expert output.
-            const Bytes slots = satMul(d.T, m.expertsPerToken);
-            s.save("moe.router", satMul(slots, 8 + d.p), "top-k indices (int64) and the softmax over the k router logits");
-            if (ft)
-                s.save("moe.gathered", satMul(slots, d.h, d.p), "hidden states gathered per expert, saved by gate_up_proj");
-            s.save("mlp.gate_up_out", satMul(slots, 2 * d.i, d.p), "fused gate_up output, kept whole by the clamps' saved views");
-            s.save("mlp.gate_clamped", satMul(slots, d.i, d.p), "clamped gate, saved by gate * sigmoid(gate * alpha)");
-            s.save("mlp.sigmoid_out", satMul(slots, d.i, d.p), "sigmoid output, saved by sigmoid and the product");
-            s.save("mlp.glu", satMul(slots, d.i, d.p), "gate * sigmoid(gate * alpha), saved by (up + 1) * glu");
-            s.save("mlp.up_plus_one", satMul(slots, d.i, d.p), "up + 1, saved by (up + 1) * glu");
-            if (ft)
-                s.save("mlp.down_in", satMul(slots, d.i, d.p), "gated product, saved by down_proj");
-            s.save("moe.expert_out", satMul(slots, d.h, d.p), "expert outputs, saved by the routing-weight product");
-        } else if (m.isMoe()) {
-            // Mixtral: router logits (fp32 softmax), each token's hidden state gathered
-            // for each of its k experts, the gated MLP per token-slot, and the expert
-            // outputs weighted by the routing weights (modeling_mixtral.py) [flag].
-            // Qwen3-MoE (modeling_qwen3_moe.py 5.17, Qwen3MoeTopKRouter and
-            // Qwen3MoeExperts) saves the same: a fp32 routing softmax, and per
-            // slot the fused gate_up output (2 x width, kept whole by the views
-            // act_fn and the product save), the activation output and the
-            // product: 4 x width, as Mixtral's gate, act, up and down inputs.
-            const Bytes slots = satMul(d.T, m.expertsPerToken);
-            s.save("moe.router", satMul(d.T, m.experts, 4 + d.p), "router logits and fp32 routing softmax");
-            if (ft)
-                s.save("moe.gathered", satMul(slots, d.h, d.p), "hidden states gathered per expert, saved by w1/w3");
-            s.save("mlp.gate_out", satMul(slots, d.i, d.p), "expert gate output, saved by the activation");
-            s.save("mlp.act_out", satMul(slots, d.i, d.p), "activation output, saved by the product");
-            s.save("mlp.up_out", satMul(slots, d.i, d.p), "expert up output, saved by the product");
-            if (ft)
-                s.save("mlp.down_in", satMul(slots, d.i, d.p), "product, saved by w2");
-            s.save("moe.expert_out", satMul(slots, d.h, d.p), "expert outputs, saved by the routing-weight product");
+        if (m.isMoe()) {
+            saveMoeBlock(s, ctx, d);
         } else {
             if (fused) {
                 saveLinearInput(s, ctx, d, "norm2.out", "gateup.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpGateUp), "lora.gateup_in");

@@ -15,6 +15,13 @@ bool BuildContext::isLoraTarget(const ParamTensor& t) const
 {
     if (!t.isLinearWeight || t.kind == ModuleKind::LmHead || t.kind == ModuleKind::Router)
         return false;
+    // Experts (copies > 1) are 3-D nn.Parameters in transformers 5.17
+    // (MixtralExperts, Qwen3MoeExperts, GptOssExperts) and the routers plain
+    // modules: PEFT's target_modules wraps nn.Linear-like modules only, so
+    // "all-linear" adapts attention alone (accountant: Qwen3-30B-A3B and
+    // Mixtral LoRA all-linear, optimizer state of q/k/v/o only).
+    if (t.copies > 1)
+        return false;
     const ParamTensor* first = table.layer.data();
     if (loraTargetMaskValid && &t >= first && &t < first + table.layer.size())
         return (loraTargetMask >> (&t - first)) & 1U;
@@ -163,7 +170,10 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
             stored = ceilDiv(stored, ctx.shards);
         g.weightBytes = satAdd(g.weightBytes, stored);
         g.weightBlocks = satAdd(g.weightBlocks, allocatorBlockBytes(stored));
-        if (t.isLinearWeight)
+        // Expert weights (copies > 1: one 3-D parameter per layer in
+        // transformers 5.17) go to aten::_grouped_mm, which is on no autocast
+        // list: autocast never casts or caches them (moesaves.h).
+        if (t.isLinearWeight && t.copies == 1)
             g.linearElements = satAdd(g.linearElements, n);
         if (!train)
             continue;

@@ -36,6 +36,15 @@ TorchFunctionMode (that breaks checkpoint recompute).
              getChosenWorkspaceSize: 32 MiB on sm_90, 4 MiB + 8 x 16 KiB...
              below); the backward runs on autograd's device thread with its
              own handle, so training has two. Reported as its own line.
+- grouped_mm: aten::_grouped_mm (transformers' default "grouped_mm" experts
+             for mixture-of-experts layers) takes any float dtype on CUDA:
+             bf16 runs the CUTLASS kernel, others fall back to one mm_out per
+             group into one output (aten/src/ATen/native/cuda/GroupedBlas.cpp
+             _grouped_mm_cuda, _grouped_mm_fallback). Its meta kernel
+             (torch/_meta_registrations.py _meta_grouped_mm_common) accepts
+             bf16 only, so fp32 (the experts of bf16-mixed training, where
+             transformers casts the input to the fp32 weight) gets the same
+             output shape as CUDA's fallback allocates.
 """
 
 import contextlib
@@ -57,6 +66,7 @@ class Emulations:
     autocast: bool = True
     foreach: bool = True
     cublas_workspace: bool = True
+    grouped_mm: bool = True
     compute_major: int = 9          # sm_90 (H100/H200)
 
     def names(self):
@@ -259,6 +269,27 @@ _SET_DTYPE = [(F, "softmax"), (F, "log_softmax"), (torch, "softmax"), (torch.Ten
               (torch, "log_softmax"), (torch.Tensor, "log_softmax")]
 
 
+def _grouped_mm_any_dtype(original):
+    def common(mat_a, mat_b, scale_a, scale_b, offs=None, bias=None, scale_result=None, out_dtype=None,
+               use_fast_accum=False):
+        if scale_a is not None or (mat_a.dtype == torch.bfloat16 and mat_b.dtype == torch.bfloat16):
+            return original(mat_a, mat_b, scale_a, scale_b, offs, bias, scale_result, out_dtype, use_fast_accum)
+        # GroupedBlas.cpp create_grouped_gemm_output_tensor: (2D, 3D) -> (S, N);
+        # (2D, 2D) with offsets -> (groups, M, N), the weight gradient;
+        # (3D, 2D) -> (S, N); (3D, 3D) -> batched (groups, M, N).
+        a, b = mat_a, mat_b
+        if a.dim() == 2 and b.dim() == 3:
+            shape = (a.shape[0], b.shape[2])
+        elif a.dim() == 2 and b.dim() == 2:
+            shape = (offs.shape[0], a.shape[0], b.shape[1])
+        elif a.dim() == 3 and b.dim() == 2:
+            shape = (a.shape[1], b.shape[1])
+        else:
+            shape = (a.shape[0], a.shape[1], b.shape[2])
+        return a.new_empty(shape, dtype=out_dtype or a.dtype)
+    return common
+
+
 class Patches:
     """Installs the emulations for the duration of a `with` block."""
 
@@ -286,6 +317,9 @@ class Patches:
             self._set(F, "scaled_dot_product_attention", _sdpa_cuda(F.scaled_dot_product_attention))
         if em.dropout:
             self._set(F, "dropout", _dropout_cuda(F.dropout))
+        if em.grouped_mm:
+            import torch._meta_registrations as meta
+            self._set(meta, "_meta_grouped_mm_common", _grouped_mm_any_dtype(meta._meta_grouped_mm_common))
         return self
 
     def _patch_checkpoint_and_transformers(self):

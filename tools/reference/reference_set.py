@@ -222,6 +222,33 @@ PLAN = [
         {"model": CLS, "loop": "custom", "micro_batch": 32, "seq_len": 256}]),
 ]
 
+# Mixture of experts as transformers 5.17 trains it: the default "grouped_mm"
+# experts (integrations/moe.py), which autocast leaves in the weights' dtype
+# (fp32 under bf16-mixed), the router, dispatch and combine. gpt-oss has no
+# sdpa path, so eager. SGD keeps the activations, not the optimizer step, at
+# the peak.
+MOE_LORA = {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}
+PLAN += [
+    ("Qwen/Qwen3-30B-A3B", "qwen3_moe", [
+        {}, {"optimizer": "sgd", "micro_batch": 8, "seq_len": 2048},
+        {"precision": "bf16", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "use_cache": False},
+        {"optimizer": "sgd", "micro_batch": 8, "seq_len": 4096, "checkpointing": "full"},
+        {"peft": MOE_LORA, "micro_batch": 2, "seq_len": 2048},
+        {"peft": {**MOE_LORA, "rank": 32, "targets": ["all-linear"]}, "micro_batch": 2, "seq_len": 2048}]),
+    ("mistralai/Mixtral-8x7B-v0.1", "mixtral", [
+        {"precision": "bf16", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "use_cache": False},
+        {"optimizer": "sgd", "micro_batch": 4, "seq_len": 2048},
+        {"optimizer": "sgd", "micro_batch": 4, "seq_len": 4096, "checkpointing": "full"},
+        {"peft": MOE_LORA, "micro_batch": 4, "seq_len": 2048},
+        {"peft": {**MOE_LORA, "targets": ["all-linear"]}, "checkpointing": "full", "micro_batch": 4, "seq_len": 4096}]),
+    ("openai/gpt-oss-20b", "gpt_oss", [
+        {"attention": "eager", "precision": "bf16", "optimizer": "sgd", "micro_batch": 2, "seq_len": 2048,
+         "use_cache": False},
+        {"attention": "eager", "optimizer": "sgd", "micro_batch": 2, "seq_len": 2048},
+        {"attention": "eager", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "checkpointing": "full"},
+        {"attention": "eager", "peft": MOE_LORA, "micro_batch": 2, "seq_len": 2048}]),
+]
+
 # torchtitan's op-level selective activation checkpointing (accountant.py
 # op_sac_context): each layer keeps the outputs of its odd-numbered aten.mm
 # calls and of the flash or memory-efficient attention kernel. The variants

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "plan/moesaves.h"
+
+#include <algorithm>
+
+namespace headroom::detail {
+
+namespace {
+
+// Bytes of the weighted expert outputs: the expert output times the routing
+// weights, promoted. Mixtral keeps its routing weights in fp32
+// (modeling_mixtral.py MixtralTopKRouter: softmax of logits.float(), no cast
+// back); Qwen3-MoE casts them to the logits' dtype and gpt-oss takes its
+// softmax in it.
+Bytes weightedOutputBytes(const BuildContext& ctx, const Dims& d)
+{
+    const Bytes e = expertElementBytes(ctx, d);
+    return ctx.model.family == Family::Mixtral ? 4 : e;
+}
+
+Bytes routingWeightBytes(const BuildContext& ctx, const Dims& d)
+{
+    return ctx.model.family == Family::Mixtral ? 4 : d.p;
+}
+
+} // namespace
+
+Bytes expertElementBytes(const BuildContext& ctx, const Dims& d)
+{
+    return ctx.autocast ? d.r : d.p;
+}
+
+void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
+{
+    const ModelSpec& m = ctx.model;
+    const bool ft = ctx.fullFinetune;
+    const Bytes k = m.expertsPerToken;
+    const Bytes slots = satMul(d.T, k);
+    const Bytes e = expertElementBytes(ctx, d);
+
+    // The router is an nn.Linear-style F.linear: with its weight trainable it
+    // saves its input, the post-attention norm's output (its 16-bit cast
+    // under autocast).
+    if (ft)
+        s.save("moe.router_in", satMul(d.T, d.h, d.p), "router input, saved by the router linear for its weight gradient");
+    if (m.family == Family::GptOss) {
+        // GptOssTopKRouter: topk of the logits (int64 indices saved), softmax
+        // over the k values in the logits' dtype (output saved).
+        s.save("moe.routing", satMul(d.T, k, 8 + d.p), "top-k indices (int64) and the softmax over the k router logits");
+    } else {
+        // Qwen3MoeTopKRouter / MixtralTopKRouter: fp32 softmax over every
+        // expert (output saved), topk (int64 indices), the top values
+        // renormalised in place (autograd keeps the values and their sum).
+        s.save("moe.routing", satAdd(satMul(d.T, m.experts, 4), satAdd(satMul(d.T, k, 8 + 4 + 4), satMul(d.T, 4))),
+               "fp32 routing softmax, top-k indices (int64), the renormalised top-k values and their sum");
+    }
+    // Dispatch (grouped_mm_experts_forward): the sort permutation, its token
+    // index (perm // k) and inverse (int64 each), the sentinel mask, and the
+    // routing weights in expert order, saved by the weighting product.
+    // gpt-oss also gathers its biases by the sorted expert ids, which the
+    // index saves.
+    const Bytes indexBytes = 8 + 8 + 8 + 1 + (m.family == Family::GptOss ? 8 : 0);
+    s.save("moe.dispatch", satAdd(satMul(slots, indexBytes), satMul(slots, routingWeightBytes(ctx, d))),
+           "sort permutation, token index and inverse (int64), sentinel mask, routing weights in expert order");
+    if (ft)
+        s.save("moe.gathered", satMul(slots, d.h, e), "hidden states gathered in expert order, saved by the up grouped_mm");
+    s.save("moe.up_out", satMul(slots, 2 * d.i, e), "gate and up projection output (masked copy), kept whole by the gate's saved views");
+    if (m.family == Family::GptOss) {
+        // GptOssExperts._apply_gate: strided gate/up views clamped (each
+        // clamp saves its input view), sigmoid(gate * alpha) saves its
+        // output, gate * sigmoid saves both, (up + 1) * glu saves both.
+        s.save("mlp.gate_clamped", satMul(slots, d.i, e), "clamped gate, saved by gate * sigmoid(gate * alpha)");
+        s.save("mlp.sigmoid_out", satMul(slots, d.i, e), "sigmoid output, saved by sigmoid and the product");
+        s.save("mlp.glu", satMul(slots, d.i, e), "gate * sigmoid(gate * alpha), saved by (up + 1) * glu");
+        s.save("mlp.up_plus_one", satMul(slots, d.i, e), "up + 1, saved by (up + 1) * glu");
+    } else {
+        // _default_apply_gate: act(gate) * up; the activation's output is saved by the product.
+        s.save("mlp.act_out", satMul(slots, d.i, e), "activation output, saved by the product");
+    }
+    if (ft)
+        s.save("mlp.down_in", satMul(slots, d.i, e), "gated product, saved by the down grouped_mm");
+    s.save("moe.expert_out", satMul(slots, d.h, e), "down projection output (masked copy), saved by the routing-weight product");
+}
+
+Bytes moeForwardTemporaryBytes(const BuildContext& ctx, const Dims& d)
+{
+    const Bytes slots = satMul(d.T, ctx.model.expertsPerToken);
+    return satMul(slots, d.h, 2 * weightedOutputBytes(ctx, d));
+}
+
+TensorPiece moeBackwardTemporaries(const BuildContext& ctx, const Dims& d)
+{
+    const Bytes slots = satMul(d.T, ctx.model.expertsPerToken);
+    // At the gather back into token order: the expanded output gradient, the
+    // zeros it is scattered into and the scatter's result (token-slots x
+    // hidden, in the weighted outputs' dtype). At the gated product: the
+    // down projection's input gradient and the gradients of its two factors
+    // (token-slots x expert width); with the experts trainable the product
+    // itself (saved by the down projection, a row of the saved set) is
+    // released by then, one less. Whichever is larger (Mixtral's experts are
+    // 3.5 x hidden: accountant, mixtral-8x7b ... ckpt-lora16, peak at the product).
+    const TensorPiece atGather{satMul(slots, d.h, weightedOutputBytes(ctx, d)), 3};
+    const TensorPiece atProduct{satMul(slots, d.i, expertElementBytes(ctx, d)), ctx.fullFinetune ? 2U : 3U};
+    return satMul(atGather.bytes, atGather.count) >= satMul(atProduct.bytes, atProduct.count) ? atGather : atProduct;
+}
+
+} // namespace headroom::detail
