@@ -991,6 +991,10 @@
         <extracomment>%1 micro-batches (gradient accumulation), %2 pipeline stages, %3 virtual stages</extracomment>
         <translation>가상 스테이지 %3개(인터리브드 1F1B)에서는 마이크로배치 %1개(그래디언트 누적)가 파이프라인 스테이지 %2개로 나누어떨어져야 합니다.</translation>
     </message>
+    <message>
+        <source>The experts are not quantized: transformers quantizes nn.Linear layers only and keeps the experts as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (%1 here).</source>
+        <translation>전문가(expert) 가중치는 양자화되지 않습니다: transformers는 nn.Linear 층만 양자화하고 전문가는 3차원 파라미터로 두며, prepare_model_for_kbit_training이 이를 fp32로 바꿉니다(여기서는 %1).</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

@@ -170,7 +170,11 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
     addLlamaAttention(l, s);
     if (s.family == Family::Mixtral) {
         // modeling_mixtral.py MixtralSparseMoeBlock: gate (router) without bias,
-        // experts w1 (gate), w2 (down), w3 (up), none with bias.
+        // experts w1 (gate), w2 (down), w3 (up), none with bias, named as the
+        // checkpoints store them. transformers 5.17 stacks them on load into
+        // 3-D parameters (MixtralExperts gate_up_proj, down_proj), which
+        // bitsandbytes, PEFT's target_modules and autocast do not reach: the
+        // planner treats every copies > 1 tensor so (modelstaterows.cpp).
         l.linear("model.layers.{i}.block_sparse_moe.gate", "gate", ModuleKind::Router, s.hidden, s.experts, false);
         l.linear("model.layers.{i}.block_sparse_moe.experts.{e}.w1", "w1", ModuleKind::MlpGate, s.hidden, s.intermediate, false, s.experts);
         l.linear("model.layers.{i}.block_sparse_moe.experts.{e}.w2", "w2", ModuleKind::MlpDown, s.intermediate, s.hidden, false, s.experts);
@@ -183,7 +187,8 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         // model.safetensors.index.json: mlp.gate.weight,
         // mlp.experts.{e}.gate_proj/up_proj/down_proj.weight); transformers 5
         // stacks the experts on load into experts.gate_up_proj (E, 2i, h) and
-        // experts.down_proj (E, h, i), the same elements. Every layer is sparse
+        // experts.down_proj (E, h, i), the same elements, and neither quantized
+        // nor LoRA-targeted nor cast by autocast (as Mixtral). Every layer is sparse
         // here (hfconfig.cpp refuses mlp_only_layers and decoder_sparse_step > 1).
         l.linear("model.layers.{i}.mlp.gate", "gate", ModuleKind::Router, s.hidden, s.experts, false);
         l.linear("model.layers.{i}.mlp.experts.{e}.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, s.intermediate, false, s.experts);

@@ -149,7 +149,13 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
         if (satMul(t.rows, t.cols) > g.largest)
             g.largestSides = satAdd(t.rows, t.cols);
         g.largest = std::max(g.largest, satMul(t.rows, t.cols));
-        const bool quantizable = t.isLinearWeight && t.kind != ModuleKind::LmHead && t.kind != ModuleKind::Router;
+        // transformers 5.17 quantizes nn.Linear (and Conv1D) modules only
+        // (integrations/bitsandbytes.py replace_with_bnb_linear): experts,
+        // 3-D parameters there (copies > 1), stay in their load dtype, and in
+        // training prepare_model_for_kbit_training casts them to fp32 like
+        // every other non-4-bit parameter (accountant: Qwen3-30B-A3B QLoRA).
+        const bool quantizable = t.isLinearWeight && t.kind != ModuleKind::LmHead && t.kind != ModuleKind::Router &&
+                                 t.copies == 1;
         Bytes stored;
         if (quantizable && wq != WeightQuant::None) {
             stored = satMul(quantizedWeightBytes(wq, t.rows, t.cols), t.copies);

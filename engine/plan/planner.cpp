@@ -18,6 +18,16 @@ namespace headroom {
 
 namespace {
 
+// Elements of a model's expert weights (the layer's copies > 1 tensors, every layer).
+Bytes expertElements(const ParameterTable& table)
+{
+    Bytes n = 0;
+    for (const ParamTensor& t : table.layer)
+        if (t.copies > 1)
+            n = satAdd(n, t.elements());
+    return satMul(n, table.layers);
+}
+
 constexpr Bytes kMaxCount = 1'000'000'000;  // batch, sequence, accumulation: beyond this is a typo
 
 Error invalid(std::string what) { return makeError(ErrorCode::InvalidArgument, std::move(what)); }
@@ -128,9 +138,10 @@ std::vector<std::string> resolveLoraTargets(const ModelSpec& model, const Parame
     std::vector<std::string> names;
     const bool allLinear = std::find(requested.begin(), requested.end(), "all-linear") != requested.end();
     if (allLinear) {
-        // PEFT "all-linear": every linear layer except the output head.
+        // PEFT "all-linear": every linear layer except the output head; not
+        // the experts, 3-D parameters in transformers 5.17 (isLoraTarget).
         for (const ParamTensor& t : table.layer)
-            if (t.isLinearWeight && t.kind != ModuleKind::Router &&
+            if (t.isLinearWeight && t.kind != ModuleKind::Router && t.copies == 1 &&
                 std::find(names.begin(), names.end(), t.module) == names.end())
                 names.push_back(t.module);
         return names;
@@ -291,6 +302,10 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
             plan.notes.push_back(gpu->name + " has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice.");
         if (p == Precision::Fp8Mixed && !gpu->fp8)
             plan.notes.push_back(gpu->name + " has no fp8 tensor cores (needs compute capability 8.9 or newer).");
+        if (m.isMoe() && ctx.quantizedBase)
+            plan.notes.push_back("Experts are not quantized: transformers quantizes nn.Linear layers only, and keeps the experts "
+                                 "as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (" +
+                                 formatGiB(static_cast<double>(satMul(expertElements(table), 4))) + " here).");
         if (m.maxPositions > 0 && tc.seqLen > m.maxPositions)
             plan.notes.push_back("Sequence length exceeds the model's max_position_embeddings (" + std::to_string(m.maxPositions) + ").");
     } else {

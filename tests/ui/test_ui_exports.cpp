@@ -9,6 +9,7 @@
 #include "export/exportactions.h"
 #include "export/reportwriter.h"
 #include "io/scenariofile.h"
+#include "model/catalog.h"
 #include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
 #include "plan/planner.h"
@@ -276,6 +277,15 @@ private slots:
             notes.insert(notes.end(), plan.value().notes.begin(), plan.value().notes.end());
         }
         QVERIFY(notes.size() >= before + 3);
+        // QLoRA of a mixture of experts: the experts stay unquantized.
+        Scenario moeQlora = teachingScenario().value();
+        moeQlora.model = presetModel("Qwen/Qwen3-30B-A3B").value();
+        auto moePlan = makePlan(moeQlora);
+        QVERIFY(static_cast<bool>(moePlan));
+        const auto expertsNote = std::find_if(moePlan.value().notes.begin(), moePlan.value().notes.end(),
+                                              [](const std::string& n) { return n.starts_with("Experts are not quantized"); });
+        QVERIFY(expertsNote != moePlan.value().notes.end());
+        notes.push_back(*expertsNote);
         std::vector<Error> errors;
         Scenario qloraNoBase = teachingScenario().value();
         qloraNoBase.train.weightQuant = WeightQuant::None;

@@ -234,13 +234,17 @@ PLAN += [
         {"precision": "bf16", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "use_cache": False},
         {"optimizer": "sgd", "micro_batch": 8, "seq_len": 4096, "checkpointing": "full"},
         {"peft": MOE_LORA, "micro_batch": 2, "seq_len": 2048},
-        {"peft": {**MOE_LORA, "rank": 32, "targets": ["all-linear"]}, "micro_batch": 2, "seq_len": 2048}]),
+        {"peft": {**MOE_LORA, "rank": 32, "targets": ["all-linear"]}, "micro_batch": 2, "seq_len": 2048},
+        # QLoRA: bitsandbytes quantizes nn.Linear only; the 3-D experts stay,
+        # cast to fp32 by prepare_model_for_kbit_training.
+        {"peft": {**MOE_LORA, "method": "qlora"}, "micro_batch": 1, "seq_len": 1024}]),
     ("mistralai/Mixtral-8x7B-v0.1", "mixtral", [
         {"precision": "bf16", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "use_cache": False},
         {"optimizer": "sgd", "micro_batch": 4, "seq_len": 2048},
         {"optimizer": "sgd", "micro_batch": 4, "seq_len": 4096, "checkpointing": "full"},
         {"peft": MOE_LORA, "micro_batch": 4, "seq_len": 2048},
-        {"peft": {**MOE_LORA, "targets": ["all-linear"]}, "checkpointing": "full", "micro_batch": 4, "seq_len": 4096}]),
+        {"peft": {**MOE_LORA, "targets": ["all-linear"]}, "checkpointing": "full", "micro_batch": 4, "seq_len": 4096},
+        {"peft": {**MOE_LORA, "method": "qlora", "targets": ["all-linear"]}, "checkpointing": "full", "seq_len": 2048}]),
     ("openai/gpt-oss-20b", "gpt_oss", [
         {"attention": "eager", "precision": "bf16", "optimizer": "sgd", "micro_batch": 2, "seq_len": 2048,
          "use_cache": False},

@@ -55,6 +55,12 @@ const std::vector<Phrase>& notePhrases()
                                   "(544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs).")
                  .arg(m.captured(1), m.captured(2));
          }},
+        {anchored(R"(Experts are not quantized: transformers quantizes nn\.Linear layers only, and keeps the experts as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 \((.+) here\)\.)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The experts are not quantized: transformers quantizes nn.Linear layers only and keeps the experts as "
+                                  "3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (%1 here).")
+                 .arg(m.captured(1));
+         }},
         {anchored(R"(Sequence length exceeds the model's max_position_embeddings \((\d+)\)\.)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("The sequence length exceeds the model's maximum position embeddings (%1).").arg(m.captured(1));
