@@ -1527,10 +1527,6 @@
         <translation>노드 안</translation>
     </message>
     <message>
-        <source>Computation %1 · tensor-parallel communication %2 (%3) · pipeline sends %4 (%5) · pipeline bubble %6 · data-parallel communication %7 (%8). No overlap is assumed: the step is their sum.</source>
-        <translation>계산 %1 · 텐서 병렬 통신 %2 (%3) · 파이프라인 전송 %4 (%5) · 파이프라인 버블 %6 · 데이터 병렬 통신 %7 (%8). 겹침이 없다고 가정하므로 스텝 시간은 이들의 합입니다.</translation>
-    </message>
-    <message>
         <source>The scenario&apos;s layout now</source>
         <translation>시나리오의 현재 레이아웃</translation>
     </message>
@@ -1680,6 +1676,27 @@ time</source>
         <source>HSDP: %1 replicate groups of %2 GPUs; FSDP2 shards within a group, the groups all-reduce the sharded gradients</source>
         <extracomment>%1 replicate groups, %2 GPUs sharding within each</extracomment>
         <translation>HSDP: GPU %2개씩 복제 그룹 %1개; FSDP2가 그룹 안에서 샤딩하고 그룹끼리 샤딩된 그래디언트를 all-reduce함</translation>
+    </message>
+    <message>
+        <source>Computation %1 · tensor-parallel communication %2 (%3) · pipeline sends %4 (%5) · pipeline bubble %6 · data-parallel communication %7 (%8).</source>
+        <translation>계산 %1 · 텐서 병렬 통신 %2 (%3) · 파이프라인 전송 %4 (%5) · 파이프라인 버블 %6 · 데이터 병렬 통신 %7 (%8).</translation>
+    </message>
+    <message>
+        <source>Context-parallel communication %1 (%2).</source>
+        <extracomment>ring attention&apos;s key/value all-gathers and gradient reduce-scatters: %1 the time, %2 where they run</extracomment>
+        <translation>컨텍스트 병렬 통신 %1 (%2).</translation>
+    </message>
+    <message>
+        <source>No overlap is assumed: the step is their sum.</source>
+        <translation>겹침이 없다고 가정하므로 스텝 시간은 이들의 합입니다.</translation>
+    </message>
+    <message>
+        <source>Context-parallel degree: GPUs that split each sequence, attention running as a ring (FSDP2 shards over them too)</source>
+        <translation>컨텍스트 병렬 차수: 각 시퀀스를 나누어 맡는 GPU 수, 어텐션은 링으로 실행(FSDP2도 이 GPU들에 걸쳐 샤딩)</translation>
+    </message>
+    <message>
+        <source>CP</source>
+        <translation>CP</translation>
     </message>
 </context>
 <context>
@@ -3018,10 +3035,6 @@ time</source>
         <translation>%1 (SP)</translation>
     </message>
     <message>
-        <source>tp %1 × pp %2 × dp %3, %4, micro-batch %5 × %6, checkpointing %7</source>
-        <translation>tp %1 × pp %2 × dp %3, %4, 마이크로배치 %5 × %6, 체크포인팅 %7</translation>
-    </message>
-    <message>
         <source>%1 %2 against %3</source>
         <extracomment>one setting in which two layouts differ: %1 the setting, %2 the first layout&apos;s value, %3 the second&apos;s</extracomment>
         <translation>%1 %2 대 %3</translation>
@@ -3173,6 +3186,28 @@ time</source>
     <message>
         <source>replicate groups</source>
         <translation>복제 그룹</translation>
+    </message>
+    <message>
+        <source>context-parallel communication</source>
+        <translation>컨텍스트 병렬 통신</translation>
+    </message>
+    <message>
+        <source>cp %1 × dp %2</source>
+        <extracomment>context parallelism in a layout, before the data-parallel degree: %1 the cp degree, %2 the dp degree</extracomment>
+        <translation>cp %1 × dp %2</translation>
+    </message>
+    <message>
+        <source>dp %1</source>
+        <translation>dp %1</translation>
+    </message>
+    <message>
+        <source>tp %1 × pp %2 × %3, %4, micro-batch %5 × %6, checkpointing %7</source>
+        <extracomment>a parallel layout: %1 tensor, %2 pipeline degrees, %3 &quot;dp N&quot; or &quot;cp N × dp N&quot;, sharding, micro-batch × accumulation, checkpointing</extracomment>
+        <translation>tp %1 × pp %2 × %3, %4, 마이크로배치 %5 × %6, 체크포인팅 %7</translation>
+    </message>
+    <message>
+        <source>cp</source>
+        <translation>cp</translation>
     </message>
 </context>
 <context>

@@ -33,7 +33,8 @@ std::string seconds(double s) { return s < 1 ? fixed(s * 1e3, 1) + " ms" : fixed
 std::string layoutName(const LayoutCandidate& c)
 {
     return "tp " + std::to_string(c.tp) + (c.sp ? " (sp)" : "") + " x pp " + std::to_string(c.pp) +
-           (c.vpp > 1 ? " (interleaved, vpp " + std::to_string(c.vpp) + ")" : std::string()) + " x dp " +
+           (c.vpp > 1 ? " (interleaved, vpp " + std::to_string(c.vpp) + ")" : std::string()) +
+           (c.cp > 1 ? " x cp " + std::to_string(c.cp) : std::string()) + " x dp " +
            std::to_string(c.dp) +
            (c.dpReplicate > 1
                 ? " (HSDP " + std::to_string(c.dpReplicate) + " x " + std::to_string(c.dp / c.dpReplicate) + ")"
@@ -50,6 +51,7 @@ nlohmann::json toJson(const LayoutCandidate& c)
               {"sp", c.sp},
               {"pp", c.pp},
               {"vpp", c.vpp},
+              {"cp", c.cp},
               {"dp", c.dp},
               {"dp_replicate", c.dpReplicate},
               {"sharding", shardingName(c.sharding)},
@@ -68,9 +70,13 @@ nlohmann::json toJson(const LayoutCandidate& c)
               {"tensor_parallel", t.tensorParallelSeconds},
               {"pipeline_send", t.pipelineSendSeconds},
               {"bubble", t.bubbleSeconds},
-              {"data_parallel", t.dataParallelSeconds}}},
+              {"data_parallel", t.dataParallelSeconds},
+              {"context_parallel", t.contextParallelSeconds}}},
             {"inter_node",
-             {{"tp", t.tensorParallelInterNode}, {"pp", t.pipelineInterNode}, {"dp", t.dataParallelInterNode}}},
+             {{"tp", t.tensorParallelInterNode},
+              {"pp", t.pipelineInterNode},
+              {"dp", t.dataParallelInterNode},
+              {"cp", t.contextParallelInterNode}}},
             {"bubble_fraction", t.bubbleFraction},
             {"tokens_per_second_per_gpu", t.tokensPerSecondPerGpu},
             {"mfu", t.mfu}};
@@ -171,6 +177,8 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
         std::string shape = std::to_string(c.tp) + (c.sp ? "s" : "") + " x " + std::to_string(c.pp);
         if (c.vpp > 1)
             shape += 'v' + std::to_string(c.vpp); // GCC 12 warns, wrongly, on "v" + std::string (-Wrestrict)
+        if (c.cp > 1)
+            shape += 'c' + std::to_string(c.cp);
         shape += " x " + std::to_string(c.dp);
         if (c.dpReplicate > 1)
             shape += 'r' + std::to_string(c.dpReplicate);
@@ -184,13 +192,17 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
         std::cout << line;
     }
     std::cout << "(tp \"2s\": tensor parallelism 2 with sequence parallelism; pp \"4v2\": 4 stages interleaved, 2 "
-                 "virtual stages each; dp \"16r2\": HSDP, 2 replicate groups of 8.)\n";
+                 "virtual stages each; \"4c2\": 4 stages, context parallelism 2; dp \"16r2\": HSDP, 2 replicate groups of "
+                 "8.)\n";
     const StepTime& t = r.layouts.front().time;
     std::cout << "#1, " << layoutName(r.layouts.front()) << ": compute " << seconds(t.computeSeconds)
               << ", tensor-parallel " << seconds(t.tensorParallelSeconds) << ", pipeline sends "
               << seconds(t.pipelineSendSeconds) << ", bubble " << seconds(t.bubbleSeconds) << ", data-parallel "
-              << seconds(t.dataParallelSeconds) << (t.dataParallelInterNode ? " (between nodes)" : " (inside a node)")
-              << ".\n";
+              << seconds(t.dataParallelSeconds) << (t.dataParallelInterNode ? " (between nodes)" : " (inside a node)");
+    if (r.layouts.front().cp > 1)
+        std::cout << ", context-parallel " << seconds(t.contextParallelSeconds)
+                  << (t.contextParallelInterNode ? " (between nodes)" : " (inside a node)");
+    std::cout << ".\n";
     if (r.layouts.size() > 1)
         std::cout << whyBest(r.layouts[0], r.layouts[1]) << "\n";
 }

@@ -5,7 +5,10 @@
 //   al. 2021 §3.3, "use tensor model parallelism up to degree g" for g GPUs
 //   per server); with sequence parallelism off and on for tp > 1;
 // - pp: divisors of count / tp up to the layer count;
-// - dp = count / (tp x pp), which must divide the global batch;
+// - cp: 1, and under FSDP2 every divisor of count / (tp x pp) up to
+//   kMaxSearchedCp that splits the sequence into 2 x cp chunks (torchtitan's
+//   load-balanced ring attention);
+// - dp = count / (tp x pp x cp), which must divide the global batch;
 // - sharding: ddp, zero1, zero2, zero3, and fsdp2 with tp = pp = 1; none
 //   when dp = 1;
 // - micro-batch: powers of two dividing global batch / dp; grad_accum the rest;
@@ -81,6 +84,21 @@ std::vector<std::uint64_t> replicateChoices(Sharding s, std::uint64_t tp, std::u
     return r;
 }
 
+// Context-parallel degrees tried for a (tp, pp) shape with `rest` = count /
+// (tp x pp) GPUs left: 1, and each divisor of `rest` from 2 up to
+// kMaxSearchedCp that splits the sequence into 2 x cp equal chunks
+// (parallel.cpp refuses the others). Beyond 16 the ring's steps outnumber
+// the chunks worth overlapping; torchtitan's published runs stop at 8.
+constexpr std::uint64_t kMaxSearchedCp = 16;
+std::vector<std::uint64_t> cpChoices(std::uint64_t rest, std::uint64_t seqLen)
+{
+    std::vector<std::uint64_t> c{1};
+    for (std::uint64_t k = 2; k <= kMaxSearchedCp && k <= rest; ++k)
+        if (rest % k == 0 && seqLen % (2 * k) == 0)
+            c.push_back(k);
+    return c;
+}
+
 constexpr Checkpointing kCheckpointings[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
 
 void setLayout(Scenario& sc, const LayoutCandidate& c)
@@ -89,7 +107,7 @@ void setLayout(Scenario& sc, const LayoutCandidate& c)
     sc.hardware.parallel.sp = c.sp;
     sc.hardware.parallel.pp = c.pp;
     sc.hardware.parallel.vpp = c.vpp;
-    sc.hardware.parallel.cp = 1; // context parallelism is not searched (docs/planner.md "Layout search")
+    sc.hardware.parallel.cp = c.cp;
     sc.hardware.parallel.dpReplicate = c.dpReplicate;
     sc.hardware.sharding = c.sharding;
     sc.train.microBatch = c.microBatch;
@@ -150,7 +168,7 @@ Scenario applyLayout(const Scenario& base, const LayoutCandidate& layout)
 {
     Scenario sc = base;
     setLayout(sc, layout);
-    sc.train.globalBatch = layout.microBatch * layout.gradAccum * layout.dp;
+    sc.train.globalBatch = layout.microBatch * layout.gradAccum * layout.dp; // cp ranks share their sequences
     return sc;
 }
 
@@ -188,7 +206,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     // width, the model's family...), and of those the ones whose
     // data-parallel degree divides the batch.
     struct Pair {
-        std::uint64_t tp, pp;
+        std::uint64_t tp, pp, cp;
     };
     std::vector<Pair> pairs;
     std::vector<std::uint64_t> triedDp;
@@ -207,18 +225,24 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
         if (count % tp != 0 || r.links.gpusPerNode % tp != 0)
             continue;
         for (std::uint64_t pp : divisorsUpTo(count / tp, base.model.layers)) {
-            shape.hardware.parallel.tp = tp;
-            shape.hardware.parallel.pp = pp;
-            if (auto accepted = parallelLayout(shape); !accepted) {
-                ++refusals[accepted.error().detail];
-                ++r.refusedShapes;
-                continue;
+            for (std::uint64_t cp : cpChoices(count / (tp * pp), base.train.seqLen)) {
+                shape.hardware.parallel.tp = tp;
+                shape.hardware.parallel.pp = pp;
+                shape.hardware.parallel.cp = cp;
+                // Context parallelism is planned under FSDP2 only, with sp under tp.
+                shape.hardware.sharding = cp > 1 ? Sharding::Fsdp2 : Sharding::Ddp;
+                shape.hardware.parallel.sp = cp > 1 && tp > 1;
+                if (auto accepted = parallelLayout(shape); !accepted) {
+                    ++refusals[accepted.error().detail];
+                    ++r.refusedShapes;
+                    continue;
+                }
+                const std::uint64_t dp = count / (tp * pp * cp);
+                if (std::find(triedDp.begin(), triedDp.end(), dp) == triedDp.end())
+                    triedDp.push_back(dp);
+                if (r.globalBatch % dp == 0)
+                    pairs.push_back({tp, pp, cp});
             }
-            const std::uint64_t dp = count / (tp * pp);
-            if (std::find(triedDp.begin(), triedDp.end(), dp) == triedDp.end())
-                triedDp.push_back(dp);
-            if (r.globalBatch % dp == 0)
-                pairs.push_back({tp, pp});
         }
     }
     if (triedDp.empty()) // tp 1 x pp 1 is refused too: the scenario itself does not plan
@@ -264,10 +288,11 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
             r.closest = c;
     };
     for (std::size_t k = 0; k < pairs.size(); ++k) {
-        const auto [tp, pp] = pairs[k];
-        const std::uint64_t dp = count / (tp * pp), perReplica = r.globalBatch / dp;
+        const auto [tp, pp, cp] = pairs[k];
+        const std::uint64_t dp = count / (tp * pp * cp), perReplica = r.globalBatch / dp;
+        const std::vector<Sharding> shardings = cp > 1 ? std::vector<Sharding>{Sharding::Fsdp2} : shardingsFor(dp);
         for (bool sp : tp > 1 ? std::vector<bool>{false, true} : std::vector<bool>{false})
-            for (Sharding sharding : shardingsFor(dp))
+            for (Sharding sharding : shardings)
                 for (std::uint64_t mb = 1; mb <= perReplica; mb *= 2) {
                     const bool fsdp2 = sharding == Sharding::Fsdp2;
                     if (perReplica % mb != 0 || (fsdp2 && tp > 1 && !sp))
@@ -276,12 +301,13 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                     c.tp = tp;
                     c.pp = pp;
                     c.dp = dp;
+                    c.cp = cp;
                     c.sp = sp;
                     c.sharding = sharding;
                     c.microBatch = mb;
                     c.gradAccum = perReplica / mb;
                     for (std::uint64_t vpp : vppChoices(fsdp2 ? 1 : pp, base.model.layers, c.gradAccum))
-                        for (std::uint64_t replicas : replicateChoices(sharding, tp, dp, r.links.gpusPerNode))
+                        for (std::uint64_t replicas : replicateChoices(sharding, tp * cp, dp, r.links.gpusPerNode))
                             for (Checkpointing ckpt : kCheckpointings) {
                                 c.vpp = vpp;
                                 c.dpReplicate = replicas;
@@ -327,13 +353,14 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     if (r.layouts.empty()) {
         r.message = "No layout of " + std::to_string(count) + " " + gpu->id + " GPUs fits: " +
                     std::to_string(r.evaluated) + " evaluated, " + std::to_string(r.refused) +
-                    " refused by the planner, " + std::to_string(r.refusedShapes) + " tp x pp shapes refused";
+                    " refused by the planner, " + std::to_string(r.refusedShapes) + " tp x pp x cp shapes refused";
         if (!r.commonRefusal.empty())
             r.message += " (most often: " + r.commonRefusal + ")";
         if (r.closest)
             r.message +=
                 "; the closest, tp " + std::to_string(r.closest->tp) + " x pp " + std::to_string(r.closest->pp) +
-                (r.closest->vpp > 1 ? " (vpp " + std::to_string(r.closest->vpp) + ")" : std::string()) + " x dp " +
+                (r.closest->vpp > 1 ? " (vpp " + std::to_string(r.closest->vpp) + ")" : std::string()) +
+                (r.closest->cp > 1 ? " x cp " + std::to_string(r.closest->cp) : std::string()) + " x dp " +
                 std::to_string(r.closest->dp) +
                 (r.closest->dpReplicate > 1 ? " (HSDP " + std::to_string(r.closest->dpReplicate) + " x " +
                                                   std::to_string(r.closest->dp / r.closest->dpReplicate) + ")"

@@ -2,8 +2,8 @@
 #pragma once
 // Layout search (issue 15, "Search"): for a scenario's GPUs, model and
 // global batch, every tensor/pipeline/data-parallel layout the planner
-// plans (tp, sp, pp, sharding, micro-batch, checkpointing; grad_accum
-// follows), planned rank by rank, those that do not fit dropped, the rest
+// plans (tp, sp, pp, vpp, cp, HSDP, sharding, micro-batch, checkpointing;
+// grad_accum follows), planned rank by rank, those that do not fit dropped, the rest
 // ranked by the estimated step time of plan/steptime.h. docs/planner.md
 // "Layout search" states what is enumerated and every assumption.
 #include "core/result.h"
@@ -24,7 +24,7 @@ struct LayoutSearchOptions {
     // How many of the best layouts the result keeps, each re-planned with the
     // caching allocator simulation; 0: every feasible layout.
     std::size_t keep = 10;
-    // Called after each (tp, pp) pair with (pairs done, pairs); returning false cancels.
+    // Called after each (tp, pp, cp) shape with (shapes done, shapes); returning false cancels.
     std::function<bool(std::size_t, std::size_t)> progress;
 };
 
@@ -33,6 +33,7 @@ struct LayoutCandidate {
     std::uint64_t tp = 1, pp = 1, dp = 1;
     std::uint64_t vpp = 1; // virtual stages per pipeline rank: above 1, interleaved 1F1B
     std::uint64_t dpReplicate = 1; // FSDP2's HSDP replicate groups (dp / dpReplicate ranks shard within one)
+    std::uint64_t cp = 1;          // context parallelism: each rank holds seq / cp tokens (FSDP2 over dp x cp)
     bool sp = false;
     Sharding sharding = Sharding::None;
     std::uint64_t microBatch = 1, gradAccum = 1;
@@ -52,7 +53,7 @@ struct LayoutSearchResult {
     bool gpusPerNodeAssumed = false;  // the options gave none: kDefaultGpusPerNode
     Interconnect links;
     GpuSpec gpu;
-    std::size_t refusedShapes = 0;    // (tp, pp) pairs parallelLayout() refuses: not enumerated further
+    std::size_t refusedShapes = 0;    // (tp, pp, cp) shapes parallelLayout() refuses: not enumerated further
     std::size_t evaluated = 0;        // layouts enumerated and given to the planner
     std::size_t refused = 0;          // of which the planner refused (its error), skipped
     std::size_t feasible = 0;         // of which fit (by the quick estimate of reserved; see layouts)

@@ -168,6 +168,7 @@ StepModel stepModel(const ModelSpec& m, const ParameterTable& table)
         s.tiedHeadParams = double(m.vocab) * double(m.hidden);
     }
     s.attentionPerTokenPerSeq = 4.0 * double(m.heads) * double(m.headDim);
+    s.kvWidth = double(m.kvHeads) * double(m.headDim);
     return s;
 }
 
@@ -193,6 +194,7 @@ const char* stepTermName(StepTerm term)
     case StepTerm::PipelineSend: return "pipeline sends";
     case StepTerm::Bubble: return "pipeline bubble";
     case StepTerm::DataParallel: return "data-parallel communication";
+    case StepTerm::ContextParallel: return "context-parallel communication";
     }
     return "";
 }
@@ -205,6 +207,7 @@ double stepTermSeconds(const StepTime& t, StepTerm term)
     case StepTerm::PipelineSend: return t.pipelineSendSeconds;
     case StepTerm::Bubble: return t.bubbleSeconds;
     case StepTerm::DataParallel: return t.dataParallelSeconds;
+    case StepTerm::ContextParallel: return t.contextParallelSeconds;
     }
     return 0;
 }
@@ -215,21 +218,26 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     StepTime out;
     const TrainConfig& tc = sc.train;
     const std::uint64_t tp = layout.tp, pp = layout.pp, dp = layout.dp, m = tc.gradAccum;
-    const double seq = double(tc.seqLen), tokensPerMicroBatch = double(tc.microBatch) * seq;
+    const std::uint64_t cp = std::max<std::uint64_t>(layout.cp, 1);
+    // Under context parallelism a rank holds seq / cp tokens of each sequence,
+    // whose queries still attend the whole (causal, load-balanced) context.
+    const double seq = double(tc.seqLen), tokensPerMicroBatch = double(tc.microBatch) * seq / double(cp);
     const double act = tc.precision == Precision::Fp32 ? 4 : 2; // bytes per activation element
     const double peak = gpu.denseBf16Tflops * 1e12;
     const double rate = peak * kAchievableFractionOfPeak;
 
     out.tensorParallelInterNode = crossesNodes(1, tp, links.gpusPerNode);
-    // Under HSDP the shard group is dp / dp_replicate ranks tp apart, the
-    // replicate group dp_replicate ranks a shard group apart (torchtitan's
-    // mesh order pp, dp_replicate, dp_shard, cp, tp).
+    // torchtitan's mesh order is pp, dp_replicate, dp_shard, cp, tp: the cp
+    // group is cp ranks tp apart; FSDP2 shards over dp_shard x cp ranks tp
+    // apart; under HSDP the replicate group is dp_replicate ranks a shard
+    // group apart.
+    out.contextParallelInterNode = crossesNodes(tp, cp, links.gpusPerNode);
     const std::uint64_t replicas = layout.fsdp2 ? std::max<std::uint64_t>(layout.dpReplicate, 1) : 1;
-    const std::uint64_t shardGroup = dp / replicas;
+    const std::uint64_t shardGroup = dp / replicas * cp;
     const bool shardInterNode = crossesNodes(tp, shardGroup, links.gpusPerNode);
     const bool replicaInterNode = crossesNodes(tp * shardGroup, replicas, links.gpusPerNode);
     out.dataParallelInterNode = shardInterNode || replicaInterNode;
-    out.pipelineInterNode = crossesNodes(tp * dp, pp, links.gpusPerNode);
+    out.pipelineInterNode = crossesNodes(tp * dp * cp, pp, links.gpusPerNode);
     const auto bandwidth = [&](bool inter) { return gbs(inter ? links.interNodeGBs : links.intraNodeGBs); };
 
     // FLOPs per token of one layer: forward, backward (twice the forward), recompute.
@@ -253,22 +261,32 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     const double collective =
         ringAllReduce(tokensPerMicroBatch * double(model.hidden) * act, tp) / bandwidth(out.tensorParallelInterNode);
     const double collectivesPerLayer = 4.0 + recomputedCollectives;
+    // Ring attention as torchtitan runs it (context_parallel_rotate_method
+    // "allgather", torch.distributed.tensor.experimental context_parallel):
+    // the forward all-gathers the keys and values of the cp ranks (each rank's
+    // heads under tp), the backward gathers them again and reduce-scatters
+    // their gradients; a full-checkpointed layer's recompute gathers once more.
+    const double kvBytes = tokensPerMicroBatch * double(cp) * 2.0 * model.kvWidth * act / double(tp);
+    const double cpCollective = ringGatherOrScatter(kvBytes, cp) / bandwidth(out.contextParallelInterNode);
+    const double cpCollectivesPerLayer = 3.0 + recomputedCollectives / 2.0;
     // Forward activations to the next stage and their gradients back, 1/t each (scatter/gather).
     const double send =
         pp > 1 ? 2.0 * tokensPerMicroBatch * double(model.hidden) * act / double(tp) / bandwidth(out.pipelineInterNode)
                : 0.0;
 
     // The slowest stage sets the pace of the pipeline; the largest stage the data-parallel time.
-    double slotCompute = 0, slotTp = 0, largestStageParams = 0;
+    double slotCompute = 0, slotTp = 0, slotCp = 0, largestStageParams = 0;
     for (std::uint64_t stage = 0; stage < pp; ++stage) {
         const double layers = double(layout.stageLayers[stage]);
         const bool last = stage + 1 == pp;
         const double flops = tokensPerMicroBatch * (layers * layerFlops + (last ? headFlops : 0.0)) / double(tp);
         const double compute = rate > 0 ? flops / rate : std::numeric_limits<double>::infinity();
         const double comm = layers * collectivesPerLayer * collective;
-        if (stage == 0 || compute + comm > slotCompute + slotTp) {
+        const double ring = layers * cpCollectivesPerLayer * cpCollective;
+        if (stage == 0 || compute + comm + ring > slotCompute + slotTp + slotCp) {
             slotCompute = compute;
             slotTp = comm;
+            slotCp = ring;
         }
         double params = layers * model.layerParams;
         if (stage == 0)
@@ -279,17 +297,17 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     }
     out.computeSeconds = double(m) * slotCompute;
     out.tensorParallelSeconds = double(m) * slotTp;
+    out.contextParallelSeconds = double(m) * slotCp;
     // Interleaved 1F1B (vpp > 1; Narayanan et al. 2021, arXiv:2104.04473
     // §2.2.2): the bubble shrinks to (p - 1) / v slots of a whole stage, and
     // each micro-batch crosses v times as many stage boundaries.
     const double vpp = double(std::max<std::uint64_t>(layout.vpp, 1));
-    const double slot = slotCompute + slotTp + send * vpp; // one micro-batch through the stage
+    const double slot = slotCompute + slotTp + slotCp + send * vpp; // one micro-batch through the stage
     out.pipelineSendSeconds = double(m) * send * vpp;
     out.bubbleSeconds = double(pp - 1) * slot / vpp;
     out.bubbleFraction = (double(pp - 1) / vpp) / (double(m) + double(pp - 1) / vpp);
     const DpBytes dtype = dpBytes(tc.precision, sc.hardware.sharding, layout.modelParallel() && !layout.fsdp2);
-    // FSDP2 shards over dp x cp (torchtitan's dp_shard_cp mesh; cp is 1 in
-    // the search). HSDP then all-reduces the sharded gradients over the
+    // FSDP2 shards over dp x cp (torchtitan's dp_shard_cp mesh). HSDP then all-reduces the sharded gradients over the
     // replicas in place (foreach_reduce), whenever it reduce-scatters: each
     // micro-batch, or once a step under pp.
     const bool wholeStep = layout.fsdp2 && pp > 1;
@@ -302,10 +320,10 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
             ringAllReduce(largestStageParams / double(layout.shardDegree()) * dtype.grad, replicas) /
             bandwidth(replicaInterNode);
     out.stepSeconds = out.computeSeconds + out.tensorParallelSeconds + out.pipelineSendSeconds + out.bubbleSeconds +
-                      out.dataParallelSeconds;
+                      out.dataParallelSeconds + out.contextParallelSeconds;
 
-    const double gpus = double(tp * pp * dp);
-    const double tokensPerStep = tokensPerMicroBatch * double(m) * double(dp);
+    const double gpus = double(tp * pp * dp * cp);
+    const double tokensPerStep = tokensPerMicroBatch * double(cp) * double(m) * double(dp);
     out.tokensPerSecondPerGpu = out.stepSeconds > 0 ? tokensPerStep / out.stepSeconds / gpus : 0;
     out.mfu = peak > 0 ? modelFlopsPerToken(model, tc.seqLen) * out.tokensPerSecondPerGpu / peak : 0;
     return out;

@@ -38,7 +38,11 @@ private slots:
         for (const json& l : layouts) {
             const json& p = l.at("parallel");
             const int tp = p.at("tp").get<int>(), pp = p.at("pp").get<int>(), dp = p.at("dp").get<int>();
-            QCOMPARE(tp * pp * dp, 16);
+            const int cp = p.at("cp").get<int>();
+            QCOMPARE(tp * pp * cp * dp, 16);
+            if (cp > 1) // ring attention: planned under FSDP2 only, and timed
+                QVERIFY(p.at("sharding").get<std::string>() == "fsdp2" &&
+                        l.at("terms_s").at("context_parallel").get<double>() > 0);
             QCOMPARE(p.at("micro_batch").get<int>() * p.at("grad_accum").get<int>() * dp, 32);
             QVERIFY(l.at("fits").get<bool>());
             const double step = l.at("step_time_s").get<double>();
@@ -51,6 +55,8 @@ private slots:
                                         QString::number(pp),
                                         QStringLiteral("--vpp"),
                                         QString::number(p.at("vpp").get<int>()),
+                                        QStringLiteral("--cp"),
+                                        QString::number(cp),
                                         QStringLiteral("--dp-replicate"),
                                         QString::number(p.at("dp_replicate").get<int>()),
                                         QStringLiteral("--sharding"),
@@ -70,8 +76,10 @@ private slots:
         QVERIFY(text.out.contains("#1 is "));
         QVERIFY(text.out.contains("GPUs per node: 8 (assumed"));
 
+        // 64 GPUs: tp at most 2, pp at most 16, and no cp (1001 tokens do not
+        // split into 2 x cp chunks): every dp is even.
         const CliResult bad = runCli(words("search --model Qwen/Qwen2.5-0.5B --gpus 64 --gpu h100-sxm-80gb "
-                                           "--global-batch 3 --peft none"));
+                                           "--global-batch 3 --seq-len 1001 --peft none"));
         QCOMPARE(bad.exitCode, 2);
         QVERIFY2(bad.err.startsWith("headroom-cli: invalid-argument: train.global_batch: 3 sequences do not divide"),
                  bad.err.constData());

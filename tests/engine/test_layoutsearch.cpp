@@ -205,6 +205,44 @@ private slots:
         QVERIFY(t.dataParallelInterNode);
     }
 
+    // Context parallelism (cp 4 x dp 4, FSDP2, full checkpointing): each
+    // rank computes 1/4 of each sequence's tokens against the whole context;
+    // ring attention all-gathers the keys and values (2 KV heads x 32, pure
+    // bf16) in forward, again in the recompute and in backward, and
+    // reduce-scatters their gradients: 4 collectives of (cp - 1) / cp of the
+    // sequence's keys and values a layer, inside a node (ranks 1 apart).
+    // FSDP2 shards over dp x cp = 16 ranks, which span two nodes of 8.
+    void contextParallelTerm()
+    {
+        Scenario sc = smallScenario(16);
+        sc.hardware.sharding = Sharding::Fsdp2;
+        sc.hardware.parallel.cp = 4;
+        sc.train.gradAccum = 2;
+        sc.train.checkpointing = Checkpointing::Full;
+        const Interconnect links{8, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        auto layout = parallelLayout(sc);
+        QVERIFY2(layout, layout ? "" : layout.error().detail.c_str());
+        QCOMPARE(layout->dp, std::uint64_t(4));
+        const StepTime t =
+            estimateStepTime(stepModel(sc.model, buildParameterTable(sc.model)), sc, layout.value(), gpu, links);
+        QVERIFY(!t.contextParallelInterNode);
+        QVERIFY(t.dataParallelInterNode);
+
+        const double T = 2 * 128 / 4.0;                               // this rank's tokens of a micro-batch
+        const double forward = 2 * kLayerMatmul + 4.0 * 8 * 32 * 128; // the whole context's attention
+        const double compute = 2 * T * (4 * (4 * forward) + 6 * kHead) / (989.5e12 * 0.6);
+        QVERIFY(close(t.computeSeconds, compute));
+        const double kv = 2 * 128 * 2 * 64 * 2.0; // a micro-batch's keys and values, bf16
+        const double ring = 2 * 4 * 4 * (3.0 / 4 * kv) / 400e9; // m x layers x collectives
+        QVERIFY(close(t.contextParallelSeconds, ring));
+        const double psi = 4 * kLayerParams + 1000 * 256.0 + 256 + kHead;
+        QVERIFY(close(t.dataParallelSeconds, 2 * (2 * 15.0 / 16 * psi * 2 + 15.0 / 16 * psi * 2) / 40e9));
+        QVERIFY(close(t.stepSeconds, compute + ring + t.dataParallelSeconds));
+        // 2 x 2 sequences on each of dp 4 (the cp ranks share theirs) of 128 tokens, over 16 GPUs.
+        QVERIFY(close(t.tokensPerSecondPerGpu, 16 * 128 / t.stepSeconds / 16));
+    }
+
     // ZeRO paper §7: ZeRO-1 moves what plain data parallelism moves (2 Psi),
     // ZeRO-3 1.5 times that (3 Psi), with one micro-batch; pure bf16 so every
     // transfer is 2 bytes an element.
@@ -329,7 +367,10 @@ private slots:
         options.keep = 0; // every feasible layout
         auto r = searchLayouts(sc, options);
         QVERIFY2(r, r ? "" : r.error().detail.c_str());
-        QCOMPARE(r->refusedShapes, std::size_t(5));
+        // The 5 refused (tp, pp) shapes, and their context-parallel
+        // variants: tp 4 pp 1 with cp 2 and 4, tp 4 pp 2 with cp 2, tp 8 pp 1
+        // with cp 2.
+        QCOMPARE(r->refusedShapes, std::size_t(5 + 4));
         // 402 layouts without virtual stages, and 96 interleaved with vpp 2:
         // pp 2 (4 layers in 2 x 2 chunks) at tp 1 (dp 8, micro-batches 1 or
         // 2 so that pp divides the accumulation 4 or 2; 1 sp choice) and tp 2
@@ -343,7 +384,18 @@ private slots:
         // data-parallel ranks span more than a node of 8 (shard within a
         // node): tp 1 pp 1 (dp 16 = 2 x 8; micro-batches 1, 2) and tp 2 pp 1
         // (dp 8 = 2 x 4; micro-batches 1, 2, 4), 5 x 3 checkpointings.
-        QCOMPARE(r->evaluated, std::size_t(402 + 96 + 57 + 15));
+        // And 261 with context parallelism: FSDP2 only (sp on when tp > 1,
+        // no virtual stages), cp each divisor of 16 / (tp pp) from 2 (the 128
+        // tokens split into 2 x cp chunks for every cp up to 16), dp = 16 /
+        // (tp pp cp), micro-batches the powers of two up to 32 / dp, HSDP
+        // where dp spans more than the node's 8 / (tp cp) shard group, by 3
+        // checkpointings:
+        //   tp 1 pp 1: cp 2 (dp 8: 3 mb x 2 replicate choices), cp 4 (dp 4: 4 x 2), cp 8 (5), cp 16 (6): 25
+        //   tp 1 pp 2: cp 2 (4), cp 4 (5), cp 8 (6): 15;  tp 1 pp 4: cp 2 (5), cp 4 (6): 11
+        //   tp 2 pp 1: cp 2 (dp 4: 4 x 2), cp 4 (5), cp 8 (6): 19;  tp 2 pp 2: cp 2 (5), cp 4 (6): 11
+        //   tp 2 pp 4: cp 2 (6): 6
+        // (25 + 15 + 11 + 19 + 11 + 6) x 3 = 261.
+        QCOMPARE(r->evaluated, std::size_t(402 + 96 + 57 + 15 + 261));
         QCOMPARE(r->refused, std::size_t(0));
         QVERIFY(r->commonRefusal.find("KV heads do not divide by tp") != std::string::npos);
         QVERIFY(r->gpusPerNodeAssumed);
@@ -355,7 +407,11 @@ private slots:
         for (std::size_t k = 0; k < r->layouts.size(); ++k) {
             const LayoutCandidate& c = r->layouts[k];
             QVERIFY(c.fits && c.reservedSimulated);
-            QCOMPARE(c.tp * c.pp * c.dp, std::uint64_t(16));
+            QCOMPARE(c.tp * c.pp * c.cp * c.dp, std::uint64_t(16));
+            if (c.cp > 1)
+                QVERIFY(c.sharding == Sharding::Fsdp2 && c.time.contextParallelSeconds > 0);
+            else
+                QCOMPARE(c.time.contextParallelSeconds, 0.0);
             QCOMPARE(c.microBatch * c.gradAccum * c.dp, std::uint64_t(32));
             if (k > 0)
                 QVERIFY(r->layouts[k - 1].time.stepSeconds <= c.time.stepSeconds);
@@ -420,9 +476,11 @@ private slots:
     void globalBatchThatNoLayoutDivides()
     {
         // 64 GPUs, 4 layers, 2 KV heads: tp 1 or 2 and pp at most 4 leave dp
-        // 64, 32, 16 (tp 1) and 32, 16, 8 (tp 2).
+        // 64, 32, 16 (tp 1) and 32, 16, 8 (tp 2); no cp, as 126 tokens split into 2 x cp
+        // chunks for no power of two cp but 1 (126 = 2 x 63).
         Scenario sc = smallScenario(64);
         sc.train.globalBatch = 3;
+        sc.train.seqLen = 126;
         auto r = searchLayouts(sc);
         QVERIFY(!r);
         QCOMPARE(r.error().code, ErrorCode::InvalidArgument);

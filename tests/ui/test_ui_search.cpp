@@ -207,9 +207,11 @@ private slots:
         else if (kind == 1)
             s.hardware.gpu = "a10g";
         else {
-            // 64 GPUs: tp at most 2 (2 KV heads), pp at most 16 of 24 layers: every dp is even.
+            // 64 GPUs: tp at most 2 (2 KV heads), pp at most 16 of 24 layers,
+            // no cp (1001 tokens do not split into 2 x cp chunks): every dp is even.
             s.hardware.count = 64;
             s.train.globalBatch = 3;
+            s.train.seqLen = 1001;
         }
         const auto engine = searchLayouts(s);
         QVERIFY(!engine);
@@ -273,6 +275,7 @@ private slots:
         QCOMPARE(applied.hardware.parallel.tp, chosen.tp);
         QCOMPARE(applied.hardware.parallel.sp, chosen.sp);
         QCOMPARE(applied.hardware.parallel.pp, chosen.pp);
+        QCOMPARE(applied.hardware.parallel.cp, chosen.cp);
         QCOMPARE(applied.hardware.sharding, chosen.sharding);
         QCOMPARE(applied.train.microBatch, chosen.microBatch);
         QCOMPARE(applied.train.gradAccum, chosen.gradAccum);

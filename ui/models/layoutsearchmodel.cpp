@@ -56,6 +56,7 @@ QVariant LayoutSearchModel::display(const LayoutCandidate& c, int row, int colum
     case Sp: return c.sp ? SearchText::tr("on") : QStringLiteral("–");
     //: pipeline stages × virtual stages (model chunks) per stage, interleaved 1F1B
     case Pp: return c.vpp > 1 ? tr("%1 × %2 virtual").arg(whole(c.pp), whole(c.vpp)) : whole(c.pp);
+    case Cp: return whole(c.cp);
     //: data-parallel degree under HSDP: %1 the degree, %2 replicate groups of %3 sharding GPUs
     case Dp:
         return c.dpReplicate > 1
@@ -83,6 +84,7 @@ QVariant LayoutSearchModel::raw(const LayoutCandidate& c, int row, int column) c
     case Tp: return QVariant::fromValue<qulonglong>(c.tp);
     case Sp: return c.sp;
     case Pp: return QVariant::fromValue<qulonglong>(c.pp);
+    case Cp: return QVariant::fromValue<qulonglong>(c.cp);
     case Dp: return QVariant::fromValue<qulonglong>(c.dp);
     case Sharding: return static_cast<int>(c.sharding);
     case MicroBatch: return QVariant::fromValue<qulonglong>(c.microBatch);
@@ -132,12 +134,19 @@ QString LayoutSearchModel::toolTip(const LayoutCandidate& c, int column) const
     case StepTime: {
         const headroom::StepTime& t = c.time;
         auto where = [](bool interNode) { return interNode ? tr("between nodes") : tr("inside a node"); };
-        return tr("Computation %1 · tensor-parallel communication %2 (%3) · pipeline sends %4 (%5) · pipeline bubble "
-                  "%6 · data-parallel communication %7 (%8). No overlap is assumed: the step is their sum.")
-            .arg(SearchText::seconds(t.computeSeconds), SearchText::seconds(t.tensorParallelSeconds),
-                 where(t.tensorParallelInterNode), SearchText::seconds(t.pipelineSendSeconds),
-                 where(t.pipelineInterNode), SearchText::seconds(t.bubbleSeconds),
-                 SearchText::seconds(t.dataParallelSeconds), where(t.dataParallelInterNode));
+        QString text =
+            tr("Computation %1 · tensor-parallel communication %2 (%3) · pipeline sends %4 (%5) · pipeline bubble "
+               "%6 · data-parallel communication %7 (%8).")
+                .arg(SearchText::seconds(t.computeSeconds), SearchText::seconds(t.tensorParallelSeconds),
+                     where(t.tensorParallelInterNode), SearchText::seconds(t.pipelineSendSeconds),
+                     where(t.pipelineInterNode), SearchText::seconds(t.bubbleSeconds),
+                     SearchText::seconds(t.dataParallelSeconds), where(t.dataParallelInterNode));
+        if (c.cp > 1)
+            //: ring attention's key/value all-gathers and gradient reduce-scatters: %1 the time, %2 where they run
+            text += QLatin1Char(' ') + tr("Context-parallel communication %1 (%2).")
+                                           .arg(SearchText::seconds(t.contextParallelSeconds),
+                                                where(t.contextParallelInterNode));
+        return text + QLatin1Char(' ') + tr("No overlap is assumed: the step is their sum.");
     }
     default: return QString();
     }
@@ -189,6 +198,10 @@ QVariant LayoutSearchModel::headerData(int section, Qt::Orientation orientation,
                         "GPUs")
                    : tr("SP");
     case Pp: return tip ? tr("Pipeline-parallel degree: stages the layers are split into") : tr("PP");
+    case Cp:
+        return tip ? tr("Context-parallel degree: GPUs that split each sequence, attention running as a ring (FSDP2 "
+                        "shards over them too)")
+                   : tr("CP");
     case Dp:
         return tip ? tr("Data-parallel degree: model replicas, each with its share of the global batch") : tr("DP");
     case Sharding:

@@ -20,6 +20,7 @@ public:
         Tp,
         Sp,
         Pp,
+        Cp,
         Dp,
         Sharding,
         MicroBatch,

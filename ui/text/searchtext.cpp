@@ -65,6 +65,7 @@ QString SearchText::stepTerm(StepTerm term)
     case StepTerm::PipelineSend: return tr("pipeline sends");
     case StepTerm::Bubble: return tr("pipeline bubble");
     case StepTerm::DataParallel: return tr("data-parallel communication");
+    case StepTerm::ContextParallel: return tr("context-parallel communication");
     }
     return QString();
 }
@@ -76,9 +77,15 @@ QString SearchText::layout(const LayoutCandidate& c)
     const QString pp = c.vpp > 1 ? tr("%1 (interleaved, vpp %2)").arg(number(c.pp), number(c.vpp)) : number(c.pp);
     //: a parallel layout: tensor × pipeline × data-parallel degrees, sharding, micro-batch × accumulation, checkpointing
     //: the data-parallel degree under HSDP: %1 the degree, %2 replicate groups
-    const QString dp =
+    QString dp =
         c.dpReplicate > 1 ? tr("%1 (HSDP, %2 replicas)").arg(number(c.dp), number(c.dpReplicate)) : number(c.dp);
-    return tr("tp %1 × pp %2 × dp %3, %4, micro-batch %5 × %6, checkpointing %7")
+    //: context parallelism in a layout, before the data-parallel degree: %1 the cp degree, %2 the dp degree
+    if (c.cp > 1)
+        dp = tr("cp %1 × dp %2").arg(number(c.cp), dp);
+    else
+        dp = tr("dp %1").arg(dp);
+    //: a parallel layout: %1 tensor, %2 pipeline degrees, %3 "dp N" or "cp N × dp N", sharding, micro-batch × accumulation, checkpointing
+    return tr("tp %1 × pp %2 × %3, %4, micro-batch %5 × %6, checkpointing %7")
         .arg(tp, pp, dp, shortSharding(c.sharding), number(c.microBatch), number(c.gradAccum),
              shortCheckpointing(c.checkpointing));
 }
@@ -96,6 +103,7 @@ QString SearchText::differences(const LayoutCandidate& a, const LayoutCandidate&
     differ(tr("sequence parallelism"), a.sp ? on : off, b.sp ? on : off);
     differ(tr("pp"), number(a.pp), number(b.pp));
     differ(tr("virtual stages"), number(a.vpp), number(b.vpp));
+    differ(tr("cp"), number(a.cp), number(b.cp));
     differ(tr("dp"), number(a.dp), number(b.dp));
     differ(tr("replicate groups"), number(a.dpReplicate), number(b.dpReplicate));
     differ(tr("sharding"), shortSharding(a.sharding), shortSharding(b.sharding));
