@@ -995,6 +995,10 @@
         <source>The experts are not quantized: transformers quantizes nn.Linear layers only and keeps the experts as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (%1 here).</source>
         <translation>전문가(expert) 가중치는 양자화되지 않습니다: transformers는 nn.Linear 층만 양자화하고 전문가는 3차원 파라미터로 두며, prepare_model_for_kbit_training이 이를 fp32로 바꿉니다(여기서는 %1).</translation>
     </message>
+    <message>
+        <source>FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned CPU memory; the GPU holds the gathered layers, each layer&apos;s shard while it is gathered and its gradient shard until it is copied back (read from PyTorch&apos;s source, not measured).</source>
+        <translation>FSDP2 CPU 오프로드: 샤딩된 파라미터, 그래디언트, 옵티마이저 상태는 고정(pinned) CPU 메모리에 있고, GPU에는 모인(gathered) 레이어, 모이는 동안의 각 레이어 샤드, CPU로 복사되기 전까지의 그래디언트 샤드만 있습니다(PyTorch 소스에서 읽은 값이며 측정하지 않음).</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

@@ -308,6 +308,40 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
         Phase::EmbedBwd));
 }
 
+// FSDP2 with CPUOffloadPolicy (torch 2.11 _fully_shard/_fsdp_param.py and
+// _fsdp_collectives.py) [flag: read from the source, not measured]: the
+// sharded parameters live in pinned CPU memory, so are the gradients and the
+// optimizer state (modelstaterows.cpp gives them no GPU bytes). What the GPU
+// gets besides the gathered units: each unit's shard copied in before its
+// all-gather (FSDPParam.all_gather_inputs: `.to(device)` in its stored dtype,
+// then cast to param_dtype), and each unit's reduce-scatter output, the
+// sharded gradient, until foreach_reduce copies it to the CPU and drops it.
+void addFsdp2OffloadRows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
+{
+    const Bytes stored = mixedPolicy(ctx) ? 4 : fsdp2ParamBytes(ctx);
+    const Bytes paramBytes = fsdp2ParamBytes(ctx);
+    const Bytes copyIn = stored + (stored != paramBytes ? paramBytes : 0);
+    const Bytes layerShard = ceilDiv(layerParams, ctx.shards), rootShard = ceilDiv(globalParams, ctx.shards);
+    rows.push_back(on(row("fsdp2.offload_shard_h2d", "the next layer's shard copied from the CPU for its all-gather, and its param_dtype cast",
+                          Category::Weights, satMul(layerShard, copyIn), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+                      kAllGatherCopyInStream));
+    rows.push_back(on(row("fsdp2.offload_shard_h2d_bwd", "the same in backward", Category::Weights, satMul(layerShard, copyIn),
+                          Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+                      kAllGatherCopyInStream));
+    rows.push_back(on(row("fsdp2.offload_root_shard_h2d", "the root unit's shard copied from the CPU for its all-gather",
+                          Category::Weights, satMul(rootShard, copyIn), Phase::EmbedFwd, Phase::EmbedFwd),
+                      kAllGatherCopyInStream));
+    if (ctx.mode != Mode::Train || !ctx.fullFinetune)
+        return;
+    const Bytes reduceBytes = fsdp2ReduceBytes(ctx);
+    rows.push_back(on(row("fsdp2.offload_grad_shard", "a layer's sharded gradient (the reduce-scatter output) until its copy to the CPU",
+                          Category::Gradients, satMul(layerShard, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+                      kReduceScatterStream));
+    rows.push_back(on(row("fsdp2.offload_root_grad_shard", "the root's sharded gradient until its copy to the CPU",
+                          Category::Gradients, satMul(rootShard, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd),
+                      kReduceScatterStream));
+}
+
 } // namespace
 
 std::vector<Bytes> fsdp2ChunkGradientBytes(const BuildContext& ctx)
@@ -406,6 +440,8 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
                               "reshard_after_forward=False for it)",
                               Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd),
                           begin));
+    if (ctx.scenario.hardware.cpuOffload)
+        addFsdp2OffloadRows(ctx, layerParams, globalParams, rows);
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
     begin = appendParameterPieces(ctx, 1, false, paramBytes, paramBytes);

@@ -309,6 +309,16 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         rows.back().bytes = 0;
         ctx.note("ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU.");
     }
+    // FSDP2's CPUOffloadPolicy keeps the sharded parameters, their gradients
+    // and the optimizer state in pinned CPU memory (fsdp2rows.cpp addFsdp2OffloadRows).
+    const bool fsdp2Offload = fsdp2 && offload;
+    if (fsdp2Offload) {
+        rows[rows.size() - 2].bytes = 0;
+        rows.back().bytes = 0;
+        ctx.note("FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned CPU "
+                 "memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its "
+                 "gradient shard until the copy back (read from PyTorch's source, not measured).");
+    }
     if (ctx.mode == Mode::Inference)
         return;
 
@@ -449,6 +459,10 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         };
         if (fsdp2Pipeline)
             reducedAtStepEnd(layerGrads);
+        if (fsdp2Offload) { // copied to the CPU as each is reduced (fsdp2rows.cpp)
+            layerGrads.bytes = 0;
+            layerGrads.pieceBegin = layerGrads.pieceEnd = 0;
+        }
         rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
         // the embedding's own backward, the last of the step (aten/src/ATen/
@@ -484,6 +498,8 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                 globalGradRow.firstAllocAt = Phase::EmbedBwd;
             if (fsdp2Pipeline)
                 reducedAtStepEnd(globalGradRow);
+            if (fsdp2Offload)
+                globalGradRow.bytes = 0;
         }
         rows.push_back(globalGradRow);
         if (embedGradSplit && !tied && !accumulating)

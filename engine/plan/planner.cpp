@@ -106,8 +106,10 @@ std::optional<Error> validate(const Scenario& sc)
         if (tc.precision == Precision::Fp16)
             return makeError(ErrorCode::UnsupportedCombination, std::string("FSDP2 with ") + precisionName(tc.precision) +
                                                                     " is not modelled yet: use fp32, bf16, bf16-mixed, fp16-mixed or fp8-mixed");
-        if (hw.cpuOffload)
-            return makeError(ErrorCode::UnsupportedCombination, "FSDP2 with CPU offload (CPUOffloadPolicy) is not modelled yet");
+        if (hw.cpuOffload && (hw.parallel.pp > 1 || hw.parallel.tp > 1 || hw.parallel.cp > 1))
+            return makeError(ErrorCode::UnsupportedCombination,
+                             "FSDP2 with CPU offload (CPUOffloadPolicy) is planned without tensor, pipeline or context "
+                             "parallelism only");
         // Under tensor, pipeline and context parallelism FSDP2 is planned as
         // torchtitan composes them (plan/parallel.h checks the layout).
         if (tc.optimizer == Optimizer::Lomo || tc.optimizer == Optimizer::AdaLomo || tc.optimizerInBackward)

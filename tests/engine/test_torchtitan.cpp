@@ -13,6 +13,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -192,12 +193,46 @@ private slots:
         QCOMPARE(rowBytes(testing::planOrFail(sc), "checkpoint.layer_input"), 4 * T * h);
     }
 
+    // FSDP2 with CPUOffloadPolicy (torch 2.11 _fsdp_param.py
+    // all_gather_inputs, _fsdp_collectives.py foreach_reduce): no sharded
+    // weights, gradients or optimizer state on the GPU; each unit's fp32
+    // shard copied in with its bf16 cast (6 bytes a sharded element) on the
+    // copy-in stream, and its fp32 gradient shard on the reduce-scatter stream
+    // until its copy to the CPU. The gathered units are as without offload.
+    void fsdp2CpuOffload()
+    {
+        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
+        sc.hardware.count = 8;
+        sc.hardware.sharding = Sharding::Fsdp2;
+        const Plan resident = testing::planOrFail(sc);
+        sc.hardware.cpuOffload = true;
+        const Plan p = testing::planOrFail(sc);
+        const auto shard = [](Bytes bytes) { return (bytes + 7) / 8; };
+        QCOMPARE(rowBytes(p, "weights.layer"), Bytes(0));
+        QCOMPARE(rowBytes(p, "weights.global"), Bytes(0));
+        QCOMPARE(rowBytes(p, "grads.layer"), Bytes(0));
+        QCOMPARE(rowBytes(p, "grads.global"), Bytes(0));
+        QVERIFY(findRow(p, "optimizer.layer") == nullptr);
+        QCOMPARE(rowBytes(p, "fsdp2.offload_shard_h2d"), 6 * shard(layerParams));
+        QCOMPARE(rowBytes(p, "fsdp2.offload_shard_h2d_bwd"), 6 * shard(layerParams));
+        QCOMPARE(rowBytes(p, "fsdp2.offload_root_shard_h2d"), 6 * shard(globalParams));
+        QCOMPARE(rowBytes(p, "fsdp2.offload_grad_shard"), 4 * shard(layerParams));
+        QCOMPARE(int(findRow(p, "fsdp2.offload_shard_h2d")->stream), int(kAllGatherCopyInStream));
+        QCOMPARE(int(findRow(p, "fsdp2.offload_grad_shard")->stream), int(kReduceScatterStream));
+        for (const char* unchanged : {"fsdp2.unsharded_layer", "fsdp2.all_gather_buffer", "fsdp2.gathered_root",
+                                      "fsdp2.reduce_scatter_input", "checkpoint.layer_input"})
+            QCOMPARE(rowBytes(p, unchanged), rowBytes(resident, unchanged));
+        QVERIFY(p.peakAllocatedBytes < resident.peakAllocatedBytes);
+        QVERIFY(std::any_of(p.notes.begin(), p.notes.end(),
+                            [](const std::string& n) { return n.starts_with("FSDP2 with CPU offload"); }));
+    }
+
     void refusesWhatIsNotModelled_data()
     {
         QTest::addColumn<QByteArray>("what");
         QTest::newRow("lora") << QByteArray("lora");
         QTest::newRow("fp16") << QByteArray("fp16");
-        QTest::newRow("offload") << QByteArray("offload");
+        QTest::newRow("offload under tp") << QByteArray("offload under tp");
         QTest::newRow("tp") << QByteArray("tp");
         QTest::newRow("selective qlora") << QByteArray("selective qlora");
     }
@@ -211,8 +246,11 @@ private slots:
             sc.train.peft.method = PeftMethod::Lora;
         if (what == "fp16")
             sc.train.precision = Precision::Fp16;
-        if (what == "offload")
+        if (what == "offload under tp") {
             sc.hardware.cpuOffload = true;
+            sc.hardware.parallel.tp = 2;
+            sc.hardware.parallel.sp = true;
+        }
         if (what == "tp")
             sc.hardware.parallel.tp = 2;
         if (what == "selective qlora") {

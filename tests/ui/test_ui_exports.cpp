@@ -269,8 +269,10 @@ private slots:
         zero3Offload.hardware.cpuOffload = true;
         Scenario zero2Offload = zero3Offload;
         zero2Offload.hardware.sharding = Sharding::Zero2;
+        Scenario fsdp2Offload = zero3Offload;
+        fsdp2Offload.hardware.sharding = Sharding::Fsdp2;
         std::size_t before = notes.size();
-        for (const Scenario& s : {teachingScenario().value(), zero3Offload, zero2Offload}) {
+        for (const Scenario& s : {teachingScenario().value(), zero3Offload, zero2Offload, fsdp2Offload}) {
             auto plan = makePlan(s);
             QVERIFY(static_cast<bool>(plan));
             QVERIFY(!plan.value().notes.empty());

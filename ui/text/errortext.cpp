@@ -45,6 +45,12 @@ const std::vector<Phrase>& notePhrases()
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.");
          }},
+        {anchored(R"(FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned CPU memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its gradient shard until the copy back \(read from PyTorch's source, not measured\)\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned "
+                                  "CPU memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its "
+                                  "gradient shard until it is copied back (read from PyTorch's source, not measured).");
+         }},
         {anchored(R"(CPU offload: optimizer state and fp32 master weights are held in CPU memory\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.");
