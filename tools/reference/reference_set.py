@@ -31,7 +31,11 @@ GPU = "h100-sxm-80gb"
 
 # Configs the catalog does not hold, from tests/data/configs (copies of the
 # models' config.json that test_hfconfig also reads).
-EXTRA_CONFIGS = {"bigcode/gpt_bigcode-santacoder": "gpt-bigcode-santacoder.json"}
+# Qwen3-30B-A3B-4layers is Qwen3-30B-A3B's config.json with 4 layers
+# (num_hidden_layers and max_window_layers), small enough for one GPU to run
+# its mixed-precision cases in cuda_check.py (the experts' fp32 under autocast).
+EXTRA_CONFIGS = {"bigcode/gpt_bigcode-santacoder": "gpt-bigcode-santacoder.json",
+                 "Qwen/Qwen3-30B-A3B-4layers": "qwen3-moe-4layers.json"}
 
 
 def catalog_configs():
@@ -238,6 +242,10 @@ PLAN += [
         # QLoRA: bitsandbytes quantizes nn.Linear only; the 3-D experts stay,
         # cast to fp32 by prepare_model_for_kbit_training.
         {"peft": {**MOE_LORA, "method": "qlora"}, "micro_batch": 1, "seq_len": 1024}]),
+    ("Qwen/Qwen3-30B-A3B-4layers", "qwen3_moe", [
+        {"optimizer": "sgd", "micro_batch": 4, "seq_len": 2048},
+        {"micro_batch": 2, "seq_len": 2048, "checkpointing": "full"},
+        {"precision": "bf16", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "use_cache": False}]),
     ("mistralai/Mixtral-8x7B-v0.1", "mixtral", [
         {"precision": "bf16", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "use_cache": False},
         {"optimizer": "sgd", "micro_batch": 4, "seq_len": 2048},
