@@ -465,6 +465,28 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
     rows.push_back(row("fsdp2.root_reduce_scatter_input",
                        "the root's reduce-scatter input in reduce_dtype, after the embedding's backward",
                        Category::Temporaries, satMul(globalParams, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd));
+    // The embedding-backward event holds two moments; the rows above are the
+    // root's reduce-scatter (its input and output). Before it, in the
+    // embedding's own backward: the last layer's reduce-scatter input is
+    // still held (post_backward clears comm_ctx.reduce_scatter_state only when
+    // the next unit reduces: torch 2.11 _fsdp_param_group.py), and under
+    // tensor parallelism DTensor computes the whole vocabulary's embedding
+    // gradient (embedding_dense_backward on the replicated gradient, param
+    // dtype) before keeping this rank's vocabulary shard. This row is what
+    // that moment exceeds the reduce-scatter's by (tools/reference/
+    // tp_study.py, torchtitan's llama3 at 70B widths, tp 8 x dp 4: 2.1 GB
+    // embedding gradient at the step's peak).
+    const std::uint64_t tp = ctx.rank ? ctx.rank->layout->tp : 1;
+    const Bytes fullEmbeddingGrad =
+        tp > 1 && ctx.holdsEmbedding() ? satMul(satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden), paramBytes) : 0;
+    const Bytes before = satAdd(fullEmbeddingGrad, satMul(layerParams, reduceBytes));
+    const Bytes after = satAdd(satMul(globalParams, reduceBytes), ceilDiv(satMul(globalParams, reduceBytes), ctx.shards));
+    if (before > after)
+        rows.push_back(row("fsdp2.embedding_backward_excess",
+                           "in the embedding's backward, before the root's reduce-scatter: the last layer's "
+                           "reduce-scatter input still held and, under tensor parallelism, the whole vocabulary's "
+                           "embedding gradient (DTensor), beyond the reduce-scatter's buffers",
+                           Category::Temporaries, before - after, Phase::EmbedBwd, Phase::EmbedBwd));
 }
 
 } // namespace headroom::detail

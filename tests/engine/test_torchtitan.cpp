@@ -227,6 +227,38 @@ private slots:
                             [](const std::string& n) { return n.starts_with("FSDP2 with CPU offload"); }));
     }
 
+    // The embedding's backward under tensor parallelism (torchtitan's
+    // RowwiseParallel embedding): DTensor computes the whole vocabulary's
+    // gradient in param_dtype before keeping this rank's shard, while the
+    // last layer's reduce-scatter input is still held; the row is what that
+    // moment exceeds the root's reduce-scatter (input, and output over dp) by.
+    // tools/reference/tp_study.py measured both at torchtitan's 70B widths
+    // (tp 8 x dp 1 and dp 4: the plan within 0.02 % of the CPU run).
+    void embeddingBackwardUnderTp()
+    {
+        constexpr Bytes vocab = 64000, heads = 8;
+        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
+        sc.model = testing::smallModel({"llama", h, L, heads, heads, i, vocab, false});
+        sc.hardware.count = 32;
+        sc.hardware.sharding = Sharding::Fsdp2;
+        sc.hardware.parallel.tp = 8;
+        sc.hardware.parallel.sp = true;
+        const Plan p = testing::planOrFail(sc);
+        // Per rank: the linears split 8 ways, the norms whole; the embedding
+        // and the head split by vocabulary.
+        const Bytes layer = (h * heads * d + 2 * h * heads * d + heads * d * h + 3 * h * i) / 8 + 2 * h;
+        const Bytes root = 2 * (vocab / 8) * h + h;
+        const Bytes before = vocab * h * 2 + layer * 4;
+        const Bytes after = root * 4 + root * 4 / 4;
+        QVERIFY(before > after);
+        QCOMPARE(rowBytes(p, "fsdp2.embedding_backward_excess"), before - after);
+        QCOMPARE(int(findRow(p, "fsdp2.embedding_backward_excess")->allocAt), int(Phase::EmbedBwd));
+        // Without tensor parallelism the reduce-scatter's buffers are the larger.
+        sc.hardware.parallel.tp = 1;
+        sc.hardware.parallel.sp = false;
+        QVERIFY(findRow(testing::planOrFail(sc), "fsdp2.embedding_backward_excess") == nullptr);
+    }
+
     void refusesWhatIsNotModelled_data()
     {
         QTest::addColumn<QByteArray>("what");

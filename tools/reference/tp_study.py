@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One rank of a torchtitan-shaped 2D step (FSDP2 x tensor parallelism), run
+on the CPU, its allocations read from the profiler.
+
+    <venv with torchtitan>/bin/python tools/reference/tp_study.py [--tp 8] [--dp 1]
+        [--dim 512 --ffn 1536 --layers 2 --heads 8 --kv 8 --vocab 8192]
+        [--batch 2 --seq 1024] [--trace FILE] [--config FILE]
+
+No GPU and no second process: a fake process group (torch.testing's
+FakeStore, rank 0 of tp x dp) lets DTensor and fully_shard run their real
+code on real CPU tensors while every collective is a no-op, so the tensors
+rank 0 makes are those a GPU rank makes, less what CUDA alone adds (cuBLAS
+workspaces, the flash kernels' scratch: the CPU runs sdpa's CPU flash kernel).
+The model is torchtitan's llama3 Transformer (torchtitan 0.2.2) wrapped as
+torchtitan 9dec370 did: apply_tp with loss parallelism, full activation
+checkpointing per block, fully_shard per block (reshard_after_forward except
+the last) and on the root, MixedPrecisionPolicy(bf16, fp32); AdamW (foreach);
+the loss is torchtitan's cross_entropy over pred.flatten(0, 1).float() in
+loss_parallel(), pred deleted before backward. The second step is measured
+(the first makes the optimizer state).
+
+Prints JSON: peak allocated (what torch.cuda.max_memory_allocated would read,
+without 512-byte rounding), the phase it falls in and each phase's peak; with
+--trace, the step as headroom-cli replay's trace (the resident tensors first).
+--config writes the Headroom config.json of the same model (torchtitan's FFN
+width is given, not derived).
+"""
+import argparse
+import json
+import sys
+
+import torch
+import torch.distributed as dist
+from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper
+from torch.distributed.device_mesh import init_device_mesh
+from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+from torch.distributed.tensor.parallel import loss_parallel
+from torch.testing._internal.distributed.fake_pg import FakeStore
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--tp", type=int, default=8)
+ap.add_argument("--dp", type=int, default=1)
+ap.add_argument("--dim", type=int, default=512)
+ap.add_argument("--ffn", type=int, default=1536)
+ap.add_argument("--layers", type=int, default=2)
+ap.add_argument("--heads", type=int, default=8)
+ap.add_argument("--kv", type=int, default=8)
+ap.add_argument("--vocab", type=int, default=8192)
+ap.add_argument("--batch", type=int, default=2)
+ap.add_argument("--seq", type=int, default=1024)
+ap.add_argument("--trace")
+ap.add_argument("--config")
+ap.add_argument("--explain", type=int, default=0, help="print the N largest groups (allocating op, phase) alive at the peak")
+a = ap.parse_args()
+
+dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=a.tp * a.dp)
+mesh = init_device_mesh("cpu", (a.dp, a.tp), mesh_dim_names=("dp", "tp"))
+
+from torchtitan.models.llama3.infra.parallelize import apply_tp  # noqa: E402
+from torchtitan.models.llama3.model.args import TransformerModelArgs  # noqa: E402
+from torchtitan.models.llama3.model.model import Transformer  # noqa: E402
+
+# torchtitan sizes the FFN as multiple_of x ceil(2/3 x 4 dim x multiplier /
+# multiple_of); a multiplier that lands on --ffn exactly.
+args = TransformerModelArgs(dim=a.dim, n_layers=a.layers, n_heads=a.heads, n_kv_heads=a.kv, vocab_size=a.vocab,
+                            multiple_of=256, ffn_dim_multiplier=a.ffn / (8 * a.dim / 3), max_seq_len=a.seq)
+with torch.device("meta"):
+    model = Transformer(args)
+ffn = model.layers["0"].feed_forward.w1.weight.shape[0]
+if ffn != a.ffn:
+    raise SystemExit(f"torchtitan made an FFN of {ffn}, not {a.ffn}")
+if a.config:
+    with open(a.config, "w") as f:
+        json.dump({"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": a.dim,
+                   "intermediate_size": a.ffn, "num_hidden_layers": a.layers, "num_attention_heads": a.heads,
+                   "num_key_value_heads": a.kv, "vocab_size": a.vocab, "tie_word_embeddings": False,
+                   "max_position_embeddings": a.seq, "rms_norm_eps": 1e-5, "hidden_act": "silu"}, f)
+apply_tp(model, mesh["tp"], loss_parallel=True, enable_float8_tensorwise_tp=False)
+for name, block in list(model.layers.named_children()):
+    model.layers.register_module(name, checkpoint_wrapper(block, preserve_rng_state=False))
+mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
+blocks = list(model.layers.children())
+for i, block in enumerate(blocks):
+    fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=i < len(blocks) - 1)
+fully_shard(model, mesh=mesh["dp"], mp_policy=mp)
+model.to_empty(device="cpu")
+with torch.no_grad():
+    model.init_weights(buffer_device=torch.device("cpu"))
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+rf = torch.profiler.record_function
+
+
+def step():
+    x = torch.randint(0, a.vocab, (a.batch, a.seq))
+    y = torch.randint(0, a.vocab, (a.batch, a.seq))
+    with loss_parallel():
+        with rf("PHASE forward"):
+            pred = model(x)
+        with rf("PHASE loss"):
+            loss = torch.nn.functional.cross_entropy(pred.flatten(0, 1).float(), y.flatten(0, 1))
+            del pred
+        with rf("PHASE backward"):
+            loss.backward()
+    with rf("PHASE optimizer"):
+        opt.step()
+        opt.zero_grad()
+
+
+step()
+
+
+def local(t):
+    return t.to_local() if hasattr(t, "to_local") else t
+
+
+resident = [local(p) for p in model.parameters()] + [local(t) for s in opt.state.values() for t in s.values()
+                                                      if torch.is_tensor(t)] + list(model.buffers())
+with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
+    step()
+
+allocs, phases = [], []
+
+
+def chain(n):
+    names = []
+    while n is not None and len(names) < 8:
+        names.append(n.name)
+        n = n.parent
+    return " < ".join(names)
+
+
+def walk(nodes, op="?"):
+    for n in nodes:
+        if n.name.startswith("PHASE "):
+            phases.append((n.start_time_ns, n.end_time_ns, n.name[6:]))
+        if type(n.extra_fields).__name__ == "_ExtraFields_Allocation":
+            allocs.append((n.start_time_ns, n.extra_fields.ptr, n.extra_fields.alloc_size,
+                           chain(n.parent) if a.explain and n.extra_fields.alloc_size > (1 << 30) else op))
+        walk(n.children, n.name if n.name.startswith("aten::") or n.name.startswith("c10d") else op)
+
+
+walk(prof.profiler.kineto_results.experimental_event_tree())
+allocs.sort()
+phases.sort()
+
+
+def phase_at(t):
+    for start, end, name in phases:
+        if start <= t <= end:
+            return name
+    return "between"
+
+
+base = sum(t.untyped_storage().nbytes() for t in {id(t): t for t in resident}.values())
+live, peak, peak_phase, per_phase = base, base, "start", {}
+alive, at_peak = {}, {}
+lines, ids, next_id = ["# headroom allocator events: a <id> <bytes> | f <id>"], {}, 0
+for t in {id(t): t for t in resident}.values():
+    lines.append(f"a {next_id} {t.untyped_storage().nbytes()} # resident")
+    next_id += 1
+current = None
+for t, ptr, size, op in allocs:
+    ph = phase_at(t)
+    if ph != current:
+        lines.append(f"# event 1 {ph} -1")
+        current = ph
+    if size > 0:
+        alive[ptr] = (size, op, ph)
+        ids[ptr] = next_id
+        lines.append(f"a {next_id} {size}")
+        next_id += 1
+    elif ptr in ids:
+        lines.append(f"f {ids.pop(ptr)}")
+        alive.pop(ptr, None)
+    live += size
+    per_phase[ph] = max(per_phase.get(ph, 0), live)
+    if live > peak:
+        peak, peak_phase = live, ph
+        if a.explain:
+            at_peak = dict(alive)
+if a.trace:
+    with open(a.trace, "w") as f:
+        f.write("\n".join(lines) + "\n")
+if a.explain:
+    groups = {}
+    for size, op, ph in at_peak.values():
+        key = (op, ph)
+        groups[key] = (groups.get(key, (0, 0))[0] + size, groups.get(key, (0, 0))[1] + 1)
+    print(f"alive at the peak besides the {base} resident bytes (op, phase made in: bytes, count):", file=sys.stderr)
+    for (op, ph), (n, c) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:a.explain]:
+        sizes = sorted((sz for sz, o, p in at_peak.values() if (o, p) == (op, ph)), reverse=True)[:6]
+        print(f"  {op:50s} {ph:10s} {n:14d} {c:5d}  {sizes}", file=sys.stderr)
+print(json.dumps({"torch": torch.__version__, "tp": a.tp, "dp": a.dp, "tokens": a.batch * a.seq,
+                  "resident_bytes": base, "peak_allocated_bytes": peak, "peak_phase": peak_phase,
+                  "phase_peaks": per_phase, "allocations": len(allocs)}))
