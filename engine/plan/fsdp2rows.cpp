@@ -306,6 +306,41 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
         "the reduce-scatter input in reduce_dtype of one unit at a time, in the post_backward after the last backward",
         Category::Temporaries, satMul(std::max(layerParams, globalParams), reduceBytes), Phase::EmbedBwd,
         Phase::EmbedBwd));
+    // Under tensor parallelism DTensor gives the vocabulary-sharded embedding
+    // a replicated gradient (embedding_dense_backward over the whole
+    // vocabulary), and FSDP2 accumulates it as it is: post_backward's
+    // to_accumulated_grad_if_needed casts the DTensor grad to reduce_dtype and
+    // accumulate_unsharded_grad_if_needed adds the next one to it (a cast
+    // copy), redistributing to the parameter's placement only when it reduces
+    // (_fsdp_param.py _get_grad_inner_tensor; torch 2.11). So the stage
+    // holding the embedding accumulates the whole vocabulary's gradient in
+    // reduce_dtype, not its shard, and each micro-batch's embedding backward
+    // adds the replicated gradient and its cast. Measured with
+    // tools/reference/tp_study.py (tp 2 x pp 4 x dp 2, stage 0: full-vocabulary
+    // accumulated and cast fp32 gradients and the bf16 one alive at the peak).
+    const std::uint64_t tp = l.tp;
+    if (tp > 1 && ctx.holdsEmbedding()) {
+        const Bytes vocabRows = satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden);
+        const Bytes shardRows = satMul(ceilDiv(ctx.scenario.model.vocab, tp), ctx.scenario.model.hidden);
+        const bool wholeStep = !(l.interleaved() && ctx.rank->peak) && l.microBatches > l.inFlightMicroBatches(ctx.rank->stage);
+        rows.push_back(row("tp.embedding_grad_accumulated_replicated",
+                           "the embedding's accumulated gradient over the whole vocabulary (replicated by DTensor), "
+                           "beyond its vocabulary shard, in reduce_dtype until the step's reduce-scatter",
+                           Category::Gradients, satMul(vocabRows - std::min(vocabRows, shardRows), reduceBytes),
+                           wholeStep ? Phase::EmbedFwd : Phase::EmbedBwd, Phase::EmbedBwd));
+        // The last micro-batch's embedding backward and the step's
+        // reduce-scatters share the embedding-backward event, whose rows are
+        // the reduce-scatters' (one unit's input, every sharded gradient):
+        // the replicated gradient and its cast count by what they exceed them by.
+        const Bytes transient = satMul(vocabRows, paramBytes + reduceBytes);
+        const Bytes reduceMoment = satAdd(satMul(std::max(layerParams, globalParams), reduceBytes),
+                                          ceilDiv(satMul(stageParams, reduceBytes), ctx.shards));
+        if (transient > reduceMoment)
+            rows.push_back(row("tp.embedding_grad_replicated",
+                               "a micro-batch's embedding gradient over the whole vocabulary in param_dtype, and its "
+                               "reduce_dtype cast added to the accumulated one, beyond the reduce-scatters' buffers",
+                               Category::Temporaries, transient - reduceMoment, Phase::EmbedBwd, Phase::EmbedBwd));
+    }
 }
 
 // FSDP2 with CPUOffloadPolicy (torch 2.11 _fully_shard/_fsdp_param.py and

@@ -8,6 +8,7 @@
 #include "model/hfconfig.h"
 #include "plan/planner.h"
 #include "planrows.h"
+#include "rankplan.h"
 #include "smallmodel.h"
 #include "io/scenariofile.h"
 
@@ -257,6 +258,41 @@ private slots:
         sc.hardware.parallel.tp = 1;
         sc.hardware.parallel.sp = false;
         QVERIFY(findRow(testing::planOrFail(sc), "fsdp2.embedding_backward_excess") == nullptr);
+    }
+
+    // Under pipeline parallelism FSDP2 accumulates the stage's unsharded
+    // gradients over the micro-batches, and DTensor hands the embedding a
+    // replicated (whole-vocabulary) gradient, which the accumulation keeps as
+    // it is until the reduce-scatter (_fsdp_param.py; tools/reference/
+    // tp_study.py --pp 4 measured both on the first stage). The first stage
+    // holds the vocabulary beyond its shard in fp32 from its first forward
+    // on (more micro-batches than in flight); each embedding backward adds
+    // the bf16 gradient and its fp32 cast, counted by what they exceed the
+    // reduce-scatters' buffers of the same event by. Stages without the
+    // embedding hold none of it.
+    void embeddingGradientUnderPipelineAndTp()
+    {
+        constexpr Bytes vocab = 64000;
+        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
+        sc.model = testing::smallModel({"llama", h, 8, a, a, i, vocab, false});
+        sc.hardware.count = 16;
+        sc.hardware.sharding = Sharding::Fsdp2;
+        sc.hardware.parallel.tp = 2;
+        sc.hardware.parallel.sp = true;
+        sc.hardware.parallel.pp = 4;
+        sc.train.gradAccum = 8;
+        const Plan first = testing::stagePlan(sc, 0);
+        const Bytes vocabRows = vocab * h, shardRows = vocab / 2 * h;
+        QCOMPARE(rowBytes(first, "tp.embedding_grad_accumulated_replicated"), (vocabRows - shardRows) * 4);
+        QCOMPARE(int(testing::findRow(first, "tp.embedding_grad_accumulated_replicated")->allocAt), int(Phase::EmbedFwd));
+        // Stage 0: 2 layers split 2 ways (norms whole) and the embedding's vocabulary shard, sharded over dp 2.
+        const Bytes layer = (h * a * d + 2 * h * a * d + a * d * h + 3 * h * i) / 2 + 2 * h;
+        const Bytes stage = 2 * layer + shardRows;
+        const Bytes reduceMoment = std::max(layer, shardRows) * 4 + (stage * 4 + 1) / 2;
+        QCOMPARE(rowBytes(first, "tp.embedding_grad_replicated"), vocabRows * (2 + 4) - reduceMoment);
+        const Plan middle = testing::stagePlan(sc, 1);
+        QVERIFY(testing::findRow(middle, "tp.embedding_grad_accumulated_replicated") == nullptr);
+        QVERIFY(testing::findRow(middle, "tp.embedding_grad_replicated") == nullptr);
     }
 
     void refusesWhatIsNotModelled_data()

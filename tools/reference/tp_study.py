@@ -40,6 +40,8 @@ from torch.testing._internal.distributed.fake_pg import FakeStore
 ap = argparse.ArgumentParser()
 ap.add_argument("--tp", type=int, default=8)
 ap.add_argument("--dp", type=int, default=1)
+ap.add_argument("--pp", type=int, default=1, help="pipeline stages: rank 0 is stage 0 of torch's Schedule1F1B")
+ap.add_argument("--microbatches", type=int, default=0, help="with --pp: micro-batches per step (default pp)")
 ap.add_argument("--dim", type=int, default=512)
 ap.add_argument("--ffn", type=int, default=1536)
 ap.add_argument("--layers", type=int, default=2)
@@ -51,10 +53,12 @@ ap.add_argument("--seq", type=int, default=1024)
 ap.add_argument("--trace")
 ap.add_argument("--config")
 ap.add_argument("--explain", type=int, default=0, help="print the N largest groups (allocating op, phase) alive at the peak")
+ap.add_argument("--chain-bytes", type=int, default=1 << 30, help="with --explain: name the call chain of allocations larger than this")
 a = ap.parse_args()
 
-dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=a.tp * a.dp)
-mesh = init_device_mesh("cpu", (a.dp, a.tp), mesh_dim_names=("dp", "tp"))
+dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=a.pp * a.tp * a.dp)
+mesh = init_device_mesh("cpu", (a.pp, a.dp, a.tp), mesh_dim_names=("pp", "dp", "tp"))
+microbatches = a.microbatches or a.pp
 
 from torchtitan.models.llama3.infra.parallelize import apply_tp  # noqa: E402
 from torchtitan.models.llama3.model.args import TransformerModelArgs  # noqa: E402
@@ -75,13 +79,23 @@ if a.config:
                    "intermediate_size": a.ffn, "num_hidden_layers": a.layers, "num_attention_heads": a.heads,
                    "num_key_value_heads": a.kv, "vocab_size": a.vocab, "tie_word_embeddings": False,
                    "max_position_embeddings": a.seq, "rms_norm_eps": 1e-5, "hidden_act": "silu"}, f)
+if a.pp > 1:
+    # Stage 0 of pp (torchtitan pipeline_module_split): the embedding and the
+    # first layers / pp; the final norm and the head belong to the last stage.
+    per_stage = a.layers // a.pp
+    for name in list(model.layers.keys()):
+        if int(name) >= per_stage:
+            del model.layers[name]
+    model.norm = None
+    model.output = None
 apply_tp(model, mesh["tp"], loss_parallel=True, enable_float8_tensorwise_tp=False)
 for name, block in list(model.layers.named_children()):
     model.layers.register_module(name, checkpoint_wrapper(block, preserve_rng_state=False))
 mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
 blocks = list(model.layers.children())
 for i, block in enumerate(blocks):
-    fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=i < len(blocks) - 1)
+    # torchtitan 9dec370: no resharding after forward under pp
+    fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=a.pp == 1 and i < len(blocks) - 1)
 fully_shard(model, mesh=mesh["dp"], mp_policy=mp)
 model.to_empty(device="cpu")
 with torch.no_grad():
@@ -90,7 +104,21 @@ opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
 rf = torch.profiler.record_function
 
 
+if a.pp > 1:
+    from torch.distributed.pipelining import PipelineStage, Schedule1F1B
+    stage = PipelineStage(model, 0, a.pp, torch.device("cpu"), group=mesh.get_group("pp"))
+    schedule = Schedule1F1B(stage, n_microbatches=microbatches, loss_fn=lambda pred, y: pred.sum())
+
+
 def step():
+    if a.pp > 1:
+        x = torch.randint(0, a.vocab, (a.batch * microbatches, a.seq))
+        with rf("PHASE backward"):
+            schedule.step(x)
+        with rf("PHASE optimizer"):
+            opt.step()
+            opt.zero_grad()
+        return
     x = torch.randint(0, a.vocab, (a.batch, a.seq))
     y = torch.randint(0, a.vocab, (a.batch, a.seq))
     with loss_parallel():
@@ -135,7 +163,7 @@ def walk(nodes, op="?"):
             phases.append((n.start_time_ns, n.end_time_ns, n.name[6:]))
         if type(n.extra_fields).__name__ == "_ExtraFields_Allocation":
             allocs.append((n.start_time_ns, n.extra_fields.ptr, n.extra_fields.alloc_size,
-                           chain(n.parent) if a.explain and n.extra_fields.alloc_size > (1 << 30) else op))
+                           chain(n.parent) if a.explain and n.extra_fields.alloc_size > a.chain_bytes else op))
         walk(n.children, n.name if n.name.startswith("aten::") or n.name.startswith("c10d") else op)
 
 
@@ -190,6 +218,7 @@ if a.explain:
     for (op, ph), (n, c) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:a.explain]:
         sizes = sorted((sz for sz, o, p in at_peak.values() if (o, p) == (op, ph)), reverse=True)[:6]
         print(f"  {op:50s} {ph:10s} {n:14d} {c:5d}  {sizes}", file=sys.stderr)
-print(json.dumps({"torch": torch.__version__, "tp": a.tp, "dp": a.dp, "tokens": a.batch * a.seq,
+print(json.dumps({"torch": torch.__version__, "tp": a.tp, "dp": a.dp, "pp": a.pp, "microbatches": microbatches,
+                  "tokens": a.batch * a.seq,
                   "resident_bytes": base, "peak_allocated_bytes": peak, "peak_phase": peak_phase,
                   "phase_peaks": per_phase, "allocations": len(allocs)}))
