@@ -42,6 +42,8 @@ ap.add_argument("--tp", type=int, default=8)
 ap.add_argument("--dp", type=int, default=1)
 ap.add_argument("--pp", type=int, default=1, help="pipeline stages: rank 0 is stage 0 of torch's Schedule1F1B")
 ap.add_argument("--microbatches", type=int, default=0, help="with --pp: micro-batches per step (default pp)")
+ap.add_argument("--vpp", type=int, default=1, help="with --pp: model chunks per rank (ScheduleInterleaved1F1B); rank 0 "
+                                                  "holds chunks 0, pp, 2 pp...")
 ap.add_argument("--dim", type=int, default=512)
 ap.add_argument("--ffn", type=int, default=1536)
 ap.add_argument("--layers", type=int, default=2)
@@ -79,35 +81,60 @@ if a.config:
                    "intermediate_size": a.ffn, "num_hidden_layers": a.layers, "num_attention_heads": a.heads,
                    "num_key_value_heads": a.kv, "vocab_size": a.vocab, "tie_word_embeddings": False,
                    "max_position_embeddings": a.seq, "rms_norm_eps": 1e-5, "hidden_act": "silu"}, f)
+chunks = [model]
 if a.pp > 1:
-    # Stage 0 of pp (torchtitan pipeline_module_split): the embedding and the
-    # first layers / pp; the final norm and the head belong to the last stage.
-    per_stage = a.layers // a.pp
-    for name in list(model.layers.keys()):
-        if int(name) >= per_stage:
-            del model.layers[name]
-    model.norm = None
-    model.output = None
-apply_tp(model, mesh["tp"], loss_parallel=True, enable_float8_tensorwise_tp=False)
-for name, block in list(model.layers.named_children()):
-    model.layers.register_module(name, checkpoint_wrapper(block, preserve_rng_state=False))
+    # Rank 0's model chunks (torchtitan pipeline_module_split, looped
+    # stages): chunk c is virtual stage c x pp, layers [c pp k, (c pp + 1) k)
+    # with k = layers / (pp vpp); the first holds the embedding; the final
+    # norm and the head belong to the last virtual stage (not rank 0's).
+    import copy
+    per_chunk = a.layers // (a.pp * a.vpp)
+    whole = model
+    chunks = []
+    for c in range(a.vpp):
+        part = copy.deepcopy(whole)
+        first = c * a.pp * per_chunk
+        for name in list(part.layers.keys()):
+            if not first <= int(name) < first + per_chunk:
+                del part.layers[name]
+        if c > 0:
+            part.tok_embeddings = None
+        part.norm = None
+        part.output = None
+        chunks.append(part)
+    model = chunks[0]
+for part in chunks:
+    apply_tp(part, mesh["tp"], loss_parallel=True, enable_float8_tensorwise_tp=False)
 mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
-blocks = list(model.layers.children())
-for i, block in enumerate(blocks):
-    # torchtitan 9dec370: no resharding after forward under pp
-    fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=a.pp == 1 and i < len(blocks) - 1)
-fully_shard(model, mesh=mesh["dp"], mp_policy=mp)
-model.to_empty(device="cpu")
-with torch.no_grad():
-    model.init_weights(buffer_device=torch.device("cpu"))
-opt = torch.optim.AdamW(model.parameters(), lr=1e-4, foreach=True)
+for part in chunks:
+    for name, block in list(part.layers.named_children()):
+        part.layers.register_module(name, checkpoint_wrapper(block, preserve_rng_state=False))
+    blocks = list(part.layers.children())
+    for i, block in enumerate(blocks):
+        # torchtitan 9dec370: no resharding after forward under pp
+        fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=a.pp == 1 and i < len(blocks) - 1)
+    fully_shard(part, mesh=mesh["dp"], mp_policy=mp)
+    part.to_empty(device="cpu")
+    with torch.no_grad():
+        for p in part.parameters():
+            p.normal_(0, 0.02)
+opt = torch.optim.AdamW([p for part in chunks for p in part.parameters()], lr=1e-4, foreach=True)
 rf = torch.profiler.record_function
 
 
 if a.pp > 1:
-    from torch.distributed.pipelining import PipelineStage, Schedule1F1B
-    stage = PipelineStage(model, 0, a.pp, torch.device("cpu"), group=mesh.get_group("pp"))
-    schedule = Schedule1F1B(stage, n_microbatches=microbatches, loss_fn=lambda pred, y: pred.sum())
+    from torch.distributed.pipelining import PipelineStage, Schedule1F1B, ScheduleInterleaved1F1B
+    # A chunk after the first would learn its input's shape from the previous
+    # stage (recv_object_list, garbage under the fake group): give it, the
+    # sequence-parallel hidden states of a micro-batch in bf16, as its output too.
+    hidden = torch.empty(a.batch, a.seq // a.tp, a.dim, dtype=torch.bfloat16)
+    stages = [PipelineStage(part, c * a.pp, a.pp * a.vpp, torch.device("cpu"), group=mesh.get_group("pp"),
+                            **({} if c == 0 else {"input_args": (hidden,), "output_args": (hidden,)}))
+              for c, part in enumerate(chunks)]
+    if a.vpp > 1:
+        schedule = ScheduleInterleaved1F1B(stages, n_microbatches=microbatches, loss_fn=lambda pred, y: pred.sum())
+    else:
+        schedule = Schedule1F1B(stages[0], n_microbatches=microbatches, loss_fn=lambda pred, y: pred.sum())
 
 
 def step():
@@ -141,8 +168,9 @@ def local(t):
     return t.to_local() if hasattr(t, "to_local") else t
 
 
-resident = [local(p) for p in model.parameters()] + [local(t) for s in opt.state.values() for t in s.values()
-                                                      if torch.is_tensor(t)] + list(model.buffers())
+resident = [local(p) for part in chunks for p in part.parameters()] + \
+    [local(t) for s in opt.state.values() for t in s.values() if torch.is_tensor(t)] + \
+    [b for part in chunks for b in part.buffers()]
 with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
     step()
 
@@ -218,7 +246,8 @@ if a.explain:
     for (op, ph), (n, c) in sorted(groups.items(), key=lambda kv: -kv[1][0])[:a.explain]:
         sizes = sorted((sz for sz, o, p in at_peak.values() if (o, p) == (op, ph)), reverse=True)[:6]
         print(f"  {op:50s} {ph:10s} {n:14d} {c:5d}  {sizes}", file=sys.stderr)
-print(json.dumps({"torch": torch.__version__, "tp": a.tp, "dp": a.dp, "pp": a.pp, "microbatches": microbatches,
+print(json.dumps({"torch": torch.__version__, "tp": a.tp, "dp": a.dp, "pp": a.pp, "vpp": a.vpp,
+                  "microbatches": microbatches,
                   "tokens": a.batch * a.seq,
                   "resident_bytes": base, "peak_allocated_bytes": peak, "peak_phase": peak_phase,
                   "phase_peaks": per_phase, "allocations": len(allocs)}))
