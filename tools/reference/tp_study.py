@@ -161,20 +161,22 @@ def step():
         opt.zero_grad()
 
 
-step()
-
-
 def local(t):
     return t.to_local() if hasattr(t, "to_local") else t
 
 
-resident = [local(p) for part in chunks for p in part.parameters()] + \
-    [local(t) for s in opt.state.values() for t in s.values() if torch.is_tensor(t)] + \
-    [b for part in chunks for b in part.buffers()]
+# Both steps are profiled, so that what the first makes and keeps (the
+# optimizer state, pipelining's receive buffers, a stage's input gradients
+# kept until the next step) is seen being made; the resident base is only the
+# parameters and buffers, which exist before. The second step is reported.
+resident = [local(p) for part in chunks for p in part.parameters()] + [b for part in chunks for b in part.buffers()]
 with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
-    step()
+    with rf("STEP 1"):
+        step()
+    with rf("STEP 2"):
+        step()
 
-allocs, phases = [], []
+allocs, phases, second = [], [], []
 
 
 def chain(n):
@@ -189,6 +191,8 @@ def walk(nodes, op="?"):
     for n in nodes:
         if n.name.startswith("PHASE "):
             phases.append((n.start_time_ns, n.end_time_ns, n.name[6:]))
+        if n.name == "STEP 2":
+            second.append(n.start_time_ns)
         if type(n.extra_fields).__name__ == "_ExtraFields_Allocation":
             allocs.append((n.start_time_ns, n.extra_fields.ptr, n.extra_fields.alloc_size,
                            chain(n.parent) if a.explain and n.extra_fields.alloc_size > a.chain_bytes else op))
@@ -201,6 +205,8 @@ phases.sort()
 
 
 def phase_at(t):
+    if t < second[0]:
+        return "step 1"
     for start, end, name in phases:
         if start <= t <= end:
             return name
@@ -230,7 +236,7 @@ for t, ptr, size, op in allocs:
         alive.pop(ptr, None)
     live += size
     per_phase[ph] = max(per_phase.get(ph, 0), live)
-    if live > peak:
+    if ph != "step 1" and live > peak:
         peak, peak_phase = live, ph
         if a.explain:
             at_peak = dict(alive)
