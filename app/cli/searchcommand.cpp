@@ -34,8 +34,7 @@ std::string layoutName(const LayoutCandidate& c)
 {
     return "tp " + std::to_string(c.tp) + (c.sp ? " (sp)" : "") + " x pp " + std::to_string(c.pp) +
            (c.vpp > 1 ? " (interleaved, vpp " + std::to_string(c.vpp) + ")" : std::string()) +
-           (c.cp > 1 ? " x cp " + std::to_string(c.cp) : std::string()) + " x dp " +
-           std::to_string(c.dp) +
+           (c.cp > 1 ? " x cp " + std::to_string(c.cp) : std::string()) + " x dp " + std::to_string(c.dp) +
            (c.dpReplicate > 1
                 ? " (HSDP " + std::to_string(c.dpReplicate) + " x " + std::to_string(c.dp / c.dpReplicate) + ")"
                 : std::string()) +
@@ -191,9 +190,10 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
                     100 * c.time.bubbleFraction);
         std::cout << line;
     }
-    std::cout << "(tp \"2s\": tensor parallelism 2 with sequence parallelism; pp \"4v2\": 4 stages interleaved, 2 "
-                 "virtual stages each; \"4c2\": 4 stages, context parallelism 2; dp \"16r2\": HSDP, 2 replicate groups of "
-                 "8.)\n";
+    std::cout
+        << "(tp \"2s\": tensor parallelism 2 with sequence parallelism; pp \"4v2\": 4 stages interleaved, 2 "
+           "virtual stages each; \"4c2\": 4 stages, context parallelism 2; dp \"16r2\": HSDP, 2 replicate groups of "
+           "8.)\n";
     const StepTime& t = r.layouts.front().time;
     std::cout << "#1, " << layoutName(r.layouts.front()) << ": compute " << seconds(t.computeSeconds)
               << ", tensor-parallel " << seconds(t.tensorParallelSeconds) << ", pipeline sends "

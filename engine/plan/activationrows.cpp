@@ -325,17 +325,26 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // their token-order copy in forward; the expanded output gradient,
         // the index backward's zeros and result in backward (accountant:
         // the *-moe reference cases).
-        const Bytes blockOut = m.isMoe() ? std::max(satMul(d.T, d.h, d.p), moeForwardTemporaryBytes(ctx, d)) : satMul(d.T, d.h, d.p);
-        rows.push_back({"layer.fwd_temporary", "block output before the residual add (MoE: the weighted expert outputs in both orders); eager attention: 16-bit scores before softmax",
-                        Category::Temporaries, satAdd(blockOut, eager ? satMul(abss, d.p) : 0),
-                        Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+        const Bytes blockOut =
+            m.isMoe() ? std::max(satMul(d.T, d.h, d.p), moeForwardTemporaryBytes(ctx, d)) : satMul(d.T, d.h, d.p);
+        rows.push_back({"layer.fwd_temporary",
+                        "block output before the residual add (MoE: the weighted expert outputs in both orders); eager "
+                        "attention: 16-bit scores before softmax",
+                        Category::Temporaries, satAdd(blockOut, eager ? satMul(abss, d.p) : 0), Phase::LayerFwd,
+                        Phase::LayerFwd, LayerSet::All, false});
         const Bytes scoreGrads = eager ? satMul(abss, 4 + d.p) : 0;
         if (m.isMoe()) {
             // Several tensors, asked of the allocator one by one.
             const TensorPiece moe = moeBackwardTemporaries(ctx, d);
-            TensorRow row{"layer.bwd_temporary", "hidden-state gradients in and out, three token-slot gradients of the expert block (moesaves.h); eager: score gradients",
-                          Category::Temporaries, satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(moe.bytes, moe.count)), scoreGrads),
-                          Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false};
+            TensorRow row{"layer.bwd_temporary",
+                          "hidden-state gradients in and out, three token-slot gradients of the expert block "
+                          "(moesaves.h); eager: score gradients",
+                          Category::Temporaries,
+                          satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(moe.bytes, moe.count)), scoreGrads),
+                          Phase::LayerBwd,
+                          Phase::LayerBwd,
+                          LayerSet::All,
+                          false};
             if (ctx.pieces) {
                 const std::size_t begin = ctx.pieces->size();
                 ctx.pieces->push_back({satMul(d.T, d.h, 2 * d.r), 1});
@@ -346,10 +355,12 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             }
             rows.push_back(row);
         } else {
-            rows.push_back({"layer.bwd_temporary", "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
-                            Category::Temporaries,
-                            satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, d.i, 2 * d.p)), scoreGrads),
-                            Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+            rows.push_back(
+                {"layer.bwd_temporary",
+                 "hidden-state gradients in and out, the widest intermediate gradient pair; eager: score gradients",
+                 Category::Temporaries,
+                 satAdd(satAdd(satMul(d.T, d.h, 2 * d.r), satMul(d.T, d.i, 2 * d.p)), scoreGrads), Phase::LayerBwd,
+                 Phase::LayerBwd, LayerSet::All, false});
         }
     }
 

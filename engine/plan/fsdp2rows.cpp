@@ -322,7 +322,8 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     if (tp > 1 && ctx.holdsEmbedding()) {
         const Bytes vocabRows = satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden);
         const Bytes shardRows = satMul(ceilDiv(ctx.scenario.model.vocab, tp), ctx.scenario.model.hidden);
-        const bool wholeStep = !(l.interleaved() && ctx.rank->peak) && l.microBatches > l.inFlightMicroBatches(ctx.rank->stage);
+        const bool wholeStep =
+            !(l.interleaved() && ctx.rank->peak) && l.microBatches > l.inFlightMicroBatches(ctx.rank->stage);
         rows.push_back(row("tp.embedding_grad_accumulated_replicated",
                            "the embedding's accumulated gradient over the whole vocabulary (replicated by DTensor), "
                            "beyond its vocabulary shard, in reduce_dtype until the step's reduce-scatter",
@@ -357,21 +358,26 @@ void addFsdp2OffloadRows(const BuildContext& ctx, Bytes layerParams, Bytes globa
     const Bytes paramBytes = fsdp2ParamBytes(ctx);
     const Bytes copyIn = stored + (stored != paramBytes ? paramBytes : 0);
     const Bytes layerShard = ceilDiv(layerParams, ctx.shards), rootShard = ceilDiv(globalParams, ctx.shards);
-    rows.push_back(on(row("fsdp2.offload_shard_h2d", "the next layer's shard copied from the CPU for its all-gather, and its param_dtype cast",
-                          Category::Weights, satMul(layerShard, copyIn), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+    rows.push_back(
+        on(row("fsdp2.offload_shard_h2d",
+               "the next layer's shard copied from the CPU for its all-gather, and its param_dtype cast",
+               Category::Weights, satMul(layerShard, copyIn), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All),
+           kAllGatherCopyInStream));
+    rows.push_back(on(row("fsdp2.offload_shard_h2d_bwd", "the same in backward", Category::Weights,
+                          satMul(layerShard, copyIn), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
                       kAllGatherCopyInStream));
-    rows.push_back(on(row("fsdp2.offload_shard_h2d_bwd", "the same in backward", Category::Weights, satMul(layerShard, copyIn),
-                          Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
-                      kAllGatherCopyInStream));
-    rows.push_back(on(row("fsdp2.offload_root_shard_h2d", "the root unit's shard copied from the CPU for its all-gather",
-                          Category::Weights, satMul(rootShard, copyIn), Phase::EmbedFwd, Phase::EmbedFwd),
-                      kAllGatherCopyInStream));
+    rows.push_back(
+        on(row("fsdp2.offload_root_shard_h2d", "the root unit's shard copied from the CPU for its all-gather",
+               Category::Weights, satMul(rootShard, copyIn), Phase::EmbedFwd, Phase::EmbedFwd),
+           kAllGatherCopyInStream));
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
     const Bytes reduceBytes = fsdp2ReduceBytes(ctx);
-    rows.push_back(on(row("fsdp2.offload_grad_shard", "a layer's sharded gradient (the reduce-scatter output) until its copy to the CPU",
-                          Category::Gradients, satMul(layerShard, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
-                      kReduceScatterStream));
+    rows.push_back(
+        on(row("fsdp2.offload_grad_shard",
+               "a layer's sharded gradient (the reduce-scatter output) until its copy to the CPU", Category::Gradients,
+               satMul(layerShard, reduceBytes), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
+           kReduceScatterStream));
     rows.push_back(on(row("fsdp2.offload_root_grad_shard", "the root's sharded gradient until its copy to the CPU",
                           Category::Gradients, satMul(rootShard, reduceBytes), Phase::EmbedBwd, Phase::EmbedBwd),
                       kReduceScatterStream));
@@ -513,9 +519,11 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
     // embedding gradient at the step's peak).
     const std::uint64_t tp = ctx.rank ? ctx.rank->layout->tp : 1;
     const Bytes fullEmbeddingGrad =
-        tp > 1 && ctx.holdsEmbedding() ? satMul(satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden), paramBytes) : 0;
+        tp > 1 && ctx.holdsEmbedding() ? satMul(satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden), paramBytes)
+                                       : 0;
     const Bytes before = satAdd(fullEmbeddingGrad, satMul(layerParams, reduceBytes));
-    const Bytes after = satAdd(satMul(globalParams, reduceBytes), ceilDiv(satMul(globalParams, reduceBytes), ctx.shards));
+    const Bytes after =
+        satAdd(satMul(globalParams, reduceBytes), ceilDiv(satMul(globalParams, reduceBytes), ctx.shards));
     if (before > after)
         rows.push_back(row("fsdp2.embedding_backward_excess",
                            "in the embedding's backward, before the root's reduce-scatter: the last layer's "

@@ -134,9 +134,11 @@ static void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, 
         // gpt-oss-20b bf16-mixed eager, the *-moe reference cases).
         const Bytes withSink = satMul(satMul(d.b, d.a), satMul(d.s, d.s + 1));
         const Bytes probBytes = ctx.autocast ? d.r : d.p;
-        s.save("attn.probs_sinks", satMul(withSink, probBytes), "softmax over the scores and the sink column, saved by softmax and (as a view) by the value matmul");
+        s.save("attn.probs_sinks", satMul(withSink, probBytes),
+               "softmax over the scores and the sink column, saved by softmax and (as a view) by the value matmul");
         if (probBytes != d.p)
-            s.save("attn.probs_copy", satMul(abss, d.p), "16-bit copy of the probabilities cast by autocast for the value matmul, which saves it");
+            s.save("attn.probs_copy", satMul(abss, d.p),
+                   "16-bit copy of the probabilities cast by autocast for the value matmul, which saves it");
         s.save("attn.max_indices", satMul(satMul(d.b, d.a), satMul(d.s, 8)), "int64 indices of the row max subtracted before the softmax, saved by max");
         if (dropout) {
             s.save("attn.dropout_mask", abss, "attention dropout mask, 1 byte per score");

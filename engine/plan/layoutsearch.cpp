@@ -351,8 +351,8 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     std::stable_sort(r.layouts.begin(), r.layouts.end(), faster);
 
     if (r.layouts.empty()) {
-        r.message = "No layout of " + std::to_string(count) + " " + gpu->id + " GPUs fits: " +
-                    std::to_string(r.evaluated) + " evaluated, " + std::to_string(r.refused) +
+        r.message = "No layout of " + std::to_string(count) + " " + gpu->id +
+                    " GPUs fits: " + std::to_string(r.evaluated) + " evaluated, " + std::to_string(r.refused) +
                     " refused by the planner, " + std::to_string(r.refusedShapes) + " tp x pp x cp shapes refused";
         if (!r.commonRefusal.empty())
             r.message += " (most often: " + r.commonRefusal + ")";

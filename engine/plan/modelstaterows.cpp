@@ -154,8 +154,8 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
         // 3-D parameters there (copies > 1), stay in their load dtype, and in
         // training prepare_model_for_kbit_training casts them to fp32 like
         // every other non-4-bit parameter (accountant: Qwen3-30B-A3B QLoRA).
-        const bool quantizable = t.isLinearWeight && t.kind != ModuleKind::LmHead && t.kind != ModuleKind::Router &&
-                                 t.copies == 1;
+        const bool quantizable =
+            t.isLinearWeight && t.kind != ModuleKind::LmHead && t.kind != ModuleKind::Router && t.copies == 1;
         Bytes stored;
         if (quantizable && wq != WeightQuant::None) {
             stored = satMul(quantizedWeightBytes(wq, t.rows, t.cols), t.copies);

@@ -25,10 +25,7 @@ Bytes routingWeightBytes(const BuildContext& ctx, const Dims& d)
 
 } // namespace
 
-Bytes expertElementBytes(const BuildContext& ctx, const Dims& d)
-{
-    return ctx.autocast ? d.r : d.p;
-}
+Bytes expertElementBytes(const BuildContext& ctx, const Dims& d) { return ctx.autocast ? d.r : d.p; }
 
 void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
 {
@@ -42,11 +39,13 @@ void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
     // saves its input, the post-attention norm's output (its 16-bit cast
     // under autocast).
     if (ft)
-        s.save("moe.router_in", satMul(d.T, d.h, d.p), "router input, saved by the router linear for its weight gradient");
+        s.save("moe.router_in", satMul(d.T, d.h, d.p),
+               "router input, saved by the router linear for its weight gradient");
     if (m.family == Family::GptOss) {
         // GptOssTopKRouter: topk of the logits (int64 indices saved), softmax
         // over the k values in the logits' dtype (output saved).
-        s.save("moe.routing", satMul(d.T, k, 8 + d.p), "top-k indices (int64) and the softmax over the k router logits");
+        s.save("moe.routing", satMul(d.T, k, 8 + d.p),
+               "top-k indices (int64) and the softmax over the k router logits");
     } else {
         // Qwen3MoeTopKRouter / MixtralTopKRouter: fp32 softmax over every
         // expert (output saved), topk (int64 indices), the top values
@@ -63,8 +62,10 @@ void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
     s.save("moe.dispatch", satAdd(satMul(slots, indexBytes), satMul(slots, routingWeightBytes(ctx, d))),
            "sort permutation, token index and inverse (int64), sentinel mask, routing weights in expert order");
     if (ft)
-        s.save("moe.gathered", satMul(slots, d.h, e), "hidden states gathered in expert order, saved by the up grouped_mm");
-    s.save("moe.up_out", satMul(slots, 2 * d.i, e), "gate and up projection output (masked copy), kept whole by the gate's saved views");
+        s.save("moe.gathered", satMul(slots, d.h, e),
+               "hidden states gathered in expert order, saved by the up grouped_mm");
+    s.save("moe.up_out", satMul(slots, 2 * d.i, e),
+           "gate and up projection output (masked copy), kept whole by the gate's saved views");
     if (m.family == Family::GptOss) {
         // GptOssExperts._apply_gate: strided gate/up views clamped (each
         // clamp saves its input view), sigmoid(gate * alpha) saves its
@@ -79,7 +80,8 @@ void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
     }
     if (ft)
         s.save("mlp.down_in", satMul(slots, d.i, e), "gated product, saved by the down grouped_mm");
-    s.save("moe.expert_out", satMul(slots, d.h, e), "down projection output (masked copy), saved by the routing-weight product");
+    s.save("moe.expert_out", satMul(slots, d.h, e),
+           "down projection output (masked copy), saved by the routing-weight product");
 }
 
 Bytes moeForwardTemporaryBytes(const BuildContext& ctx, const Dims& d)

@@ -305,9 +305,10 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         if (p == Precision::Fp8Mixed && !gpu->fp8)
             plan.notes.push_back(gpu->name + " has no fp8 tensor cores (needs compute capability 8.9 or newer).");
         if (m.isMoe() && ctx.quantizedBase)
-            plan.notes.push_back("Experts are not quantized: transformers quantizes nn.Linear layers only, and keeps the experts "
-                                 "as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (" +
-                                 formatGiB(static_cast<double>(satMul(expertElements(table), 4))) + " here).");
+            plan.notes.push_back(
+                "Experts are not quantized: transformers quantizes nn.Linear layers only, and keeps the experts "
+                "as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (" +
+                formatGiB(static_cast<double>(satMul(expertElements(table), 4))) + " here).");
         if (m.maxPositions > 0 && tc.seqLen > m.maxPositions)
             plan.notes.push_back("Sequence length exceeds the model's max_position_embeddings (" + std::to_string(m.maxPositions) + ").");
     } else {

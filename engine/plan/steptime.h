@@ -60,7 +60,7 @@ struct StepModel {
     double lastStageParams = 0;    // final norm and LM head on the last stage
     double tiedHeadParams = 0;     // a tied head: the last stage's own copy when pp > 1 (plan/parallel.h)
     double attentionPerTokenPerSeq = 0; // 4 x heads x head_dim: one layer's forward attention FLOPs per token, per token of context
-    double kvWidth = 0;            // kv_heads x head_dim: the keys (or values) of one token, what ring attention moves
+    double kvWidth = 0; // kv_heads x head_dim: the keys (or values) of one token, what ring attention moves
     std::uint64_t layers = 0;
     std::uint64_t hidden = 0;
 };
@@ -99,8 +99,8 @@ struct StepTime {
 enum class StepTerm { Compute, TensorParallel, PipelineSend, Bubble, DataParallel, ContextParallel };
 const char* stepTermName(StepTerm term); // "compute", "tensor-parallel", ...
 double stepTermSeconds(const StepTime& t, StepTerm term);
-inline constexpr StepTerm kStepTerms[] = {StepTerm::Compute,      StepTerm::TensorParallel, StepTerm::PipelineSend,
-                                          StepTerm::Bubble,       StepTerm::DataParallel,   StepTerm::ContextParallel};
+inline constexpr StepTerm kStepTerms[] = {StepTerm::Compute, StepTerm::TensorParallel, StepTerm::PipelineSend,
+                                          StepTerm::Bubble,  StepTerm::DataParallel,   StepTerm::ContextParallel};
 
 // The step time of `scenario` (train mode; its micro-batch, grad_accum,
 // sequence, checkpointing, precision and sharding) laid out as `layout`

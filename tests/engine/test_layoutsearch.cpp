@@ -233,7 +233,7 @@ private slots:
         const double forward = 2 * kLayerMatmul + 4.0 * 8 * 32 * 128; // the whole context's attention
         const double compute = 2 * T * (4 * (4 * forward) + 6 * kHead) / (989.5e12 * 0.6);
         QVERIFY(close(t.computeSeconds, compute));
-        const double kv = 2 * 128 * 2 * 64 * 2.0; // a micro-batch's keys and values, bf16
+        const double kv = 2 * 128 * 2 * 64 * 2.0;               // a micro-batch's keys and values, bf16
         const double ring = 2 * 4 * 4 * (3.0 / 4 * kv) / 400e9; // m x layers x collectives
         QVERIFY(close(t.contextParallelSeconds, ring));
         const double psi = 4 * kLayerParams + 1000 * 256.0 + 256 + kHead;

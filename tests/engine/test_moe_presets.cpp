@@ -355,14 +355,16 @@ private slots:
     {
         const ModelSpec m = scenarioFor("Qwen/Qwen3-30B-A3B").model;
         const Bytes tokenSlots = Bytes(1024) * m.expertsPerToken;
-        for (const auto& [precision, bytes] : {std::pair{Precision::Bf16Mixed, Bytes(4)}, std::pair{Precision::Bf16, Bytes(2)}}) {
+        for (const auto& [precision, bytes] :
+             {std::pair{Precision::Bf16Mixed, Bytes(4)}, std::pair{Precision::Bf16, Bytes(2)}}) {
             Scenario s = scenarioFor("Qwen/Qwen3-30B-A3B");
             s.train.precision = precision;
             s.train.optimizer = Optimizer::Sgd;
             const Result<Plan> p = makePlan(s);
             QVERIFY2(p.ok(), p.ok() ? "" : p.error().detail.c_str());
             QCOMPARE(qulonglong(testing::rowBytes(*p, "moe.gathered")), qulonglong(tokenSlots * m.hidden * bytes));
-            QCOMPARE(qulonglong(testing::rowBytes(*p, "moe.up_out")), qulonglong(tokenSlots * 2 * m.intermediate * bytes));
+            QCOMPARE(qulonglong(testing::rowBytes(*p, "moe.up_out")),
+                     qulonglong(tokenSlots * 2 * m.intermediate * bytes));
             if (precision == Precision::Bf16Mixed) {
                 // Only attention and the router are cast: 16-bit copies of a
                 // layer's non-expert linear weights.
@@ -392,7 +394,8 @@ private slots:
         QVERIFY2(trained.ok(), trained.ok() ? "" : trained.error().detail.c_str());
         // transformers 5.17's grouped_mm experts (plan/moesaves.h): router,
         // dispatch, the masked up projection, the gate and the expert output.
-        for (const char* row : {"moe.router_in", "moe.routing", "moe.dispatch", "moe.gathered", "moe.up_out", "moe.expert_out"})
+        for (const char* row :
+             {"moe.router_in", "moe.routing", "moe.dispatch", "moe.gathered", "moe.up_out", "moe.expert_out"})
             QVERIFY2(hasRow(*trained, row), row);
         QVERIFY(hasRow(*trained, oss ? "mlp.sigmoid_out" : "mlp.act_out"));
         // gpt-oss has no sdpa in transformers: its eager attention with sinks is planned.

@@ -5,12 +5,12 @@
 // policy and FSDP2's buffers, for a 4-layer Llama-like model (hidden 256, 8
 // heads, 2 KV heads, head_dim 32, MLP 704, vocabulary 1000), micro-batch 2 x
 // sequence 128, flash attention.
+#include "io/scenariofile.h"
 #include "model/hfconfig.h"
 #include "plan/planner.h"
 #include "planrows.h"
 #include "rankplan.h"
 #include "smallmodel.h"
-#include "io/scenariofile.h"
 
 #include <QtTest>
 
@@ -284,7 +284,8 @@ private slots:
         const Plan first = testing::stagePlan(sc, 0);
         const Bytes vocabRows = vocab * h, shardRows = vocab / 2 * h;
         QCOMPARE(rowBytes(first, "tp.embedding_grad_accumulated_replicated"), (vocabRows - shardRows) * 4);
-        QCOMPARE(int(testing::findRow(first, "tp.embedding_grad_accumulated_replicated")->allocAt), int(Phase::EmbedFwd));
+        QCOMPARE(int(testing::findRow(first, "tp.embedding_grad_accumulated_replicated")->allocAt),
+                 int(Phase::EmbedFwd));
         // Stage 0: 2 layers split 2 ways (norms whole) and the embedding's vocabulary shard, sharded over dp 2.
         const Bytes layer = (h * a * d + 2 * h * a * d + a * d * h + 3 * h * i) / 2 + 2 * h;
         const Bytes stage = 2 * layer + shardRows;

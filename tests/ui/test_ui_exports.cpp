@@ -284,8 +284,9 @@ private slots:
         moeQlora.model = presetModel("Qwen/Qwen3-30B-A3B").value();
         auto moePlan = makePlan(moeQlora);
         QVERIFY(static_cast<bool>(moePlan));
-        const auto expertsNote = std::find_if(moePlan.value().notes.begin(), moePlan.value().notes.end(),
-                                              [](const std::string& n) { return n.starts_with("Experts are not quantized"); });
+        const auto expertsNote =
+            std::find_if(moePlan.value().notes.begin(), moePlan.value().notes.end(),
+                         [](const std::string& n) { return n.starts_with("Experts are not quantized"); });
         QVERIFY(expertsNote != moePlan.value().notes.end());
         notes.push_back(*expertsNote);
         std::vector<Error> errors;

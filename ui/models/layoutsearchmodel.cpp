@@ -143,9 +143,9 @@ QString LayoutSearchModel::toolTip(const LayoutCandidate& c, int column) const
                      SearchText::seconds(t.dataParallelSeconds), where(t.dataParallelInterNode));
         if (c.cp > 1)
             //: ring attention's key/value all-gathers and gradient reduce-scatters: %1 the time, %2 where they run
-            text += QLatin1Char(' ') + tr("Context-parallel communication %1 (%2).")
-                                           .arg(SearchText::seconds(t.contextParallelSeconds),
-                                                where(t.contextParallelInterNode));
+            text += QLatin1Char(' ') +
+                    tr("Context-parallel communication %1 (%2).")
+                        .arg(SearchText::seconds(t.contextParallelSeconds), where(t.contextParallelInterNode));
         return text + QLatin1Char(' ') + tr("No overlap is assumed: the step is their sum.");
     }
     default: return QString();

@@ -28,7 +28,8 @@ QRegularExpression anchored(const char* pattern)
 const std::vector<Phrase>& notePhrases()
 {
     static const std::vector<Phrase> phrases = {
-        {anchored(R"((.+) has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice\.)"),
+        {anchored(
+             R"((.+) has no native bf16: PyTorch emulates it slowly or refuses; fp16-mixed is the usual choice\.)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("%1 has no native bf16: PyTorch emulates it slowly or refuses; fp16 mixed precision is the usual choice.")
                  .arg(m.captured(1));
@@ -37,7 +38,8 @@ const std::vector<Phrase>& notePhrases()
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("%1 has no fp8 tensor cores (they need compute capability 8.9 or newer).").arg(m.captured(1));
          }},
-        {anchored(R"(Paged 8-bit AdamW: optimizer state lives in CUDA managed memory, outside torch's allocator counters but on the device while resident\.)"),
+        {anchored(
+             R"(Paged 8-bit AdamW: optimizer state lives in CUDA managed memory, outside torch's allocator counters but on the device while resident\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch's allocator counters but on the GPU while resident.");
          }},
@@ -45,25 +47,30 @@ const std::vector<Phrase>& notePhrases()
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.");
          }},
-        {anchored(R"(FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned CPU memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its gradient shard until the copy back \(read from PyTorch's source, not measured\)\.)"),
+        {anchored(
+             R"(FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned CPU memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its gradient shard until the copy back \(read from PyTorch's source, not measured\)\.)"),
          [](const QRegularExpressionMatch&) {
-             return ErrorText::tr("FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned "
-                                  "CPU memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its "
-                                  "gradient shard until it is copied back (read from PyTorch's source, not measured).");
+             return ErrorText::tr(
+                 "FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned "
+                 "CPU memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its "
+                 "gradient shard until it is copied back (read from PyTorch's source, not measured).");
          }},
         {anchored(R"(CPU offload: optimizer state and fp32 master weights are held in CPU memory\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.");
          }},
-        {anchored(R"(NCCL: (\d+) communicators? per GPU, about (.+) of buffers outside the caching allocator \(544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs\)\.)"),
+        {anchored(
+             R"(NCCL: (\d+) communicators? per GPU, about (.+) of buffers outside the caching allocator \(544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs\)\.)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("NCCL: %1 communicator(s) per GPU, about %2 of buffers outside PyTorch's caching allocator "
                                   "(544 MB for two ranks, 688 MB for more, measured on 4 A100s: NVIDIA/nccl#964; an estimate on other GPUs).")
                  .arg(m.captured(1), m.captured(2));
          }},
-        {anchored(R"(Experts are not quantized: transformers quantizes nn\.Linear layers only, and keeps the experts as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 \((.+) here\)\.)"),
+        {anchored(
+             R"(Experts are not quantized: transformers quantizes nn\.Linear layers only, and keeps the experts as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 \((.+) here\)\.)"),
          [](const QRegularExpressionMatch& m) {
-             return ErrorText::tr("The experts are not quantized: transformers quantizes nn.Linear layers only and keeps the experts as "
+             return ErrorText::tr("The experts are not quantized: transformers quantizes nn.Linear layers only and "
+                                  "keeps the experts as "
                                   "3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (%1 here).")
                  .arg(m.captured(1));
          }},

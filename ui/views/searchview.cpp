@@ -274,9 +274,8 @@ void SearchView::markCurrentLayout()
         if (c.tp == s.hardware.parallel.tp && c.sp == s.hardware.parallel.sp && c.pp == s.hardware.parallel.pp &&
             s.hardware.parallel.vpp == c.vpp && s.hardware.parallel.dpReplicate == c.dpReplicate &&
             s.hardware.parallel.cp == c.cp && c.tp * c.pp * c.cp * c.dp == s.hardware.count &&
-            c.sharding == s.hardware.sharding &&
-            c.microBatch == s.train.microBatch && c.gradAccum == s.train.gradAccum &&
-            c.checkpointing == s.train.checkpointing)
+            c.sharding == s.hardware.sharding && c.microBatch == s.train.microBatch &&
+            c.gradAccum == s.train.gradAccum && c.checkpointing == s.train.checkpointing)
             current = static_cast<int>(k);
     }
     m_model->setCurrentRow(current);
