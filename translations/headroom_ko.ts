@@ -999,6 +999,10 @@
         <source>FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned CPU memory; the GPU holds the gathered layers, each layer&apos;s shard while it is gathered and its gradient shard until it is copied back (read from PyTorch&apos;s source, not measured).</source>
         <translation>FSDP2 CPU 오프로드: 샤딩된 파라미터, 그래디언트, 옵티마이저 상태는 고정(pinned) CPU 메모리에 있고, GPU에는 모인(gathered) 레이어, 모이는 동안의 각 레이어 샤드, CPU로 복사되기 전까지의 그래디언트 샤드만 있습니다(PyTorch 소스에서 읽은 값이며 측정하지 않음).</translation>
     </message>
+    <message>
+        <source>gpt-oss has no SDPA attention in transformers (it uses attention sinks): planned with its eager attention, transformers&apos; default for it.</source>
+        <translation>gpt-oss는 transformers에서 SDPA 어텐션을 지원하지 않습니다(어텐션 싱크 사용): transformers의 기본값인 eager 어텐션으로 계획했습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

@@ -309,6 +309,12 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
                 "Experts are not quantized: transformers quantizes nn.Linear layers only, and keeps the experts "
                 "as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (" +
                 formatGiB(static_cast<double>(satMul(expertElements(table), 4))) + " here).");
+        // GptOssPreTrainedModel._supports_sdpa is False (transformers 5.17):
+        // asked for sdpa, transformers refuses; left to its default it runs the
+        // eager attention with sinks, which is what layersaves.cpp plans.
+        if (m.family == Family::GptOss && tc.attention == Attention::Sdpa)
+            plan.notes.push_back("gpt-oss has no sdpa attention in transformers (attention sinks): planned with its eager "
+                                 "attention, transformers' default for it.");
         if (m.maxPositions > 0 && tc.seqLen > m.maxPositions)
             plan.notes.push_back("Sequence length exceeds the model's max_position_embeddings (" + std::to_string(m.maxPositions) + ").");
     } else {

@@ -289,6 +289,16 @@ private slots:
                          [](const std::string& n) { return n.starts_with("Experts are not quantized"); });
         QVERIFY(expertsNote != moePlan.value().notes.end());
         notes.push_back(*expertsNote);
+        // gpt-oss asked for sdpa: planned eager, and said.
+        Scenario oss = fullFinetune();
+        oss.model = presetModel("openai/gpt-oss-20b").value();
+        oss.train.attention = Attention::Sdpa;
+        auto ossPlan = makePlan(oss);
+        QVERIFY(static_cast<bool>(ossPlan));
+        const auto eagerNote = std::find_if(ossPlan.value().notes.begin(), ossPlan.value().notes.end(),
+                                            [](const std::string& n) { return n.starts_with("gpt-oss has no sdpa"); });
+        QVERIFY(eagerNote != ossPlan.value().notes.end());
+        notes.push_back(*eagerNote);
         std::vector<Error> errors;
         Scenario qloraNoBase = teachingScenario().value();
         qloraNoBase.train.weightQuant = WeightQuant::None;

@@ -74,6 +74,11 @@ const std::vector<Phrase>& notePhrases()
                                   "3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (%1 here).")
                  .arg(m.captured(1));
          }},
+        {anchored(R"(gpt-oss has no sdpa attention in transformers \(attention sinks\): planned with its eager attention, transformers' default for it\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("gpt-oss has no SDPA attention in transformers (it uses attention sinks): planned with its "
+                                  "eager attention, transformers' default for it.");
+         }},
         {anchored(R"(Sequence length exceeds the model's max_position_embeddings \((\d+)\)\.)"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("The sequence length exceeds the model's maximum position embeddings (%1).").arg(m.captured(1));
