@@ -143,9 +143,17 @@ std::optional<Error> HubCache::storeFile(const std::string& commit, const std::s
     std::error_code ec;
     if (fs::is_regular_file(pointer, ec))
         return std::nullopt;
-    if (!fs::is_regular_file(blob, ec))
+    if (!fs::is_regular_file(blob, ec)) {
         if (auto error = writeAtomically(blob, bytes))
             return error;
+    } else if (Result<std::string> held = readFileUpTo(blob, bytes.size()); !held || *held != bytes) {
+        // A blob is named by its etag, which the Hub derives from the content
+        // (git blob hash or LFS sha256), so one etag is one content. Another
+        // file under the same etag is not stored over it, nor linked to it:
+        // said, and the snapshot left without the file.
+        return makeError(ErrorCode::IoError, "cannot write the Hugging Face cache: it holds a different file under "
+                                             "the etag " + etag + " that the Hub gave " + file);
+    }
     if (auto error = ensureParent(pointer))
         return error;
     // Relative, as huggingface_hub's _create_symlink makes it, so the cache

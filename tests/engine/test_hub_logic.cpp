@@ -283,6 +283,24 @@ private slots:
         QVERIFY(!cache.storeRef("main", commit));
         QCOMPARE(cache.commitOf("main").value_or("-"), commit);
     }
+
+    // One etag is one content (the Hub derives it from the bytes): a second
+    // file under an etag the cache holds with other bytes is refused, not
+    // linked to the first one's blob (fuzz_hub found the mix-up: a
+    // safetensors index read back offline as the config.json stored under the
+    // same etag). The same bytes again are fine.
+    void cacheRefusesAnEtagWithOtherBytes()
+    {
+        QTemporaryDir dir;
+        const HubCache cache(dir.path().toStdString(), "acme/m");
+        const std::string commit = "0123456789abcdef0123456789abcdef01234567";
+        QVERIFY(!cache.storeFile(commit, "config.json", "abc", "{\"a\": 1}"));
+        QVERIFY(!cache.storeFile(commit, "copy.json", "abc", "{\"a\": 1}"));
+        const auto error = cache.storeFile(commit, "model.safetensors.index.json", "abc", "{\"weight_map\": {}}");
+        QVERIFY(error.has_value());
+        QVERIFY2(error->detail.find("different file under the etag abc") != std::string::npos, error->detail.c_str());
+        QVERIFY(!cache.snapshotFile(commit, "model.safetensors.index.json").has_value());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHubLogic)
