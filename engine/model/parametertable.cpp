@@ -173,8 +173,8 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         // experts w1 (gate), w2 (down), w3 (up), none with bias, named as the
         // checkpoints store them. transformers 5.17 stacks them on load into
         // 3-D parameters (MixtralExperts gate_up_proj, down_proj), which
-        // bitsandbytes, PEFT's target_modules and autocast do not reach: the
-        // planner treats every copies > 1 tensor so (modelstaterows.cpp).
+        // bitsandbytes, PEFT's target_modules and autocast do not reach
+        // (ParamTensor::isExpert).
         l.linear("model.layers.{i}.block_sparse_moe.gate", "gate", ModuleKind::Router, s.hidden, s.experts, false);
         l.linear("model.layers.{i}.block_sparse_moe.experts.{e}.w1", "w1", ModuleKind::MlpGate, s.hidden, s.intermediate, false, s.experts);
         l.linear("model.layers.{i}.block_sparse_moe.experts.{e}.w2", "w2", ModuleKind::MlpDown, s.intermediate, s.hidden, false, s.experts);

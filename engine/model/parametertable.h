@@ -57,6 +57,12 @@ struct ParamTensor {
     bool stacked = false;
 
     Bytes elements() const { return satMul(rows, cols, copies); }
+    // An expert weight (MoE: copies > 1). transformers 5.17 keeps every
+    // family's experts as 3-D nn.Parameters (MixtralExperts, Qwen3MoeExperts,
+    // GptOssExperts) run by aten::_grouped_mm: bitsandbytes does not quantize
+    // them, PEFT's target_modules does not adapt them, autocast does not cast
+    // them (plan/moesaves.h; accountant: the MoE reference cases).
+    bool isExpert() const { return copies > 1; }
     std::string name() const;  // full parameter name, e.g. "model.layers.{i}.self_attn.q_proj.weight"
 };
 

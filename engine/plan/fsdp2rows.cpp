@@ -26,6 +26,16 @@ TensorRow on(TensorRow r, std::uint8_t stream)
 
 // fp8-mixed: torchao Float8Linear over bf16 parameters (plan/float8linear.h);
 // the all-gather stays in bf16.
+// Elements of the whole vocabulary's embedding table when this rank holds the
+// vocabulary-sharded embedding under tensor parallelism: DTensor computes the
+// embedding's gradient over all of it (embedding_dense_backward on the
+// replicated gradient) before keeping the rank's shard; 0 otherwise.
+Bytes replicatedEmbeddingGradElements(const BuildContext& ctx)
+{
+    const bool sharded = ctx.rank && ctx.rank->layout->tp > 1 && ctx.holdsEmbedding();
+    return sharded ? satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden) : 0;
+}
+
 bool mixedPolicy(const BuildContext& ctx)
 {
     const Precision p = ctx.scenario.train.precision;
@@ -318,10 +328,8 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
     // adds the replicated gradient and its cast. Measured with
     // tools/reference/tp_study.py (tp 2 x pp 4 x dp 2, stage 0: full-vocabulary
     // accumulated and cast fp32 gradients and the bf16 one alive at the peak).
-    const std::uint64_t tp = l.tp;
-    if (tp > 1 && ctx.holdsEmbedding()) {
-        const Bytes vocabRows = satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden);
-        const Bytes shardRows = satMul(ceilDiv(ctx.scenario.model.vocab, tp), ctx.scenario.model.hidden);
+    if (const Bytes vocabRows = replicatedEmbeddingGradElements(ctx); vocabRows > 0) {
+        const Bytes shardRows = satMul(ceilDiv(ctx.scenario.model.vocab, l.tp), ctx.scenario.model.hidden);
         const bool wholeStep =
             !(l.interleaved() && ctx.rank->peak) && l.microBatches > l.inFlightMicroBatches(ctx.rank->stage);
         rows.push_back(row("tp.embedding_grad_accumulated_replicated",
@@ -517,10 +525,7 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
     // that moment exceeds the reduce-scatter's by (tools/reference/
     // tp_study.py, torchtitan's llama3 at 70B widths, tp 8 x dp 4: 2.1 GB
     // embedding gradient at the step's peak).
-    const std::uint64_t tp = ctx.rank ? ctx.rank->layout->tp : 1;
-    const Bytes fullEmbeddingGrad =
-        tp > 1 && ctx.holdsEmbedding() ? satMul(satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden), paramBytes)
-                                       : 0;
+    const Bytes fullEmbeddingGrad = satMul(replicatedEmbeddingGradElements(ctx), paramBytes);
     const Bytes before = satAdd(fullEmbeddingGrad, satMul(layerParams, reduceBytes));
     const Bytes after =
         satAdd(satMul(globalParams, reduceBytes), ceilDiv(satMul(globalParams, reduceBytes), ctx.shards));

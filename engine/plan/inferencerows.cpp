@@ -56,7 +56,7 @@ void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     if (ic.weightQuant == WeightQuant::Nf4 || ic.weightQuant == WeightQuant::Nf4DoubleQuant) {
         Bytes largest = 0;
         for (const ParamTensor& t : ctx.table.layer)
-            if (t.isLinearWeight && t.kind != ModuleKind::Router && t.copies == 1) // experts stay unquantized
+            if (t.isLinearWeight && t.kind != ModuleKind::Router && !t.isExpert()) // experts stay unquantized
                 largest = std::max(largest, satMul(t.rows, t.cols));
         rows.push_back({"quant.dequantized_weight", "prefill dequantises each 4-bit weight to 16-bit for its matmul (bitsandbytes)",
                         Category::Temporaries, satMul(largest, 2), Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});

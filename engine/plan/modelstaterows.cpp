@@ -15,12 +15,10 @@ bool BuildContext::isLoraTarget(const ParamTensor& t) const
 {
     if (!t.isLinearWeight || t.kind == ModuleKind::LmHead || t.kind == ModuleKind::Router)
         return false;
-    // Experts (copies > 1) are 3-D nn.Parameters in transformers 5.17
-    // (MixtralExperts, Qwen3MoeExperts, GptOssExperts) and the routers plain
-    // modules: PEFT's target_modules wraps nn.Linear-like modules only, so
-    // "all-linear" adapts attention alone (accountant: Qwen3-30B-A3B and
-    // Mixtral LoRA all-linear, optimizer state of q/k/v/o only).
-    if (t.copies > 1)
+    // PEFT's target_modules wraps nn.Linear-like modules only: "all-linear"
+    // adapts attention alone (accountant: Qwen3-30B-A3B and Mixtral LoRA
+    // all-linear, optimizer state of q/k/v/o only).
+    if (t.isExpert())
         return false;
     const ParamTensor* first = table.layer.data();
     if (loraTargetMaskValid && &t >= first && &t < first + table.layer.size())
@@ -150,12 +148,12 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
             g.largestSides = satAdd(t.rows, t.cols);
         g.largest = std::max(g.largest, satMul(t.rows, t.cols));
         // transformers 5.17 quantizes nn.Linear (and Conv1D) modules only
-        // (integrations/bitsandbytes.py replace_with_bnb_linear): experts,
-        // 3-D parameters there (copies > 1), stay in their load dtype, and in
-        // training prepare_model_for_kbit_training casts them to fp32 like
-        // every other non-4-bit parameter (accountant: Qwen3-30B-A3B QLoRA).
+        // (integrations/bitsandbytes.py replace_with_bnb_linear): experts
+        // stay in their load dtype, and in training
+        // prepare_model_for_kbit_training casts them to fp32 like every other
+        // non-4-bit parameter (accountant: Qwen3-30B-A3B QLoRA).
         const bool quantizable =
-            t.isLinearWeight && t.kind != ModuleKind::LmHead && t.kind != ModuleKind::Router && t.copies == 1;
+            t.isLinearWeight && t.kind != ModuleKind::LmHead && t.kind != ModuleKind::Router && !t.isExpert();
         Bytes stored;
         if (quantizable && wq != WeightQuant::None) {
             stored = satMul(quantizedWeightBytes(wq, t.rows, t.cols), t.copies);
@@ -176,10 +174,9 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
             stored = ceilDiv(stored, ctx.shards);
         g.weightBytes = satAdd(g.weightBytes, stored);
         g.weightBlocks = satAdd(g.weightBlocks, allocatorBlockBytes(stored));
-        // Expert weights (copies > 1: one 3-D parameter per layer in
-        // transformers 5.17) go to aten::_grouped_mm, which is on no autocast
-        // list: autocast never casts or caches them (moesaves.h).
-        if (t.isLinearWeight && t.copies == 1)
+        // Expert weights go to aten::_grouped_mm, on no autocast list:
+        // autocast never casts or caches them (moesaves.h).
+        if (t.isLinearWeight && !t.isExpert())
             g.linearElements = satAdd(g.linearElements, n);
         if (!train)
             continue;

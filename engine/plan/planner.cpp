@@ -18,12 +18,12 @@ namespace headroom {
 
 namespace {
 
-// Elements of a model's expert weights (the layer's copies > 1 tensors, every layer).
+// Elements of a model's expert weights, every layer.
 Bytes expertElements(const ParameterTable& table)
 {
     Bytes n = 0;
     for (const ParamTensor& t : table.layer)
-        if (t.copies > 1)
+        if (t.isExpert())
             n = satAdd(n, t.elements());
     return satMul(n, table.layers);
 }
@@ -143,7 +143,7 @@ std::vector<std::string> resolveLoraTargets(const ModelSpec& model, const Parame
         // PEFT "all-linear": every linear layer except the output head; not
         // the experts, 3-D parameters in transformers 5.17 (isLoraTarget).
         for (const ParamTensor& t : table.layer)
-            if (t.isLinearWeight && t.kind != ModuleKind::Router && t.copies == 1 &&
+            if (t.isLinearWeight && t.kind != ModuleKind::Router && !t.isExpert() &&
                 std::find(names.begin(), names.end(), t.module) == names.end())
                 names.push_back(t.module);
         return names;
