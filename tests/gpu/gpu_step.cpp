@@ -7,6 +7,7 @@
 // must count the same bytes at every event on both.
 #include "gpu_test.h"
 
+#include <cmath>
 #include <functional>
 
 #include "cuda/cudaops.h"
@@ -35,6 +36,19 @@ std::vector<std::int32_t> tokens(std::size_t count, std::uint64_t vocab, std::ui
     for (auto& v : t)
         v = static_cast<std::int32_t>(rng() % vocab);
     return t;
+}
+
+// The root mean square over every gradient value of a step.
+double gradientRms(const std::vector<std::pair<std::string, std::vector<float>>>& gradients)
+{
+    double sumSq = 0.0;
+    std::size_t n = 0;
+    for (const auto& [name, values] : gradients) {
+        for (float v : values)
+            sumSq += double(v) * double(v);
+        n += values.size();
+    }
+    return n == 0 ? 0.0 : std::sqrt(sumSq / double(n));
 }
 
 Outcome run(const Scenario& s, rt::Ops& ops, rt::Storage* storage, std::uint32_t seed)
@@ -202,9 +216,16 @@ int main()
                             gpu.gradients.size());
                 ++suite.failures;
             }
+            // A gradient that is exactly zero in exact arithmetic keeps only
+            // rounding residue, whose own rms is no scale: BERT's key bias
+            // adds q·b_k to every score of a softmax row, which the softmax
+            // ignores, so its gradient is a cancelling sum (measured on the
+            // H200, 2026-11-26: 1e-13 against 1e-14 in fp32). Such tensors are
+            // compared on a floor of 1e-3 of the step's gradient rms instead.
+            const double floor = 1e-3 * gradientRms(cpu.gradients);
             for (std::size_t g = 0; g < cpu.gradients.size() && g < gpu.gradients.size(); ++g)
                 suite.close(name + ": gradient " + cpu.gradients[g].first, gpu.gradients[g].second,
-                            cpu.gradients[g].second, tol);
+                            cpu.gradients[g].second, tol, floor);
             suite.expect(cpu.events == gpu.events, name + ": the allocator counts the same bytes at every event");
         } catch (const std::exception& e) {
             std::printf("FAIL %s: %s\n", name.c_str(), e.what());

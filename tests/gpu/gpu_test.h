@@ -146,10 +146,12 @@ struct Suite {
         return values;
     }
 
-    // Passes when every |got − expected| <= tol·(|expected| + rms(expected)):
-    // relative where values are large, absolute (on the array's own scale)
-    // where they cancel to near zero.
-    bool close(const std::string& what, const std::vector<float>& got, const std::vector<float>& expected, double tol)
+    // Passes when every |got − expected| <= tol·(|expected| + max(rms(expected), floor)):
+    // relative where values are large, absolute (on the array's own scale, or
+    // on `floor` where the caller knows a larger one) where they cancel to
+    // near zero.
+    bool close(const std::string& what, const std::vector<float>& got, const std::vector<float>& expected, double tol,
+               double floor = 0.0)
     {
         ++checks;
         if (got.size() != expected.size()) {
@@ -160,7 +162,8 @@ struct Suite {
         double sumSq = 0.0;
         for (float e : expected)
             sumSq += double(e) * double(e);
-        const double rms = std::max(std::sqrt(sumSq / double(std::max<std::size_t>(expected.size(), 1))), 1e-30);
+        const double rms =
+            std::max({std::sqrt(sumSq / double(std::max<std::size_t>(expected.size(), 1))), floor, 1e-30});
         double worst = 0.0;
         std::size_t worstAt = 0;
         for (std::size_t i = 0; i < got.size(); ++i) {
