@@ -51,9 +51,12 @@ def run_one(case, log_policy, no_cudnn_sdp=False):
     vocab = model.config.vocab_size
     log = [] if log_policy else None
     peaks, batch = [], None
+    history = os.environ.get("HEADROOM_MEMORY_HISTORY")  # the second step's allocator history, for diagnosis
     for step in range(2):
         torch.cuda.synchronize()
         torch.cuda.reset_peak_memory_stats()
+        if history and step == 1:
+            torch.cuda.memory._record_memory_history(max_entries=1000000, stacks="python")
         batch = None
         batch = accountant._inputs(model, train, "cuda", vocab)
         accountant.SAC_POLICY_LOG = log if step == 1 else None
@@ -68,6 +71,9 @@ def run_one(case, log_policy, no_cudnn_sdp=False):
         optimizer.zero_grad(set_to_none=True)
         torch.cuda.synchronize()
         peaks.append(torch.cuda.max_memory_allocated())
+    if history:
+        torch.cuda.memory._dump_snapshot(history)
+        torch.cuda.memory._record_memory_history(enabled=None)
     out = {"status": "ok", "step_peaks_bytes": peaks, "device": torch.cuda.get_device_name(0)}
     if log:
         n = model.config.num_hidden_layers

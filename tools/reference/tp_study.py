@@ -55,11 +55,16 @@ ap.add_argument("--seq", type=int, default=1024)
 ap.add_argument("--trace")
 ap.add_argument("--config")
 ap.add_argument("--explain", type=int, default=0, help="print the N largest groups (allocating op, phase) alive at the peak")
+ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                help="cuda: run rank 0 on the GPU and read the caching allocator's own counters (max allocated and "
+                     "reserved of the second step) instead of the profiler's events")
+ap.add_argument("--memory-history", help="with --device cuda: both steps' allocator history "
+                                         "(torch.cuda.memory._dump_snapshot, pickle)")
 ap.add_argument("--chain-bytes", type=int, default=1 << 30, help="with --explain: name the call chain of allocations larger than this")
 a = ap.parse_args()
 
 dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=a.pp * a.tp * a.dp)
-mesh = init_device_mesh("cpu", (a.pp, a.dp, a.tp), mesh_dim_names=("pp", "dp", "tp"))
+mesh = init_device_mesh(a.device, (a.pp, a.dp, a.tp), mesh_dim_names=("pp", "dp", "tp"))
 microbatches = a.microbatches or a.pp
 
 from torchtitan.models.llama3.infra.parallelize import apply_tp  # noqa: E402
@@ -114,7 +119,7 @@ for part in chunks:
         # torchtitan 9dec370: no resharding after forward under pp
         fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=a.pp == 1 and i < len(blocks) - 1)
     fully_shard(part, mesh=mesh["dp"], mp_policy=mp)
-    part.to_empty(device="cpu")
+    part.to_empty(device=a.device)
     with torch.no_grad():
         for p in part.parameters():
             p.normal_(0, 0.02)
@@ -127,8 +132,8 @@ if a.pp > 1:
     # A chunk after the first would learn its input's shape from the previous
     # stage (recv_object_list, garbage under the fake group): give it, the
     # sequence-parallel hidden states of a micro-batch in bf16, as its output too.
-    hidden = torch.empty(a.batch, a.seq // a.tp, a.dim, dtype=torch.bfloat16)
-    stages = [PipelineStage(part, c * a.pp, a.pp * a.vpp, torch.device("cpu"), group=mesh.get_group("pp"),
+    hidden = torch.empty(a.batch, a.seq // a.tp, a.dim, dtype=torch.bfloat16, device=a.device)
+    stages = [PipelineStage(part, c * a.pp, a.pp * a.vpp, torch.device(a.device), group=mesh.get_group("pp"),
                             **({} if c == 0 else {"input_args": (hidden,), "output_args": (hidden,)}))
               for c, part in enumerate(chunks)]
     if a.vpp > 1:
@@ -139,15 +144,15 @@ if a.pp > 1:
 
 def step():
     if a.pp > 1:
-        x = torch.randint(0, a.vocab, (a.batch * microbatches, a.seq))
+        x = torch.randint(0, a.vocab, (a.batch * microbatches, a.seq), device=a.device)
         with rf("PHASE backward"):
             schedule.step(x)
         with rf("PHASE optimizer"):
             opt.step()
             opt.zero_grad()
         return
-    x = torch.randint(0, a.vocab, (a.batch, a.seq))
-    y = torch.randint(0, a.vocab, (a.batch, a.seq))
+    x = torch.randint(0, a.vocab, (a.batch, a.seq), device=a.device)
+    y = torch.randint(0, a.vocab, (a.batch, a.seq), device=a.device)
     with loss_parallel():
         with rf("PHASE forward"):
             pred = model(x)
@@ -164,6 +169,39 @@ def step():
 def local(t):
     return t.to_local() if hasattr(t, "to_local") else t
 
+
+if a.device == "cuda":
+    # On the GPU the caching allocator reports for itself: the second step's
+    # max allocated (what the CPU run's profiler reconstructs) and max reserved
+    # (what torchtitan's memory monitor printed), on one stream, without the
+    # collectives' streams that a real multi-GPU run adds.
+    import time
+    if a.memory_history:  # from before the first step: the cache the second step runs on is made in the first
+        torch.cuda.memory._record_memory_history(max_entries=1000000, stacks="python")
+    t0 = time.time()
+    step()
+    torch.cuda.synchronize()
+    first = time.time() - t0
+    step1 = torch.cuda.memory_stats()
+    torch.cuda.reset_peak_memory_stats()
+    t0 = time.time()
+    step()
+    torch.cuda.synchronize()
+    second_s = time.time() - t0
+    stats = torch.cuda.memory_stats()
+    if a.memory_history:
+        torch.cuda.memory._dump_snapshot(a.memory_history)
+        torch.cuda.memory._record_memory_history(enabled=None)
+    print(json.dumps({"torch": torch.__version__, "device": torch.cuda.get_device_name(0), "tp": a.tp, "dp": a.dp,
+                      "pp": a.pp, "vpp": a.vpp, "microbatches": microbatches, "tokens": a.batch * a.seq,
+                      "layers": a.layers, "peak_allocated_bytes": stats["allocated_bytes.all.peak"],
+                      "peak_reserved_bytes": stats["reserved_bytes.all.peak"],
+                      "peak_inactive_split_bytes": stats["inactive_split_bytes.all.peak"],
+                      "step1_peak_allocated_bytes": step1["allocated_bytes.all.peak"],
+                      "step1_peak_reserved_bytes": step1["reserved_bytes.all.peak"],
+                      "alloc_retries": stats["num_alloc_retries"], "segments": stats["segment.all.current"],
+                      "step_seconds": [round(first, 3), round(second_s, 3)]}))
+    sys.exit(0)
 
 # Both steps are profiled, so that what the first makes and keeps (the
 # optimizer state, pipelining's receive buffers, a stage's input gradients
