@@ -66,7 +66,8 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             continue;
         std::uint64_t tensorsPerInstance = 0;
         for (std::uint32_t p = row.pieceBegin; p < row.pieceEnd; ++p)
-            tensorsPerInstance += plan.pieces[p].count;
+            if (!plan.pieces[p].isFree())
+                tensorsPerInstance += plan.pieces[p].count;
         const auto ids = static_cast<std::uint32_t>(std::max<std::uint64_t>(tensorsPerInstance, 1));
         auto add = [&](std::int64_t layer) {
             const auto from = static_cast<std::uint32_t>(eventIndex(mode, row.allocAt, layer, L));
@@ -109,19 +110,36 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             return;
         }
         std::uint32_t id = i.firstId;
-        for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
-            for (std::uint64_t c = 0; c < plan.pieces[p].count; ++c)
-                out.push_back({AllocatorEvent::Kind::Alloc, id++, plan.pieces[p].bytes, i.stream});
+        for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p) {
+            const TensorPiece& piece = plan.pieces[p];
+            if (piece.isFree()) { // a script's release (attachScript)
+                out.push_back({AllocatorEvent::Kind::Free, i.firstId + piece.freeOf, 0});
+                continue;
+            }
+            for (std::uint64_t c = 0; c < piece.count; ++c)
+                out.push_back({AllocatorEvent::Kind::Alloc, id++, piece.bytes, i.stream});
+        }
     };
+    thread_local std::vector<char> releasedByScript;
     auto release = [&](std::uint32_t n) {
         const Instance& i = instances[n];
         alive[n] = 0;
-        std::uint32_t id = i.firstId;
-        for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
-            for (std::uint64_t c = 0; c < plan.pieces[p].count; ++c)
-                out.push_back({AllocatorEvent::Kind::Free, id++, 0});
-        if (i.pieceBegin == i.pieceEnd)
+        if (i.pieceBegin == i.pieceEnd) {
             out.push_back({AllocatorEvent::Kind::Free, i.firstId, 0});
+            return;
+        }
+        // What a script released itself is not released again.
+        std::uint32_t tensors = 0;
+        for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
+            if (!plan.pieces[p].isFree())
+                tensors += static_cast<std::uint32_t>(plan.pieces[p].count);
+        releasedByScript.assign(tensors, 0);
+        for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
+            if (plan.pieces[p].isFree())
+                releasedByScript[plan.pieces[p].freeOf] = 1;
+        for (std::uint32_t t = 0; t < tensors; ++t)
+            if (!releasedByScript[t])
+                out.push_back({AllocatorEvent::Kind::Free, i.firstId + t, 0});
     };
     // The instances alive whose last event was `event`; at the end of a step
     // (zeroGrad) the per-step ones too.

@@ -273,6 +273,47 @@ void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin)
     row.pieceEnd = static_cast<std::uint32_t>(kept);
 }
 
+Bytes scriptPeak(const TensorPiece* first, const TensorPiece* last)
+{
+    std::vector<Bytes> made; // bytes of each tensor the script made; 0 once released
+    UInt128 held = 0, most = 0;
+    for (const TensorPiece* piece = first; piece != last; ++piece) {
+        if (piece->isFree()) {
+            if (piece->freeOf >= made.size() || made[piece->freeOf] == 0)
+                return 0;
+            held -= made[piece->freeOf];
+            made[piece->freeOf] = 0;
+            continue;
+        }
+        // A tensor id each (allocatorstream.h): a script is a few dozen.
+        if (piece->bytes == 0 || piece->count == 0 || made.size() + piece->count > (1U << 16))
+            return 0;
+        for (std::uint64_t c = 0; c < piece->count; ++c) {
+            made.push_back(piece->bytes);
+            held += piece->bytes;
+            most = std::max(most, held);
+        }
+    }
+    return most > ~Bytes{0} ? 0 : static_cast<Bytes>(most);
+}
+
+void attachScript(const BuildContext& ctx, TensorRow& row, std::size_t begin)
+{
+    if (!ctx.pieces)
+        return;
+    std::vector<TensorPiece>& pieces = *ctx.pieces;
+    const Bytes most = row.allocAt == row.freeAt && pieces.size() > begin
+                           ? scriptPeak(pieces.data() + begin, pieces.data() + pieces.size())
+                           : 0;
+    if (most == 0) {
+        pieces.resize(begin);
+        return;
+    }
+    row.bytes = most;
+    row.pieceBegin = static_cast<std::uint32_t>(begin);
+    row.pieceEnd = static_cast<std::uint32_t>(pieces.size());
+}
+
 void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     if (ctx.megatron) {

@@ -65,8 +65,11 @@ struct TensorRow {
     // The tensors one instance is made of, as PyTorch asks the allocator for
     // them one by one: the runs Plan::pieces[pieceBegin, pieceEnd), in order,
     // whose bytes x count add up to `bytes`. An empty range: one tensor of
-    // `bytes`. Only the allocator stream reads them (allocatorstream.h); every
-    // other use of the table sees the row's total.
+    // `bytes`. A temporary of one event may instead hold a script, whose
+    // pieces also release earlier tensors (TensorPiece::freeOf): then `bytes`
+    // is the most the script holds at once. Only the allocator stream reads
+    // them (allocatorstream.h); every other use of the table sees the row's
+    // total.
     std::uint32_t pieceBegin = 0, pieceEnd = 0;
     // A row alive from Load that the first step makes later, at this event
     // (and keeps from then on, as from load): torch.optim makes its state in
@@ -100,10 +103,16 @@ struct TensorRow {
 inline constexpr std::uint8_t kAllGatherCopyInStream = 1; // FSDP2's all-gather copy-in stream
 inline constexpr std::uint8_t kReduceScatterStream = 2;   // FSDP2's reduce-scatter stream
 
-// `count` tensors of `bytes` each, allocated one after the other.
+// `count` tensors of `bytes` each, allocated one after the other; or, in a
+// row's script (a temporary whose tensors come and go within its one event,
+// attachScript in planbuild.h), the release of the instance's tensor number
+// `freeOf` (counted from 0 in the order its pieces made them).
 struct TensorPiece {
+    static constexpr std::uint32_t kAllocation = ~std::uint32_t{0};
     Bytes bytes;
     std::uint64_t count;
+    std::uint32_t freeOf = kAllocation;
+    bool isFree() const { return freeOf != kAllocation; }
 };
 
 struct Event {

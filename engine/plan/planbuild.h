@@ -77,6 +77,14 @@ struct BuildContext {
 // pieceBegin) when they add up to its bytes; else drops them and the row
 // stays one tensor. Runs of no bytes are left out.
 void attachPieces(const BuildContext& ctx, TensorRow& row, std::size_t begin);
+// Gives a temporary of one event (allocAt == freeAt) the script appended to
+// *ctx.pieces since `begin`: allocations and releases (TensorPiece::freeOf) in
+// PyTorch's order, and sets row.bytes to the most it holds at once. A script
+// that releases a tensor it has not made, or twice, is dropped (an error in
+// the builder, not in the input), and the row keeps its bytes as one tensor.
+void attachScript(const BuildContext& ctx, TensorRow& row, std::size_t begin);
+// The most a script (above) holds at once; 0 for an invalid one.
+Bytes scriptPeak(const TensorPiece* first, const TensorPiece* last);
 
 // Model state: weights (and their low-precision copies), gradients,
 // optimizer state, adapters, sharding buffers, library workspaces.

@@ -58,18 +58,107 @@ TensorRow temporary(const char* name, const char* source, Bytes bytes, Phase at,
     return TensorRow{name, source, Category::Temporaries, bytes, at, at, layers, false};
 }
 
-// Tensor parallelism's collective temporaries, one layer at a time. Forward:
-// a row-parallel linear's partial output over the whole sequence, before its
+// Whether a checkpointed layer's forward is planned as the measured script
+// below: eager layers under full activation checkpointing, without context
+// parallelism (the ring attention's buffers replace the kernel's) or Float8
+// (its casts and scales join the sequence); compiled layers fuse the rotary
+// and SwiGLU temporaries, which no run has measured yet.
+bool scriptedLayerForward(const BuildContext& ctx)
+{
+    return ctx.anyCheckpointedLayer() && !ctx.selectiveOps && !ctx.compiledLayers && !ctx.float8Linears &&
+           ctx.rank->layout->cp == 1;
+}
+
+// A checkpointed layer's forward under tensor and sequence parallelism,
+// tensor by tensor, as the caching allocator saw it: torchtitan 0.2.2's
+// llama3 block under FSDP2 x TP, PyTorch 2.11, one H200, rank 0 of tp 8 x dp 32
+// (tools/reference/tp_study.py --device cuda --memory-history;
+// docs/validation/gpu-h200-2026-11-26.md). Under checkpoint() nothing is
+// saved, so every tensor is released within the layer; what is alive after it
+// is the layer's output (layer.fwd_temporary). The all-gathered input and the
+// row-parallel partial sums come twice each (DTensor's redistribute output
+// and its contiguous copy), the rotary embedding goes through complex64
+// (torchtitan's apply_rotary_emb: x.float() viewed as complex), the
+// attention's log-sum-exp is dropped at once, and SwiGLU makes silu(w1 x)
+// before w3 x. These many-gigabyte temporaries, split by the kept
+// sequence-shard tensors between them, are what leaves torchtitan's rank with
+// far more reserved than allocated: as one block of the same peak the
+// simulation reserved 67.9 GB for the step measured at 76.8 GB; with the
+// script 74.3 GB.
+void addScriptedLayerForward(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const ModelSpec& m = ctx.model; // the rank's: heads, KV heads and the MLP width divided by tp
+    const Bytes T = ctx.tokens;
+    const Bytes S = satMul(T, m.hidden, ctx.act);     // the whole sequence's hidden states
+    const Bytes h = ceilDiv(S, ctx.rank->layout->tp); // the rank's sequence shard
+    const Bytes q = satMul(T, m.qDim(), ctx.act), k = satMul(T, m.kvDim(), ctx.act);
+    const Bytes qc = satMul(T, m.qDim(), 4), kc = satMul(T, m.kvDim(), 4); // complex64 views (fp32 pairs)
+    const Bytes lse = satMul(T, m.heads, 4);
+    const Bytes F = satMul(T, m.intermediate, ctx.act);
+    std::vector<TensorPiece> script;
+    std::uint32_t made = 0;
+    auto make = [&](Bytes bytes) {
+        script.push_back({bytes, 1});
+        return made++;
+    };
+    auto release = [&](std::initializer_list<std::uint32_t> ids) {
+        for (std::uint32_t id : ids)
+            script.push_back({0, 0, id});
+    };
+    // Attention: the input all-gathered (PrepareModuleInput), then wq, wk, wv.
+    const auto gathered = make(S), input = make(S);
+    release({gathered});
+    const auto xq = make(q), xk = make(k), xv = make(k);
+    // Rotary: both complex views and their products, then the results cast back.
+    const auto qc1 = make(qc), kc1 = make(kc), qc2 = make(qc), kc2 = make(kc);
+    const auto rq = make(q), rk = make(k);
+    release({qc1, kc1, qc2, kc2, xq, xk});
+    const auto attn = make(q), attnLse = make(lse);
+    release({attnLse});
+    // wo: the partial sum, its copy, the reduce-scattered shard.
+    const auto wo = make(S), woCopy = make(S), woShard = make(h);
+    release({wo, woCopy, attn, xv, rk, rq, input});
+    const auto residual = make(h); // h = x + attention(...)
+    release({woShard});
+    // Feed-forward: its norm, the gathered input, SwiGLU, w2 as wo.
+    const auto norm = make(h);
+    const auto gathered2 = make(S), input2 = make(S);
+    release({gathered2});
+    const auto w1 = make(F), act = make(F);
+    release({w1});
+    const auto w3 = make(F), product = make(F);
+    release({act, w3});
+    const auto w2 = make(S), w2Copy = make(S), w2Shard = make(h);
+    release({w2, w2Copy, product, input2, norm, w2Shard, residual});
+
+    TensorRow row =
+        temporary("tp.layer_forward",
+                  "a checkpointed layer's forward under TP + SP, tensor by tensor as measured (all-gathered "
+                  "inputs and partial sums twice each, complex64 rotary, SwiGLU): the most held at once",
+                  scriptPeak(script.data(), script.data() + script.size()), Phase::LayerFwd, LayerSet::Checkpointed);
+    if (ctx.pieces) {
+        const std::size_t begin = ctx.pieces->size();
+        ctx.pieces->insert(ctx.pieces->end(), script.begin(), script.end());
+        attachScript(ctx, row, begin);
+    }
+    rows.push_back(row);
+}
+
+// Tensor parallelism's collective temporaries, one layer at a time. Forward
+// (of a layer not scripted): a row-parallel linear's partial output over the whole sequence, before its
 // reduce-scatter (the colwise input's all-gather is the saved norm output
 // itself). Backward: the all-gathered gradient of a row-parallel output and
 // the partial gradient of an all-gathered input before its reduce-scatter.
 void addTensorParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     const Bytes sequenceWide = satMul(ctx.tokens, ctx.model.hidden, ctx.act);
+    const bool scripted = scriptedLayerForward(ctx);
     rows.push_back(temporary("tp.partial_output",
                              "wo's (then w2's) partial sum over the whole sequence before its reduce-scatter to the "
                              "sequence shard (RowwiseParallel output_layouts=Shard(1))",
-                             sequenceWide, Phase::LayerFwd, LayerSet::All));
+                             sequenceWide, Phase::LayerFwd, scripted ? LayerSet::Plain : LayerSet::All));
+    if (scripted)
+        addScriptedLayerForward(ctx, rows);
     // With Float8 linears the row-parallel output's gradient is cast to e5m2
     // on the sequence shard and all-gathered in fp8 (Float8RowwiseParallel's
     // NoopFwToFloat8BwDynamic after the redistribute): that gathered gradient

@@ -377,6 +377,37 @@ private slots:
         QCOMPARE(text, std::string("a0:1000 a1:1000 a2:2000 a3:2000 a4:1000 a5:1000 a6:1000 f4:0 f5:0 f6:0 f3:0 f2:0 "));
     }
 
+    // A script (TensorRow::pieceBegin with TensorPiece::freeOf): a temporary
+    // whose tensors come and go within its event, in the order written; at
+    // the row's end only what the script did not release is freed.
+    void streamScript()
+    {
+        Plan plan;
+        plan.layers = 1;
+        plan.events = buildEvents(Mode::Train, 1);
+        plan.tensors = {
+            {"w", "", Category::Weights, 1000, Phase::Load, Phase::OptimizerStep, LayerSet::All},
+            {"fwd", "", Category::Temporaries, 500, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All},
+        };
+        // Make 100 and 200, release the first, make 300: holds at most 500.
+        plan.pieces = {{100, 1}, {200, 1}, {0, 0, 0}, {300, 1}};
+        plan.tensors[1].pieceBegin = 0;
+        plan.tensors[1].pieceEnd = 4;
+        std::string text;
+        for (const AllocatorEvent& e : allocatorStream(plan, 1)) {
+            text += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
+            text += std::to_string(e.id);
+            text += ':';
+            text += std::to_string(e.bytes);
+            text += ' ';
+        }
+        QCOMPARE(text, std::string("a0:1000 a1:100 a2:200 f1:0 a3:300 f2:0 f3:0 "));
+        const auto s = simulateCachingAllocator(allocatorStream(plan, 2));
+        QVERIFY(s.ok());
+        // 1000 + 200 + 300 at once, each rounded to 512.
+        QCOMPARE(s->peakAllocatedBytes, Bytes{1024 + 512 + 512});
+    }
+
     void streamMicroBatches()
     {
         // Accumulation: gradients per layer that zero_grad frees after each
