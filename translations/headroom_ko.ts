@@ -1003,6 +1003,10 @@
         <source>gpt-oss has no SDPA attention in transformers (it uses attention sinks): planned with its eager attention, transformers&apos; default for it.</source>
         <translation>gpt-oss는 transformers에서 SDPA 어텐션을 지원하지 않습니다(어텐션 싱크 사용): transformers의 기본값인 eager 어텐션으로 계획했습니다.</translation>
     </message>
+    <message>
+        <source>LoRA all-linear leaves the experts alone, as peft 0.18.1 does; peft 0.21 adapts them too and holds a copy of each layer&apos;s expert weights in its forward (measured: +7.3 % on Mixtral 8x7B).</source>
+        <translation>LoRA all-linear은 peft 0.18.1처럼 전문가(expert)는 건드리지 않습니다. peft 0.21은 전문가에도 어댑터를 붙이고, 순전파마다 각 레이어의 전문가 가중치 사본을 만듭니다(측정: Mixtral 8x7B에서 +7.3 %).</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

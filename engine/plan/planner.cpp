@@ -309,6 +309,19 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
                 "Experts are not quantized: transformers quantizes nn.Linear layers only, and keeps the experts "
                 "as 3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (" +
                 formatGiB(static_cast<double>(satMul(expertElements(table), 4))) + " here).");
+        // peft 0.21 resolves "all-linear" on transformers 5 mixture-of-experts
+        // models to the fused expert parameters too
+        // (transformers_weight_conversion.py _convert_peft_config_moe): a
+        // ParamWrapper makes W + BA of a layer's experts in each forward.
+        // peft 0.18.1, which the plan and the reference follow, leaves them.
+        // Measured on an H200 (2026-11-26, docs/validation/gpu-h200-2026-11-26.md):
+        // Mixtral 8x7B LoRA all-linear b4 s4096 checkpointed, +7.3 % peak
+        // allocated under peft 0.21.0, -0.000 % under 0.18.1.
+        if (m.isMoe() && tc.peft.method != PeftMethod::None &&
+            std::find(tc.peft.targets.begin(), tc.peft.targets.end(), "all-linear") != tc.peft.targets.end())
+            plan.notes.push_back("LoRA all-linear leaves the experts alone, as peft 0.18.1 does; peft 0.21 adapts them too "
+                                 "and holds a copy of each layer's expert weights in its forward (measured: +7.3 % on "
+                                 "Mixtral 8x7B).");
         // GptOssPreTrainedModel._supports_sdpa is False (transformers 5.17):
         // asked for sdpa, transformers refuses; left to its default it runs the
         // eager attention with sinks, which is what layersaves.cpp plans.
