@@ -58,6 +58,9 @@ ap.add_argument("--explain", type=int, default=0, help="print the N largest grou
 ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
                 help="cuda: run rank 0 on the GPU and read the caching allocator's own counters (max allocated and "
                      "reserved of the second step) instead of the profiler's events")
+ap.add_argument("--compile", action="store_true",
+                help="torch.compile each checkpointed block (fullgraph), as torchtitan 9dec370's apply_compile did "
+                     "after apply_ac and before fully_shard")
 ap.add_argument("--memory-history", help="with --device cuda: both steps' allocator history "
                                          "(torch.cuda.memory._dump_snapshot, pickle)")
 ap.add_argument("--chain-bytes", type=int, default=1 << 30, help="with --explain: name the call chain of allocations larger than this")
@@ -113,7 +116,8 @@ for part in chunks:
 mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
 for part in chunks:
     for name, block in list(part.layers.named_children()):
-        part.layers.register_module(name, checkpoint_wrapper(block, preserve_rng_state=False))
+        wrapped = checkpoint_wrapper(block, preserve_rng_state=False)
+        part.layers.register_module(name, torch.compile(wrapped, fullgraph=True) if a.compile else wrapped)
     blocks = list(part.layers.children())
     for i, block in enumerate(blocks):
         # torchtitan 9dec370: no resharding after forward under pp
