@@ -8,6 +8,7 @@
 #include <QtCore/QStringList>
 #include <QtCore/QtGlobal>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 
@@ -73,6 +74,21 @@ inline QStringList words(const char* text)
 
 // stdout as JSON; a discarded value when it is not valid JSON.
 inline json parseJson(const QByteArray& text) { return json::parse(text.begin(), text.end(), nullptr, false); }
+
+// A JSON number that is an unsigned byte count or element count.
+inline std::optional<std::uint64_t> unsignedAt(const json& j, const char* key)
+{
+    if (!j.is_object())
+        return std::nullopt;
+    const auto it = j.find(key);
+    // nlohmann's parser stores every non-negative integer as unsigned.
+    if (it == j.end() || !it->is_number_unsigned())
+        return std::nullopt;
+    return it->get<std::uint64_t>();
+}
+
+// The same, 0 where absent: for QCOMPARE against an expected count.
+inline std::uint64_t countAt(const json& j, const char* key) { return unsignedAt(j, key).value_or(0); }
 
 // `plan --json` plus `args`: exit 0, empty stderr, a JSON object; else a
 // warning saying why and a null json.
