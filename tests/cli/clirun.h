@@ -4,6 +4,7 @@
 // a separate process, arguments in, exit status and both output streams out.
 #include <nlohmann/json.hpp>
 
+#include <QtCore/QFile>
 #include <QtCore/QProcess>
 #include <QtCore/QStringList>
 #include <QtCore/QtGlobal>
@@ -70,6 +71,13 @@ inline CliResult runCli(const QStringList& args, const std::function<void()>& ch
 inline QStringList words(const char* text)
 {
     return QString::fromUtf8(text).split(QLatin1Char(' '), Qt::SkipEmptyParts);
+}
+
+// Writes `bytes` to `path`; false when it could not.
+inline bool writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
 }
 
 // stdout as JSON; a discarded value when it is not valid JSON.

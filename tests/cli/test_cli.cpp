@@ -30,12 +30,6 @@ using namespace clitest;
 
 namespace {
 
-bool writeFile(const QString& path, const QByteArray& bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-}
-
 // One field as JSON text, for failure messages.
 std::string field(const json& j, const char* key)
 {

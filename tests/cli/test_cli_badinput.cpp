@@ -19,16 +19,6 @@
 using nlohmann::json;
 using namespace clitest;
 
-namespace {
-
-bool writeFile(const QString& path, const QByteArray& bytes)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-}
-
-} // namespace
-
 // AddressSanitizer reserves terabytes of address space for its shadow memory,
 // so a child with RLIMIT_AS capped cannot start under scripts/sanitize.sh;
 // there ASan's own allocator limits stand in for the cap.

@@ -29,6 +29,24 @@ AllocatorStats run(const std::vector<AllocatorEvent>& events, const CachingAlloc
     return r.value();
 }
 
+// A stream as text: "a<id>" and "f<id>", with ":<bytes>" when `bytes`, each
+// followed by a space.
+std::string streamText(const std::vector<AllocatorEvent>& stream, bool bytes = false)
+{
+    std::string text;
+    for (const AllocatorEvent& e : stream) {
+        // Appended piece by piece (GCC 12 -Wrestrict false positive on const char* + std::string).
+        text += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
+        text += std::to_string(e.id);
+        if (bytes) {
+            text += ':';
+            text += std::to_string(e.bytes);
+        }
+        text += ' ';
+    }
+    return text;
+}
+
 } // namespace
 
 class TestCachingAllocator : public QObject {
@@ -346,18 +364,7 @@ private slots:
         // the managed row is outside the allocator.
         // Events: 0 load, 1 embed, 2-3 fwd 0-1, 4 head, 5 loss fwd, 6 loss bwd,
         // 7 head bwd, 8 bwd layer 1, 9 bwd layer 0, 10 embed bwd, 11 step.
-        std::string text;
-        for (const AllocatorEvent& e : stream)
-        {
-            // Appended piece by piece (GCC 12 -Wrestrict false positive on const char* + std::string).
-            text += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
-            text += std::to_string(e.id);
-            text += ' ';
-        }
-        // Step 1: w0 w1 at load; act0, act1 in forward; tmp at loss backward,
-        // freed at head backward; act1 freed after bwd layer 1 (event 8), act0
-        // after event 9. Step 2 does not allocate the weights again.
-        QCOMPARE(text, std::string("a0 a1 a2 a3 a4 f4 f3 f2 a2 a3 a4 f4 f3 f2 "));
+        QCOMPARE(streamText(stream), std::string("a0 a1 a2 a3 a4 f4 f3 f2 a2 a3 a4 f4 f3 f2 "));
         QVERIFY(simulateCachingAllocator(stream).ok());
 
         // The temporary as two tensors (runs of 1000 x 2 and 1000 x 1): ids 4, 5, 6
@@ -365,16 +372,8 @@ private slots:
         plan.pieces = {{1000, 2}, {1000, 1}};
         plan.tensors[2].pieceBegin = 0;
         plan.tensors[2].pieceEnd = 2;
-        text.clear();
-        for (const AllocatorEvent& e : allocatorStream(plan, 1))
-        {
-            text += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
-            text += std::to_string(e.id);
-            text += ':';
-            text += std::to_string(e.bytes);
-            text += ' ';
-        }
-        QCOMPARE(text, std::string("a0:1000 a1:1000 a2:2000 a3:2000 a4:1000 a5:1000 a6:1000 f4:0 f5:0 f6:0 f3:0 f2:0 "));
+        QCOMPARE(streamText(allocatorStream(plan, 1), true),
+                 std::string("a0:1000 a1:1000 a2:2000 a3:2000 a4:1000 a5:1000 a6:1000 f4:0 f5:0 f6:0 f3:0 f2:0 "));
     }
 
     // A script (TensorRow::pieceBegin with TensorPiece::freeOf): a temporary
@@ -393,15 +392,8 @@ private slots:
         plan.pieces = {{100, 1}, {200, 1}, {0, 0, 0}, {300, 1}};
         plan.tensors[1].pieceBegin = 0;
         plan.tensors[1].pieceEnd = 4;
-        std::string text;
-        for (const AllocatorEvent& e : allocatorStream(plan, 1)) {
-            text += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
-            text += std::to_string(e.id);
-            text += ':';
-            text += std::to_string(e.bytes);
-            text += ' ';
-        }
-        QCOMPARE(text, std::string("a0:1000 a1:100 a2:200 f1:0 a3:300 f2:0 f3:0 "));
+        QCOMPARE(streamText(allocatorStream(plan, 1), true),
+                 std::string("a0:1000 a1:100 a2:200 f1:0 a3:300 f2:0 f3:0 "));
         const auto s = simulateCachingAllocator(allocatorStream(plan, 2));
         QVERIFY(s.ok());
         // 1000 + 200 + 300 at once, each rounded to 512.
@@ -427,15 +419,6 @@ private slots:
             {"out", "", Category::Logits, 300, Phase::HeadFwd, Phase::OptimizerStep},
             {"tmp", "", Category::Temporaries, 400, Phase::OptimizerStep, Phase::OptimizerStep},
         };
-        auto text = [](const std::vector<AllocatorEvent>& stream) {
-            std::string t;
-            for (const AllocatorEvent& e : stream) {
-                t += e.kind == AllocatorEvent::Kind::Alloc ? 'a' : 'f';
-                t += std::to_string(e.id);
-                t += ' ';
-            }
-            return t;
-        };
         // Ids: 0,1 = w; 2,3 = g (layers 0,1; backward events 9 and 8); 4,5 =
         // act; 6 = out; 7 = tmp. Events: 0 load ... 8 bwd layer 1, 9 bwd
         // layer 0, 10 embed bwd, 11 step.
@@ -449,13 +432,13 @@ private slots:
         const std::string micro1 = "f6 a4 a5 a6 f5 f4 a7 ";
         const std::string stepEnd = "f2 f3 f6 f7 ";
         const auto stream = allocatorStream(plan, 2);
-        QCOMPARE(text(stream), "a0 a1 " + micro0 + micro1 + stepEnd + micro0 + micro1 + stepEnd);
+        QCOMPARE(streamText(stream), "a0 a1 " + micro0 + micro1 + stepEnd + micro0 + micro1 + stepEnd);
         QVERIFY(simulateCachingAllocator(stream).ok());
 
         // One micro-batch a step (a rank of a parallel layout): the gradients
         // are made in the first step's backward and kept, as before.
         plan.microBatchesPerStep = 1;
-        QCOMPARE(text(allocatorStream(plan, 2)),
+        QCOMPARE(streamText(allocatorStream(plan, 2)),
                  std::string("a0 a1 a4 a5 a6 a3 f5 a2 f4 a7 f6 f7 a4 a5 a6 f5 f4 a7 f6 f7 "));
     }
 
