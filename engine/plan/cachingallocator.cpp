@@ -146,11 +146,24 @@ struct CachingAllocatorSim::State {
         explicit Pool(NodeArena* arena) : free(ArenaAllocator<FreeKey>(arena)) {}
         FreeSet free;
         bool small = false;
-        // expandable_segments: the pool's one segment, mapped from `base` up
-        // to base + mapped; `tail` is its last mapped block (kNone: none yet).
-        Bytes base = 0, mapped = 0;
-        std::int32_t tail = kNone;
-        bool hasSegment = false;
+        // expandable_segments: one segment per stream (PyTorch keeps an
+        // ExpandableSegment per stream: find_expandable_block looks for one
+        // of the request's stream and makes one otherwise), mapped from
+        // `base` up to base + mapped; `tail` is its last mapped block (kNone:
+        // none yet).
+        struct Expandable {
+            std::uint8_t stream = 0;
+            Bytes base = 0, mapped = 0;
+            std::int32_t tail = kNone;
+        };
+        std::vector<Expandable> expandable;
+        Expandable* segmentOf(std::uint8_t stream)
+        {
+            for (Expandable& e : expandable)
+                if (e.stream == stream)
+                    return &e;
+            return nullptr;
+        }
         // The cached blocks that are whole segments: what release_cached_blocks
         // frees. Kept so that a release costs what it frees, not the size of
         // the free set (a plan past the card's capacity releases often).
@@ -176,9 +189,7 @@ struct CachingAllocatorSim::State {
             pools[p].free.clear();
             pools[p].wholeFree.clear();
             pools[p].small = p == 0;
-            pools[p].mapped = 0;
-            pools[p].tail = kNone;
-            pools[p].hasSegment = false;
+            pools[p].expandable.clear();
         }
         blocks.clear();
         unusedBlocks.clear();
@@ -236,10 +247,14 @@ struct CachingAllocatorSim::State {
             return kNone;
         // With expandable segments a block that borders the unmapped rest of
         // its segment counts as large as it could grow, so any other fitting
-        // block comes first. One segment per pool: only the tail borders it.
-        if (options.expandableSegments && it->block == pool.tail && std::next(it) != pool.free.end()
-            && std::next(it)->stream == stream)
-            ++it;
+        // block comes first. One segment per pool and stream: only its tail
+        // borders it.
+        if (options.expandableSegments) {
+            const Pool::Expandable* segment = pool.segmentOf(stream);
+            if (segment && it->block == segment->tail && std::next(it) != pool.free.end() &&
+                std::next(it)->stream == stream)
+                ++it;
+        }
         const Bytes maxSplit = options.maxSplitSize;
         // "Do not return an oversized block for a large request", and an
         // oversized block serves only requests within kLargeBuffer of its
@@ -283,20 +298,21 @@ struct CachingAllocatorSim::State {
         // (ExpandableSegment: 2 MiB pages for the small pool, 20 MiB for the
         // large one).
         const Bytes page = pool.small ? kSmallBuffer : kLargeBuffer;
-        if (!pool.hasSegment) {
+        Pool::Expandable* segment = pool.segmentOf(stream);
+        if (!segment) {
             // The segment reserves address space for the whole device (1 1/8
             // of its memory); nothing else lives in that range.
-            pool.hasSegment = true;
-            pool.base = nextAddress;
+            pool.expandable.push_back({stream, nextAddress, 0, kNone});
+            segment = &pool.expandable.back();
             nextAddress += Bytes{1} << 50;
             ++segments;
             noteReserved();
         }
-        const bool tailFree = pool.tail != kNone && !at(pool.tail).allocated;
-        const Bytes have = tailFree ? at(pool.tail).size : 0;
+        const bool tailFree = segment->tail != kNone && !at(segment->tail).allocated;
+        const Bytes have = tailFree ? at(segment->tail).size : 0;
         if (have >= size) { // the free tail fits (get_free_block passed it over)
-            eraseFree(pool, pool.tail);
-            return pool.tail;
+            eraseFree(pool, segment->tail);
+            return segment->tail;
         }
         const Bytes grow = roundUp(size - have, page);
         if (capacity != 0 && reserved + grow > capacity)
@@ -304,22 +320,23 @@ struct CachingAllocatorSim::State {
         reserved += grow;
         ++stats.deviceAllocations;
         noteReserved();
-        const Bytes start = pool.base + pool.mapped;
-        pool.mapped += grow;
+        const Bytes start = segment->base + segment->mapped;
+        segment->mapped += grow;
         if (tailFree) { // map_block merges the new pages into the free block before them
-            eraseFree(pool, pool.tail);
-            at(pool.tail).size += grow;
-            return pool.tail;
+            eraseFree(pool, segment->tail);
+            at(segment->tail).size += grow;
+            return segment->tail;
         }
         Block b;
         b.address = start;
         b.size = grow;
         b.small = pool.small;
-        b.prev = pool.tail;
-        const std::int32_t i = newBlock(b);
+        b.stream = stream;
+        b.prev = segment->tail;
+        const std::int32_t i = newBlock(b); // may move blocks, not pool.expandable
         if (b.prev != kNone)
             at(b.prev).next = i;
-        pool.tail = i;
+        segment->tail = i;
         return i;
     }
 
@@ -375,27 +392,30 @@ struct CachingAllocatorSim::State {
         for (int p : {1, 0}) {
             Pool& pool = pools[p];
             if (options.expandableSegments) {
-                if (pool.tail == kNone || at(pool.tail).allocated)
-                    continue;
-                const std::int32_t t = pool.tail;
-                const Bytes page = pool.small ? kSmallBuffer : kLargeBuffer;
-                const Bytes keep = roundUp(at(t).address - pool.base, page); // first whole page inside the tail
-                const Bytes end = pool.base + pool.mapped;
-                if (pool.base + keep >= end)
-                    continue;
-                const Bytes unmapped = end - (pool.base + keep);
-                eraseFree(pool, t);
-                at(t).size -= unmapped;
-                pool.mapped -= unmapped;
-                reserved -= unmapped;
-                ++stats.deviceFrees;
-                if (at(t).size == 0) {
-                    pool.tail = at(t).prev;
-                    if (pool.tail != kNone)
-                        at(pool.tail).next = kNone;
-                    unusedBlocks.push_back(t);
-                } else {
-                    insertFree(pool, t);
+                for (Pool::Expandable& segment : pool.expandable) {
+                    if (segment.tail == kNone || at(segment.tail).allocated)
+                        continue;
+                    const std::int32_t t = segment.tail;
+                    const Bytes page = pool.small ? kSmallBuffer : kLargeBuffer;
+                    // The first whole page inside the tail.
+                    const Bytes keep = roundUp(at(t).address - segment.base, page);
+                    const Bytes end = segment.base + segment.mapped;
+                    if (segment.base + keep >= end)
+                        continue;
+                    const Bytes unmapped = end - (segment.base + keep);
+                    eraseFree(pool, t);
+                    at(t).size -= unmapped;
+                    segment.mapped -= unmapped;
+                    reserved -= unmapped;
+                    ++stats.deviceFrees;
+                    if (at(t).size == 0) {
+                        segment.tail = at(t).prev;
+                        if (segment.tail != kNone)
+                            at(segment.tail).next = kNone;
+                        unusedBlocks.push_back(t);
+                    } else {
+                        insertFree(pool, t);
+                    }
                 }
                 continue;
             }
@@ -418,8 +438,6 @@ struct CachingAllocatorSim::State {
     // malloc + alloc_found_block.
     bool allocate(std::uint32_t id, Bytes request, std::uint8_t stream)
     {
-        if (options.expandableSegments)
-            stream = 0; // one segment per pool here, shared by every stream (header)
         if (live.size() <= id)
             live.resize(std::size_t{id} + 1, kNone);
         if (request == 0) { // CUDACachingAllocator::allocate: a 0-byte request gets no block
@@ -506,8 +524,8 @@ struct CachingAllocatorSim::State {
                 at(d.next).prev = dst;
         }
         d.size += s.size;
-        if (pool.tail == src)
-            pool.tail = dst;
+        if (Pool::Expandable* segment = pool.segmentOf(s.stream); segment && segment->tail == src)
+            segment->tail = dst;
         unusedBlocks.push_back(src);
     }
 

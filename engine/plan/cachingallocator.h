@@ -11,8 +11,8 @@
 // serves only requests of that stream (BlockComparatorSize orders the free
 // blocks by stream first; get_free_block takes a block of the request's
 // stream only), so what a side stream caches (FSDP2's collective buffers) is
-// not reused by the compute stream. With expandable segments all streams
-// share a pool's one segment here (PyTorch maps one per stream).
+// not reused by the compute stream. With expandable segments each stream
+// has its own segment in each pool, as PyTorch maps one per stream.
 // Not modelled: record_stream and events (a free is immediate), CUDA graph pools,
 // garbage_collection_threshold, the free-memory callbacks. Segment addresses
 // are handed out in allocation order, which is what breaks ties between free
@@ -44,8 +44,8 @@ struct CachingAllocatorOptions {
     // serve requests within kLargeBuffer of their size. PyTorch requires more
     // than 20 MiB (CUDAAllocatorConfig::parseMaxSplitSize).
     Bytes maxSplitSize = caching::kNoMaxSplitSize;
-    // expandable_segments:True: one segment per pool that grows by mapping
-    // pages (Note [Expandable Segments]).
+    // expandable_segments:True: one segment per pool and stream that grows by
+    // mapping pages (Note [Expandable Segments]).
     bool expandableSegments = false;
     // roundup_power2_divisions: N divisions between powers of two (0 or 1: off).
     // One value for every size, as "roundup_power2_divisions:N" sets it.

@@ -309,6 +309,29 @@ private slots:
         QCOMPARE(run(trace->events).peakReservedBytes, 40 * MiB);
     }
 
+    // With expandable segments each stream maps its own segment (PyTorch's
+    // find_expandable_block looks for one of the request's stream). 30 MiB on
+    // stream 0 maps two 20 MiB pages; 30 MiB on stream 1 cannot grow stream
+    // 0's free 10 MiB tail and maps two pages of its own: 80 MiB. Stream 0's
+    // block freed, 30 MiB more on stream 1 grows stream 1's tail (10 MiB
+    // free) by one page: 100 MiB. (One segment shared by both streams would
+    // have mapped 40 + 20 and then 40 more.) An H200 run with
+    // expandable_segments:True reserved what this simulation gives for its
+    // recorded trace, to the byte (tests/reference/replay_gpu_trace.py).
+    void expandableSegmentsPerStream()
+    {
+        const auto on = [](std::uint32_t id, Bytes bytes, std::uint8_t stream) {
+            return AllocatorEvent{AllocatorEvent::Kind::Alloc, id, bytes, stream};
+        };
+        CachingAllocatorOptions o;
+        o.expandableSegments = true;
+        AllocatorStats s = run({on(0, 30 * MiB, 0), on(1, 30 * MiB, 1)}, o);
+        QCOMPARE(s.peakReservedBytes, 80 * MiB);
+        QCOMPARE(s.peakSegments, std::uint64_t{2});
+        s = run({on(0, 30 * MiB, 0), on(1, 30 * MiB, 1), release(0), on(2, 30 * MiB, 1)}, o);
+        QCOMPARE(s.peakReservedBytes, 100 * MiB);
+    }
+
     void traceReader()
     {
         const auto ok =

@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Headroom's caching-allocator simulation against an allocator the GPU ran.
+
+    python3 tests/reference/replay_gpu_trace.py HEADROOM_CLI
+
+The allocator history of torchtitan's 70B Table 4 rank 0, both steps, recorded
+on an H200 (docs/validation/gpu-h200-2026-11-26.md; tools/reference/tp_study.py
+--device cuda --memory-history), is turned into a replay trace
+(tools/reference/snapshot_trace.py) and run through `headroom-cli replay`,
+with the default settings and with expandable_segments:True. The expected
+figures are what torch.cuda.memory_stats() read on the GPU in those two runs
+(log2.txt there): max allocated and max reserved of the second step (a step
+that made no new segment, so its max reserved is the whole run's). Only the
+default run's history was recorded; it stands in for the expandable run's,
+the same program (their max allocated differ by 3.2 MB). Fails if
+the simulation is more than 0.1 % from either. Needs only the standard
+library: the snapshot holds plain dicts and lists.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SNAPSHOT = os.path.join(ROOT, "docs", "validation", "gpu-h200-2026-11-26", "tp-table4-history-both-steps.pickle.gz")
+MEASURED = {  # (max allocated, max reserved), bytes
+    "default": (61640200704, 76768346112),
+    "expandable_segments": (61637022208, 70657245184),
+}
+
+
+def main():
+    cli = sys.argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, "table4.trace")
+        with open(trace, "w") as f:
+            subprocess.run([sys.executable, os.path.join(ROOT, "tools", "reference", "snapshot_trace.py"), SNAPSHOT],
+                           stdout=f, check=True)
+        failed = False
+        for mode, (allocated, reserved) in MEASURED.items():
+            args = [cli, "replay", trace, "--json"] + (["--expandable-segments"] if mode != "default" else [])
+            got = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+            for name, measured, simulated in (("allocated", allocated, got["peak_allocated_bytes"]),
+                                              ("reserved", reserved, got["peak_reserved_bytes"])):
+                error = (simulated - measured) / measured
+                ok = abs(error) <= 0.001
+                failed |= not ok
+                print(f"{mode:20s} {name:9s} measured {measured:>12d} simulated {simulated:>12d} "
+                      f"({error:+.4%}) {'ok' if ok else 'FAIL'}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
