@@ -1007,6 +1007,10 @@
         <source>LoRA all-linear leaves the experts alone, as peft 0.18.1 does; peft 0.21 adapts them too and holds a copy of each layer&apos;s expert weights in its forward (measured: +7.3 % on Mixtral 8x7B).</source>
         <translation>LoRA all-linear은 peft 0.18.1처럼 전문가(expert)는 건드리지 않습니다. peft 0.21은 전문가에도 어댑터를 붙이고, 순전파마다 각 레이어의 전문가 가중치 사본을 만듭니다(측정: Mixtral 8x7B에서 +7.3 %).</translation>
     </message>
+    <message>
+        <source>Tensor parallelism with compiled or Float8 layers: each layer&apos;s forward temporaries are planned as one partial sum, not measured (eager layers were, on an H200); peak reserved may read low, as on torchtitan&apos;s published 70B run (-13.4 %).</source>
+        <translation>텐서 병렬에서 컴파일되었거나 Float8인 레이어: 각 레이어 순전파의 임시 텐서를 부분합 하나로 계획하며 측정되지 않았습니다(eager 레이어는 H200에서 측정됨). torchtitan이 공개한 70B 실행(-13.4 %)처럼 최대 예약량이 낮게 나올 수 있습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

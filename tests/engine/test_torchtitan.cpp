@@ -339,6 +339,14 @@ private slots:
         const Plan compiled = testing::planOrFail(sc);
         QVERIFY(findRow(compiled, "tp.layer_forward") == nullptr);
         QCOMPARE(int(findRow(compiled, "tp.partial_output")->layers), int(LayerSet::All));
+        // ... and the plan says that its reserved is not measured there.
+        const auto unmeasured = [](const Plan& plan) {
+            return std::any_of(plan.notes.begin(), plan.notes.end(), [](const std::string& n) {
+                return n.starts_with("Tensor parallelism with compiled or Float8 layers");
+            });
+        };
+        QVERIFY(unmeasured(compiled));
+        QVERIFY(!unmeasured(p));
     }
 
     // Rank 0 of torchtitan's Table 4 layout (Llama 3.1 70B, tp 8 x dp 32,
