@@ -145,9 +145,9 @@ void addScriptedLayerForward(const BuildContext& ctx, std::vector<TensorRow>& ro
 }
 
 // Tensor parallelism's collective temporaries, one layer at a time. Forward
-// (of a layer not scripted): a row-parallel linear's partial output over the whole sequence, before its
-// reduce-scatter (the colwise input's all-gather is the saved norm output
-// itself). Backward: the all-gathered gradient of a row-parallel output and
+// (of a layer not scripted): a row-parallel linear's partial output over the
+// whole sequence, before its reduce-scatter (the colwise input's all-gather
+// is the saved norm output itself). Backward: the all-gathered gradient of a row-parallel output and
 // the partial gradient of an all-gathered input before its reduce-scatter.
 void addTensorParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
