@@ -24,8 +24,6 @@ TensorRow on(TensorRow r, std::uint8_t stream)
     return r;
 }
 
-// fp8-mixed: torchao Float8Linear over bf16 parameters (plan/float8linear.h);
-// the all-gather stays in bf16.
 // Elements of the whole vocabulary's embedding table when this rank holds the
 // vocabulary-sharded embedding under tensor parallelism: DTensor computes the
 // embedding's gradient over all of it (embedding_dense_backward on the
@@ -36,6 +34,8 @@ Bytes replicatedEmbeddingGradElements(const BuildContext& ctx)
     return sharded ? satMul(ctx.scenario.model.vocab, ctx.scenario.model.hidden) : 0;
 }
 
+// fp8-mixed: torchao Float8Linear over bf16 parameters (plan/float8linear.h);
+// the all-gather stays in bf16.
 bool mixedPolicy(const BuildContext& ctx)
 {
     const Precision p = ctx.scenario.train.precision;

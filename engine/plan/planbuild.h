@@ -73,6 +73,7 @@ struct BuildContext {
     void note(std::string text) const { if (notes) notes->push_back(std::move(text)); }
 };
 
+// Pieces and scripts (tensorpieces.cpp).
 // Gives `row` the runs appended to *ctx.pieces since `begin` (TensorRow::
 // pieceBegin) when they add up to its bytes; else drops them and the row
 // stays one tensor. Runs of no bytes are left out.

@@ -132,14 +132,19 @@ std::optional<Error> validate(const Scenario& sc)
     return std::nullopt;
 }
 
+// PEFT's "all-linear" shorthand among the requested target modules.
+bool asksAllLinear(const std::vector<std::string>& targets)
+{
+    return std::find(targets.begin(), targets.end(), "all-linear") != targets.end();
+}
+
 } // namespace
 
 std::vector<std::string> resolveLoraTargets(const ModelSpec& model, const ParameterTable& table,
                                             const std::vector<std::string>& requested)
 {
     std::vector<std::string> names;
-    const bool allLinear = std::find(requested.begin(), requested.end(), "all-linear") != requested.end();
-    if (allLinear) {
+    if (asksAllLinear(requested)) {
         // PEFT "all-linear": every linear layer except the output head; not
         // the experts, 3-D parameters in transformers 5.17 (isLoraTarget).
         for (const ParamTensor& t : table.layer)
@@ -317,8 +322,7 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         // Measured on an H200 (2026-11-26, docs/validation/gpu-h200-2026-11-26.md):
         // Mixtral 8x7B LoRA all-linear b4 s4096 checkpointed, +7.3 % peak
         // allocated under peft 0.21.0, -0.000 % under 0.18.1.
-        if (m.isMoe() && tc.peft.method != PeftMethod::None &&
-            std::find(tc.peft.targets.begin(), tc.peft.targets.end(), "all-linear") != tc.peft.targets.end())
+        if (m.isMoe() && tc.peft.method != PeftMethod::None && asksAllLinear(tc.peft.targets))
             plan.notes.push_back("LoRA all-linear leaves the experts alone, as peft 0.18.1 does; peft 0.21 adapts them too "
                                  "and holds a copy of each layer's expert weights in its forward (measured: +7.3 % on "
                                  "Mixtral 8x7B).");

@@ -49,6 +49,20 @@ Scenario scenario(Checkpointing ckpt, Precision p = Precision::Bf16, const char*
     return sc;
 }
 
+// The small model with `heads` query heads (and `kvHeads`) and `vocab`, fully
+// checkpointed in bf16-mixed, as torchtitan lays it out: FSDP2 over `gpus` with
+// tensor and sequence parallelism of `tp`.
+Scenario tpScenario(Bytes heads, Bytes kvHeads, Bytes vocab, std::uint64_t gpus, std::uint64_t tp)
+{
+    Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
+    sc.model = testing::smallModel({"llama", h, L, heads, kvHeads, i, vocab, false});
+    sc.hardware.count = gpus;
+    sc.hardware.sharding = Sharding::Fsdp2;
+    sc.hardware.parallel.tp = tp;
+    sc.hardware.parallel.sp = true;
+    return sc;
+}
+
 // What a checkpointed layer holds from its forward to its backward.
 Bytes heldPerLayer(const Plan& p)
 {
@@ -241,12 +255,7 @@ private slots:
     void embeddingBackwardUnderTp()
     {
         constexpr Bytes vocab = 64000, heads = 8;
-        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
-        sc.model = testing::smallModel({"llama", h, L, heads, heads, i, vocab, false});
-        sc.hardware.count = 32;
-        sc.hardware.sharding = Sharding::Fsdp2;
-        sc.hardware.parallel.tp = 8;
-        sc.hardware.parallel.sp = true;
+        Scenario sc = tpScenario(heads, heads, vocab, 32, 8);
         const Plan p = testing::planOrFail(sc);
         // Per rank: the linears split 8 ways, the norms whole; the embedding
         // and the head split by vocabulary.
@@ -311,12 +320,7 @@ private slots:
     void tpLayerForwardScript()
     {
         constexpr Bytes heads = 8, tp = 2;
-        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
-        sc.model = testing::smallModel({"llama", h, L, heads, kv, i, V, false});
-        sc.hardware.count = 4;
-        sc.hardware.sharding = Sharding::Fsdp2;
-        sc.hardware.parallel.tp = tp;
-        sc.hardware.parallel.sp = true;
+        Scenario sc = tpScenario(heads, kv, V, 4, tp);
         const Plan p = testing::planOrFail(sc);
         const Bytes S = T * h * 2, sh = S / tp, q = T * heads / tp * d * 2, k = T * kv / tp * d * 2;
         const Bytes qc = 2 * q, kc = 2 * k, lse = T * heads / tp * 4, F = T * i / tp * 2;
