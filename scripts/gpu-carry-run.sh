@@ -22,30 +22,34 @@ chmod +x $B/*
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv
 python3 -c "import torch,transformers,peft;print('torch',torch.__version__,'transformers',transformers.__version__,'peft',peft.__version__)"
 
+python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site gpu-carry/whl/*.whl gpu-carry/peft/*.whl >/dev/null 2>&1
+export PYTHONPATH=/tmp/site  # torchtitan for tp_study, peft at the reference's pin
+
+say "the CUDA engine beside PyTorch on Llama ~1B bf16 seq 2048 (memory and step time)"
+timeout "$(upto 150)" python3 tools/reference/torch_peaks.py --preset speed --steps 3 --timeout 60 \
+  --headroom-cli $B/headroom-cli --headroom-run --compare --out "$out/speed.json" 2>&1 | tail -20
+
+say "the CUDA engine on Llama 3.1 8B QLoRA (QLoRA has never run on a GPU)"
+timeout "$(upto 90)" $B/headroom-cli validate --backend cuda --json --steps 3 --model meta-llama/Llama-3.1-8B \
+  --precision bf16-mixed --peft qlora --weight-quant nf4-dq --lora-rank 16 --lora-targets all-linear --lora-dropout 0 \
+  --optimizer adamw --micro-batch 1 --grad-accum 1 --seq-len 2048 --attention sdpa --checkpointing full \
+  >"$out/validate-llama-8b-qlora.json" 2>&1
+echo "validate llama-8b-qlora rc=$?"; head -c 1500 "$out/validate-llama-8b-qlora.json"; echo
+
 say "engine tests"
 { for t in cuda_host_test gpu_kernels gpu_attention gpu_ops gpu_optim gpu_llama_block gpu_step gpu_agreement; do
-    s=$(date +%s); echo "=== $t"; timeout "$(upto 90)" $B/$t 2>&1 | tail -40
+    s=$(date +%s); echo "=== $t"; timeout "$(upto 60)" $B/$t 2>&1 | tail -40
     echo "=== $t rc=${PIPESTATUS[0]} seconds=$(($(date +%s) - s))"; done; } >"$out/engine.txt" 2>&1
 grep -E "^=== .*rc=|checks|failed" "$out/engine.txt"
 
-say "the CUDA engine on real models (QLoRA has never run on a GPU)"
-for v in "llama-1b --model meta-llama/Llama-3.2-1B --precision bf16-mixed --optimizer adamw --micro-batch 1 --seq-len 2048 --attention sdpa" \
-         "llama-8b-qlora --model meta-llama/Llama-3.1-8B --precision bf16-mixed --peft qlora --weight-quant nf4-dq --lora-rank 16 --lora-targets all-linear --optimizer adamw --micro-batch 1 --seq-len 2048 --attention sdpa --checkpointing full"; do
-  name=${v%% *}
-  # shellcheck disable=SC2086
-  timeout "$(upto 90)" $B/headroom-cli validate --backend cuda --json --steps 3 ${v#* } >"$out/validate-$name.json" 2>&1
-  echo "validate $name rc=$?"; head -c 600 "$out/validate-$name.json"; echo
-done
-
 say "torchtitan's 70B Table 4 rank 0, compiled blocks, both steps recorded"
-python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site gpu-carry/whl/*.whl >/dev/null 2>&1
 T4="--device cuda --tp 8 --dp 32 --dim 8192 --ffn 28672 --heads 64 --kv 8 --vocab 128256 --layers 80 --batch 16 --seq 8192"
 # shellcheck disable=SC2086
-PYTHONPATH=/tmp/site timeout "$(upto 240)" python3 tools/reference/tp_study.py $T4 --compile \
+timeout "$(upto 200)" python3 tools/reference/tp_study.py $T4 --compile \
   --memory-history /tmp/t4-compiled.pickle 2>&1 | tail -3
 [ -f /tmp/t4-compiled.pickle ] && gzip -1 -c /tmp/t4-compiled.pickle >"$out/tp-table4-compiled-history.pickle.gz"
 
-say "PyTorch beside the plan: the techniques preset"
+say "PyTorch beside the plan: the techniques preset, while time lasts"
 timeout "$(upto 200)" python3 tools/reference/torch_peaks.py --preset techniques --steps 3 --timeout 60 \
   --headroom-cli $B/headroom-cli --compare --out "$out/torch-peaks.json" 2>&1 | tail -30
 say "done"

@@ -11,10 +11,10 @@
 #include "plan/planner.h"
 #include "plan/sweep.h"
 #include "runtime/cpu/rope.h"
+#include "runtime/initvalues.h"
 
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 namespace headroom::rt {
 
@@ -275,17 +275,19 @@ void Trainer::Impl::initialiseWeights()
 {
     // GPT-2/Llama initialisation: normal(0, 0.02) matrices, zero biases, unit norms
     // (transformers LlamaPreTrainedModel._init_weights, initializer_range 0.02).
-    std::mt19937_64 rng(options.seed);
-    std::normal_distribution<float> normal(0.0f, 0.02f);
+    // Each parameter draws from its own stream of a counter-based generator
+    // (runtime/initvalues.h), in parallel and the same for any thread count.
+    std::uint64_t stream = 0;
     auto init = [&](Param& p) {
         if (!p.present)
             return;
+        ++stream;
         const bool norm = !p.isMatrix && p.name.find("bias") == std::string::npos &&
                           (p.name.find("norm") != std::string::npos || p.name.find("LayerNorm") != std::string::npos ||
                            p.name.starts_with("ln_"));
-        std::vector<float> values(p.numel());
-        for (float& v : values)
-            v = p.isMatrix ? normal(rng) : (norm ? 1.0f : 0.0f);
+        std::vector<float> values(p.numel(), norm ? 1.0f : 0.0f);
+        if (p.isMatrix)
+            fillNormal(values, options.seed, stream, 0.02f);
         if (p.quantized) {
             quantizeWeight(p, values);
             return;
@@ -304,11 +306,9 @@ void Trainer::Impl::initialiseWeights()
             Param& a = loraA[l][i];
             if (!a.present)
                 continue;
-            const float bound = 1.0f / std::sqrt(static_cast<float>(a.cols));
-            std::uniform_real_distribution<float> uniform(-bound, bound);
+            ++stream;
             std::vector<float> values(a.numel());
-            for (float& v : values)
-                v = uniform(rng);
+            fillUniform(values, options.seed, stream, 1.0f / std::sqrt(static_cast<float>(a.cols)));
             ops.upload(a.value, values);
         }
 }
