@@ -58,79 +58,154 @@ TensorRow temporary(const char* name, const char* source, Bytes bytes, Phase at,
     return TensorRow{name, source, Category::Temporaries, bytes, at, at, layers, false};
 }
 
-// Whether a checkpointed layer's forward is planned as the measured script
-// below: eager layers under full activation checkpointing, without context
-// parallelism (the ring attention's buffers replace the kernel's) or Float8
-// (its casts and scales join the sequence); compiled layers fuse the rotary
-// and SwiGLU temporaries, which no run has measured yet.
+// Whether a checkpointed layer's forward is planned as one of the measured
+// scripts below (eager or compiled layers): under full activation
+// checkpointing, without context parallelism (the ring attention's buffers
+// replace the kernel's). Float8 layers take their bf16 script: the casts
+// and scales join that sequence somewhere no run has measured, and their
+// own rows (float8linear.cpp) stand beside it.
 bool scriptedLayerForward(const BuildContext& ctx)
 {
-    return ctx.anyCheckpointedLayer() && !ctx.selectiveOps && !ctx.compiledLayers && !ctx.float8Linears &&
-           ctx.rank->layout->cp == 1;
+    return ctx.anyCheckpointedLayer() && !ctx.selectiveOps && ctx.rank->layout->cp == 1;
+}
+
+// The tensors one layer's forward makes and drops, in order (TensorPiece: a
+// size to make, or the index of one to release).
+class LayerScript {
+public:
+    std::uint32_t make(Bytes bytes)
+    {
+        m_pieces.push_back({bytes, 1});
+        return m_made++;
+    }
+    void release(std::initializer_list<std::uint32_t> ids)
+    {
+        for (std::uint32_t id : ids)
+            m_pieces.push_back({0, 0, id});
+    }
+    std::vector<TensorPiece>& pieces() { return m_pieces; }
+
+private:
+    std::vector<TensorPiece> m_pieces;
+    std::uint32_t m_made = 0;
+};
+
+// The layer's sizes: S the whole sequence's hidden states, h the rank's
+// sequence shard, q and k the rank's query and key (or value) projections,
+// qc and kc their complex64 views (fp32 pairs), lse the attention's
+// log-sum-exp, F the rank's MLP width.
+struct LayerSizes {
+    Bytes S, h, q, k, qc, kc, lse, F;
+};
+
+LayerSizes layerSizes(const BuildContext& ctx)
+{
+    const ModelSpec& m = ctx.model; // the rank's: heads, KV heads and the MLP width divided by tp
+    const Bytes T = ctx.tokens;
+    LayerSizes z{};
+    z.S = satMul(T, m.hidden, ctx.act);
+    z.h = ceilDiv(z.S, ctx.rank->layout->tp);
+    z.q = satMul(T, m.qDim(), ctx.act);
+    z.k = satMul(T, m.kvDim(), ctx.act);
+    z.qc = satMul(T, m.qDim(), 4);
+    z.kc = satMul(T, m.kvDim(), 4);
+    z.lse = satMul(T, m.heads, 4);
+    z.F = satMul(T, m.intermediate, ctx.act);
+    return z;
+}
+
+// Eager layers. These many-gigabyte temporaries, split by the kept
+// sequence-shard tensors between them, are what leaves torchtitan's rank
+// with far more reserved than allocated: as one block of the same peak the
+// simulation reserved 67.9 GB for the step measured at 76.8 GB; with this
+// script 74.3 GB.
+void eagerLayerScript(const LayerSizes& z, LayerScript& s)
+{
+    // Attention: the input all-gathered (PrepareModuleInput), then wq, wk, wv.
+    const auto gathered = s.make(z.S), input = s.make(z.S);
+    s.release({gathered});
+    const auto xq = s.make(z.q), xk = s.make(z.k), xv = s.make(z.k);
+    // Rotary: both complex views and their products, then the results cast back.
+    const auto qc1 = s.make(z.qc), kc1 = s.make(z.kc), qc2 = s.make(z.qc), kc2 = s.make(z.kc);
+    const auto rq = s.make(z.q), rk = s.make(z.k);
+    s.release({qc1, kc1, qc2, kc2, xq, xk});
+    const auto attn = s.make(z.q), attnLse = s.make(z.lse);
+    s.release({attnLse});
+    // wo: the partial sum, its copy, the reduce-scattered shard.
+    const auto wo = s.make(z.S), woCopy = s.make(z.S), woShard = s.make(z.h);
+    s.release({wo, woCopy, attn, xv, rk, rq, input});
+    const auto residual = s.make(z.h); // h = x + attention(...)
+    s.release({woShard});
+    // Feed-forward: its norm, the gathered input, SwiGLU, w2 as wo.
+    const auto norm = s.make(z.h);
+    const auto gathered2 = s.make(z.S), input2 = s.make(z.S);
+    s.release({gathered2});
+    const auto w1 = s.make(z.F), act = s.make(z.F);
+    s.release({w1});
+    const auto w3 = s.make(z.F), product = s.make(z.F);
+    s.release({act, w3});
+    const auto w2 = s.make(z.S), w2Copy = s.make(z.S), w2Shard = s.make(z.h);
+    s.release({w2, w2Copy, product, input2, norm, w2Shard, residual});
+}
+
+// Compiled layers (torch.compile per block, torchtitan's --compile): the
+// same collectives and their copies, but inductor writes the rotated q and k
+// over the projections (one complex64 product alive at a time), frees the
+// attention input before the feed-forward's all-gather, and fuses SwiGLU to
+// two F-sized tensors; the partial sums of wo and w2 are made before the
+// tensor they replace is freed. Measured on an H200 (tp_study.py --device
+// cuda --compile --memory-history; docs/validation/gpu-h200-2026-11-26b.md),
+// the same rank as the eager script, second step, layer 10.
+void compiledLayerScript(const LayerSizes& z, LayerScript& s)
+{
+    const auto xq = s.make(z.q);
+    const auto gathered = s.make(z.S), input = s.make(z.S);
+    s.release({gathered});
+    const auto xk = s.make(z.k), xv = s.make(z.k);
+    const auto qc1 = s.make(z.qc), kc1 = s.make(z.kc), qc2 = s.make(z.qc);
+    s.release({qc1});
+    const auto kc2 = s.make(z.kc);
+    s.release({kc1, qc2, kc2});
+    const auto attn = s.make(z.q), attnLse = s.make(z.lse);
+    s.release({xq, xk, xv, attnLse});
+    const auto wo = s.make(z.S);
+    s.release({input});
+    const auto residual = s.make(z.h); // h = x + wo's reduce-scattered output
+    s.release({wo});
+    const auto gathered2 = s.make(z.S);
+    s.release({attn});
+    const auto input2 = s.make(z.S);
+    s.release({gathered2});
+    const auto w1 = s.make(z.F), w3 = s.make(z.F);
+    s.release({input2, w3});
+    const auto w2 = s.make(z.S);
+    s.release({w1});
+    const auto w2Copy = s.make(z.S);
+    s.release({w2});
+    const auto w2Shard = s.make(z.h);
+    s.release({w2Copy, residual, w2Shard});
 }
 
 // A checkpointed layer's forward under tensor and sequence parallelism,
 // tensor by tensor, as the caching allocator saw it: torchtitan 0.2.2's
 // llama3 block under FSDP2 x TP, PyTorch 2.11, one H200, rank 0 of tp 8 x dp 32
 // (tools/reference/tp_study.py --device cuda --memory-history;
-// docs/validation/gpu-h200-2026-11-26.md). Under checkpoint() nothing is
-// saved, so every tensor is released within the layer; what is alive after it
-// is the layer's output (layer.fwd_temporary). The all-gathered input and the
-// row-parallel partial sums come twice each (DTensor's redistribute output
-// and its contiguous copy), the rotary embedding goes through complex64
-// (torchtitan's apply_rotary_emb: x.float() viewed as complex), the
-// attention's log-sum-exp is dropped at once, and SwiGLU makes silu(w1 x)
-// before w3 x. These many-gigabyte temporaries, split by the kept
-// sequence-shard tensors between them, are what leaves torchtitan's rank with
-// far more reserved than allocated: as one block of the same peak the
-// simulation reserved 67.9 GB for the step measured at 76.8 GB; with the
-// script 74.3 GB.
+// docs/validation/gpu-h200-2026-11-26.md, eager, and -26b.md, compiled).
+// Under checkpoint() nothing is saved, so every tensor is released within
+// the layer; what is alive after it is the layer's output
+// (layer.fwd_temporary). The all-gathered input and the row-parallel partial
+// sums come twice each (DTensor's redistribute output and its contiguous
+// copy), the rotary embedding goes through complex64 (torchtitan's
+// apply_rotary_emb: x.float() viewed as complex), the attention's
+// log-sum-exp is dropped at once.
 void addScriptedLayerForward(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
-    const ModelSpec& m = ctx.model; // the rank's: heads, KV heads and the MLP width divided by tp
-    const Bytes T = ctx.tokens;
-    const Bytes S = satMul(T, m.hidden, ctx.act);     // the whole sequence's hidden states
-    const Bytes h = ceilDiv(S, ctx.rank->layout->tp); // the rank's sequence shard
-    const Bytes q = satMul(T, m.qDim(), ctx.act), k = satMul(T, m.kvDim(), ctx.act);
-    const Bytes qc = satMul(T, m.qDim(), 4), kc = satMul(T, m.kvDim(), 4); // complex64 views (fp32 pairs)
-    const Bytes lse = satMul(T, m.heads, 4);
-    const Bytes F = satMul(T, m.intermediate, ctx.act);
-    std::vector<TensorPiece> script;
-    std::uint32_t made = 0;
-    auto make = [&](Bytes bytes) {
-        script.push_back({bytes, 1});
-        return made++;
-    };
-    auto release = [&](std::initializer_list<std::uint32_t> ids) {
-        for (std::uint32_t id : ids)
-            script.push_back({0, 0, id});
-    };
-    // Attention: the input all-gathered (PrepareModuleInput), then wq, wk, wv.
-    const auto gathered = make(S), input = make(S);
-    release({gathered});
-    const auto xq = make(q), xk = make(k), xv = make(k);
-    // Rotary: both complex views and their products, then the results cast back.
-    const auto qc1 = make(qc), kc1 = make(kc), qc2 = make(qc), kc2 = make(kc);
-    const auto rq = make(q), rk = make(k);
-    release({qc1, kc1, qc2, kc2, xq, xk});
-    const auto attn = make(q), attnLse = make(lse);
-    release({attnLse});
-    // wo: the partial sum, its copy, the reduce-scattered shard.
-    const auto wo = make(S), woCopy = make(S), woShard = make(h);
-    release({wo, woCopy, attn, xv, rk, rq, input});
-    const auto residual = make(h); // h = x + attention(...)
-    release({woShard});
-    // Feed-forward: its norm, the gathered input, SwiGLU, w2 as wo.
-    const auto norm = make(h);
-    const auto gathered2 = make(S), input2 = make(S);
-    release({gathered2});
-    const auto w1 = make(F), act = make(F);
-    release({w1});
-    const auto w3 = make(F), product = make(F);
-    release({act, w3});
-    const auto w2 = make(S), w2Copy = make(S), w2Shard = make(h);
-    release({w2, w2Copy, product, input2, norm, w2Shard, residual});
-
+    LayerScript s;
+    if (ctx.compiledLayers)
+        compiledLayerScript(layerSizes(ctx), s);
+    else
+        eagerLayerScript(layerSizes(ctx), s);
+    std::vector<TensorPiece>& script = s.pieces();
     TensorRow row =
         temporary("tp.layer_forward",
                   "a checkpointed layer's forward under TP + SP, tensor by tensor as measured (all-gathered "
@@ -159,12 +234,13 @@ void addTensorParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows
                              sequenceWide, Phase::LayerFwd, scripted ? LayerSet::Plain : LayerSet::All));
     if (scripted)
         addScriptedLayerForward(ctx, rows);
-    else if (ctx.anyCheckpointedLayer() && (ctx.compiledLayers || ctx.float8Linears))
-        // What the published row this would fix ran (torchtitan's 70B Table
-        // 4, compiled with Float8) still reads -13.4 % reserved: say so.
-        ctx.note("Tensor parallelism with compiled or Float8 layers: each layer's forward temporaries are planned "
-                 "as one partial sum, not measured (eager layers were, on an H200); peak reserved may read low, as "
-                 "on torchtitan's published 70B run (-13.4 %).");
+    if (scripted && ctx.float8Linears)
+        // What the published row this feeds ran (torchtitan's 70B Table 4,
+        // compiled with Float8) read -13.4 % reserved with one partial sum
+        // here, -7.5 % with the bf16 script: say that the casts are not in it.
+        ctx.note("Tensor parallelism with Float8 layers: each layer's forward is planned as the bf16 layers' measured "
+                 "sequence plus Float8's casts, which no run has measured in that sequence; peak reserved may read "
+                 "low, as on torchtitan's published 70B run (-7.5 %).");
     // With Float8 linears the row-parallel output's gradient is cast to e5m2
     // on the sequence shard and all-gathered in fp8 (Float8RowwiseParallel's
     // NoopFwToFloat8BwDynamic after the redistribute): that gathered gradient

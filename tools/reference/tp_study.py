@@ -61,6 +61,10 @@ ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
 ap.add_argument("--compile", action="store_true",
                 help="torch.compile each checkpointed block (fullgraph), as torchtitan 9dec370's apply_compile did "
                      "after apply_ac and before fully_shard")
+ap.add_argument("--float8", action="store_true",
+                help="torchao Float8Linear (tensorwise) on every linear but the output head, converted before "
+                     "tensor parallelism, and Float8 TP (torchtitan 9dec370's float8 converter with its defaults: no "
+                     "Float8 all-gather for FSDP); needs torchao, and a GPU that computes in fp8 (sm_89 or later)")
 ap.add_argument("--memory-history", help="with --device cuda: both steps' allocator history "
                                          "(torch.cuda.memory._dump_snapshot, pickle)")
 ap.add_argument("--chain-bytes", type=int, default=1 << 30, help="with --explain: name the call chain of allocations larger than this")
@@ -111,8 +115,13 @@ if a.pp > 1:
         part.output = None
         chunks.append(part)
     model = chunks[0]
+if a.float8:
+    from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+    for part in chunks:
+        convert_to_float8_training(part, config=Float8LinearConfig(enable_fsdp_float8_all_gather=False),
+                                   module_filter_fn=lambda module, fqn: fqn != "output")
 for part in chunks:
-    apply_tp(part, mesh["tp"], loss_parallel=True, enable_float8_tensorwise_tp=False)
+    apply_tp(part, mesh["tp"], loss_parallel=True, enable_float8_tensorwise_tp=a.float8)
 mp = MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)
 for part in chunks:
     for name, block in list(part.layers.named_children()):

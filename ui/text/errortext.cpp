@@ -74,11 +74,11 @@ const std::vector<Phrase>& notePhrases()
                                   "3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (%1 here).")
                  .arg(m.captured(1));
          }},
-        {anchored(R"(Tensor parallelism with compiled or Float8 layers: each layer's forward temporaries are planned as one partial sum, not measured \(eager layers were, on an H200\); peak reserved may read low, as on torchtitan's published 70B run \(-13\.4 %\)\.)"),
+        {anchored(R"(Tensor parallelism with Float8 layers: each layer's forward is planned as the bf16 layers' measured sequence plus Float8's casts, which no run has measured in that sequence; peak reserved may read low, as on torchtitan's published 70B run \(-7\.5 %\)\.)"),
          [](const QRegularExpressionMatch&) {
-             return ErrorText::tr("Tensor parallelism with compiled or Float8 layers: each layer's forward temporaries "
-                                  "are planned as one partial sum, not measured (eager layers were, on an H200); peak "
-                                  "reserved may read low, as on torchtitan's published 70B run (-13.4 %).");
+             return ErrorText::tr("Tensor parallelism with Float8 layers: each layer's forward is planned as the bf16 "
+                                  "layers' measured sequence plus Float8's casts, which no run has measured in that "
+                                  "sequence; peak reserved may read low, as on torchtitan's published 70B run (-7.5 %).");
          }},
         {anchored(R"(LoRA all-linear leaves the experts alone, as peft 0\.18\.1 does; peft 0\.21 adapts them too and holds a copy of each layer's expert weights in its forward \(measured: \+7\.3 % on Mixtral 8x7B\)\.)"),
          [](const QRegularExpressionMatch&) {
