@@ -11,6 +11,10 @@
 // tile row j, then the warp combines the tile with shuffles. Each lane keeps
 // the head-dimension slots d = lane + 32·i, i < kMaxSlots, so HD <= 256.
 // This is the simple, exact form; it does not use tensor cores.
+// flashattentiontc.cu has a tensor-core (WMMA) forward with the same result
+// contract, taken by default where the call is eligible (bf16/fp16, HD a
+// multiple of 16 up to 128, no dropout, sm_80+); HEADROOM_FUSED_ATTENTION=fma
+// keeps this kernel.
 //
 // Attention dropout: each kernel draws M[t,s] from the stream itself
 // (runtime/cpu/dropoutrng.h, the CPU reference's function), as flash-attn
@@ -18,6 +22,7 @@
 // count every key, v and dP see P·M/(1 − p).
 #include "cuda/attention.h"
 #include "cuda/contextimpl.cuh"
+#include "cuda/flashattentiontc.h"
 
 #include "runtime/cpu/dropoutrng.h"
 
@@ -334,6 +339,9 @@ Status flashAttentionForward(Context& context, DType dtype, void* out, float* ls
                              const void* v, const AttentionDims& dims, float scale)
 {
     HR_TRY(checkFlash(dims));
+    // The WMMA kernel where eligible, unless HEADROOM_FUSED_ATTENTION=fma (read once).
+    if (flashAttentionTensorCoreSelected(context, dtype, out, lse, q, k, v, dims))
+        return flashAttentionForwardTensorCores(context, dtype, out, lse, q, k, v, dims, scale);
     const Dims d = dimsOf(dims);
     const dim3 grid(static_cast<unsigned>((dims.T + kWarps - 1) / kWarps), static_cast<unsigned>(dims.NH),
                     static_cast<unsigned>(dims.B));

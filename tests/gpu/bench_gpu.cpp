@@ -11,6 +11,7 @@
 #include "cuda/attention.h"
 #include "cuda/context.h"
 #include "cuda/device.h"
+#include "cuda/flashattentiontc.h"
 #include "cuda/gemm.h"
 
 #include <chrono>
@@ -132,6 +133,22 @@ int main()
         return cu::flashAttentionForward(cx, dt, o.value().data(), lse.value().as<float>(), q.value().data(),
                                          k.value().data(), v.value().data(), dims, scale);
     });
+    // The tensor-core forward (flashattentiontc.cu) on the same shape;
+    // fused_forward above is the kernel the environment selects (tensor cores
+    // by default, HEADROOM_FUSED_ATTENTION=fma the fp32 one),
+    // fused_forward_fma the fp32 one always.
+    const bool tcEligible = cu::flashAttentionTensorCoreEligible(cx, dt, dims);
+    cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::fma);
+    const double flashFwdFma = secondsPer(cx, [&] {
+        return cu::flashAttentionForward(cx, dt, o.value().data(), lse.value().as<float>(), q.value().data(),
+                                         k.value().data(), v.value().data(), dims, scale);
+    });
+    cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::tensorCores);
+    const double flashFwdTc = !tcEligible ? NAN : secondsPer(cx, [&] {
+        return cu::flashAttentionForward(cx, dt, o.value().data(), lse.value().as<float>(), q.value().data(),
+                                         k.value().data(), v.value().data(), dims, scale);
+    });
+    cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
     const double flashBwd = secondsPer(cx, [&] {
         return cu::flashAttentionBackward(cx, dt, dq.value().data(), dk.value().data(), dv.value().data(),
                                           delta.value().as<float>(), o.value().data(), o.value().data(),
@@ -147,9 +164,10 @@ int main()
                                           datt.value().data(), o.value().data(), att.value().data(), q.value().data(),
                                           k.value().data(), v.value().data(), dims, scale);
     });
-    std::printf("  \"attention_b1_t2048_h32_kv8_hd64_ms\": {\"fused_forward\": %s, \"fused_backward\": %s, "
-                "\"eager_forward\": %s, \"eager_backward\": %s}\n}\n",
-                num(flashFwd * 1e3, 3).c_str(), num(flashBwd * 1e3, 3).c_str(), num(eagerFwd * 1e3, 3).c_str(),
-                num(eagerBwd * 1e3, 3).c_str());
+    std::printf("  \"attention_b1_t2048_h32_kv8_hd64_ms\": {\"fused_forward\": %s, \"fused_forward_fma\": %s, "
+                "\"fused_forward_tc\": %s, \"fused_backward\": %s, \"eager_forward\": %s, "
+                "\"eager_backward\": %s}\n}\n",
+                num(flashFwd * 1e3, 3).c_str(), num(flashFwdFma * 1e3, 3).c_str(), num(flashFwdTc * 1e3, 3).c_str(),
+                num(flashBwd * 1e3, 3).c_str(), num(eagerFwd * 1e3, 3).c_str(), num(eagerBwd * 1e3, 3).c_str());
     return 0;
 }

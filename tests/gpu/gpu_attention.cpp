@@ -4,9 +4,15 @@
 // (in double) on random q, k, v: multi-head, grouped-query and multi-query
 // shapes, head dimensions that are and are not multiples of 32, up to 256
 // (the 16-key tile path), and sequence lengths that do not fill the last tile.
+// Each fused kernel is forced with setFusedAttentionKernelForTests: the fp32
+// one on the shapes above, the tensor-core forward (flashattentiontc.cu, the
+// default where eligible) on its own cases, forward and the fused backward
+// that consumes its out and lse.
 #include "gpu_test.h"
 
 #include "cuda/attention.h"
+#include "cuda/device.h"
+#include "cuda/flashattentiontc.h"
 
 #include "runtime/cpu/attention.h"
 #include "runtime/cpu/flashattention.h"
@@ -76,12 +82,14 @@ void testShape(gpu_test::Suite& s, const Shape& shape, DType dt)
         s.close(label("eager dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), tolerance(dt, 4));
         s.close(label("eager dv " + name, dt), s.download(dDv, nkv, dt), narrow(dv), tolerance(dt, 4));
     }
-    { // fused
+    { // fused, the fp32 kernel (the tensor-core forward has its own cases below)
         auto dOut = s.zeros(nq * bytes), dLse = s.zeros(nstat * 4), dDelta = s.zeros(nstat * 4);
         auto dDq = s.upload(dq0, dt), dDk = s.upload(dk0, dt), dDv = s.upload(dv0, dt);
+        cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::fma);
         s.ok(cu::flashAttentionForward(*s.context, dt, dOut.data(), dLse.as<float>(), dQ.data(), dK.data(),
                                        dV.data(), dims, fscale),
              "flash forward " + name);
+        cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
         s.ok(cu::flashAttentionBackward(*s.context, dt, dDq.data(), dDk.data(), dDv.data(), dDelta.as<float>(),
                                         dDout.data(), dOut.data(), dLse.as<float>(), dQ.data(), dK.data(), dV.data(),
                                         dims, fscale),
@@ -93,6 +101,61 @@ void testShape(gpu_test::Suite& s, const Shape& shape, DType dt)
         s.close(label("flash dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), tolerance(dt, 4));
         s.close(label("flash dv " + name, dt), s.download(dDv, nkv, dt), narrow(dv), tolerance(dt, 4));
     }
+}
+
+// The WMMA forward (forced, whatever HEADROOM_FUSED_ATTENTION says) and the
+// fused backward on its out and lse, against the double references. Inputs
+// are already representable in dtype (randomIn), so the differences from the
+// fp32 kernel are P rounded to dtype before P·V (relative u = 2^-9 bf16,
+// 2^-12 fp16 on each weight, so |Δout| <= u·max|v| = u) and out's own
+// rounding; with out's rms >= ~0.07 at these shapes (T <= 333 keys, scores of
+// sd ~1.3) that stays within the same tolerance(dt, 2) as the fp32 kernel's
+// out. Scores and l are fp32 sums of exact products, so lse keeps the fp32
+// tolerance, and the backward the fp32 kernel's tolerance(dt, 4).
+void testTensorCoreShape(gpu_test::Suite& s, const Shape& shape, DType dt, bool tensorCoreDevice)
+{
+    cu::AttentionDims dims{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
+    dims.causal = shape.causal;
+    cpu::AttentionShape cpuShape{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
+    cpuShape.causal = shape.causal;
+    const double scale = cpu::defaultAttentionScale(shape.HD);
+    const std::size_t nq = shape.B * shape.T * shape.NH * shape.HD, nkv = shape.B * shape.T * shape.NKV * shape.HD;
+    const std::size_t natt = shape.B * shape.NH * shape.T * shape.T, nstat = shape.B * shape.NH * shape.T;
+    const std::size_t bytes = cu::dtypeSize(dt);
+    const auto q = s.randomIn(nq, dt, -2.0f, 2.0f), k = s.randomIn(nkv, dt, -2.0f, 2.0f), v = s.randomIn(nkv, dt);
+    const auto dout = s.randomIn(nq, dt), dq0 = s.randomIn(nq, dt), dk0 = s.randomIn(nkv, dt),
+               dv0 = s.randomIn(nkv, dt);
+    const auto qd = wide(q), kd = wide(k), vd = wide(v), doutd = wide(dout);
+    auto dQ = s.upload(q, dt), dK = s.upload(k, dt), dV = s.upload(v, dt), dDout = s.upload(dout, dt);
+    const std::string name = "tc " + describe(shape);
+    if (tensorCoreDevice)
+        s.expect(cu::flashAttentionTensorCoreEligible(*s.context, dt, dims), label("eligible " + name, dt));
+
+    std::vector<double> out(nq), att(natt), lse(nstat), outFlash(nq);
+    std::vector<double> dq = wide(dq0), dk = wide(dk0), dv = wide(dv0);
+    cpu::attentionForward<double>(out.data(), att.data(), qd.data(), kd.data(), vd.data(), cpuShape, scale);
+    cpu::attentionBackward<double>(dq.data(), dk.data(), dv.data(), doutd.data(), att.data(), qd.data(), kd.data(),
+                                   vd.data(), cpuShape, scale);
+    cpu::flashAttentionForward<double>(outFlash.data(), lse.data(), qd.data(), kd.data(), vd.data(), cpuShape, scale);
+
+    const float fscale = static_cast<float>(scale);
+    auto dOut = s.zeros(nq * bytes), dLse = s.zeros(nstat * 4), dDelta = s.zeros(nstat * 4);
+    auto dDq = s.upload(dq0, dt), dDk = s.upload(dk0, dt), dDv = s.upload(dv0, dt);
+    cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::tensorCores);
+    s.ok(cu::flashAttentionForward(*s.context, dt, dOut.data(), dLse.as<float>(), dQ.data(), dK.data(), dV.data(),
+                                   dims, fscale),
+         "flash forward " + name);
+    cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
+    s.ok(cu::flashAttentionBackward(*s.context, dt, dDq.data(), dDk.data(), dDv.data(), dDelta.as<float>(),
+                                    dDout.data(), dOut.data(), dLse.as<float>(), dQ.data(), dK.data(), dV.data(), dims,
+                                    fscale),
+         "flash backward " + name);
+    s.close(label("flash out " + name, dt), s.download(dOut, nq, dt), narrow(outFlash), tolerance(dt, 2));
+    s.close(label("flash lse " + name, dt), s.download(dLse, nstat, DType::f32), narrow(lse),
+            tolerance(DType::f32, 5));
+    s.close(label("flash dq " + name, dt), s.download(dDq, nq, dt), narrow(dq), tolerance(dt, 4));
+    s.close(label("flash dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), tolerance(dt, 4));
+    s.close(label("flash dv " + name, dt), s.download(dDv, nkv, dt), narrow(dv), tolerance(dt, 4));
 }
 
 } // namespace
@@ -115,6 +178,36 @@ int main()
     for (const Shape& shape : shapes)
         for (DType dt : gpu_test::allTypes())
             testShape(suite, shape, dt);
+    // The tensor-core forward: bf16 and fp16, causal and bidirectional, GQA
+    // groups of 4 (and MQA, MHA), T of one token, not a multiple of 16, and
+    // of several 64-row query blocks and key tiles; HD 64 (64-key tiles) and
+    // 128, 80 (32-key tiles), 16.
+    bool tensorCoreDevice = false;
+    if (const auto devices = headroom::cuda::listDevices(); devices.ok() && !devices.value().empty())
+        tensorCoreDevice = devices.value().front().computeMajor >= 8;
+    std::vector<Shape> tcShapes;
+    for (const std::size_t T : {1, 17, 100, 333})
+        for (const std::size_t HD : {64, 128})
+            for (const bool causal : {true, false})
+                tcShapes.push_back({2, T, 8, 2, HD, causal});
+    tcShapes.push_back({1, 70, 4, 1, 80});        // MQA, 32-key tiles, HD not a power of two
+    tcShapes.push_back({1, 129, 4, 4, 16, false}); // MHA, the smallest head dimension
+    for (const Shape& shape : tcShapes)
+        for (DType dt : {DType::bf16, DType::f16})
+            testTensorCoreShape(suite, shape, dt, tensorCoreDevice);
+    // What the tensor-core path leaves to the fp32 kernel.
+    cu::AttentionDims tcDims{1, 64, 4, 2, 64};
+    suite.expect(!cu::flashAttentionTensorCoreEligible(*suite.context, DType::f32, tcDims), "tc: fp32 falls back");
+    tcDims.dropout = 0.1f;
+    suite.expect(!cu::flashAttentionTensorCoreEligible(*suite.context, DType::bf16, tcDims),
+                 "tc: attention dropout falls back");
+    tcDims.dropout = 0.0f;
+    tcDims.HD = 72;
+    suite.expect(!cu::flashAttentionTensorCoreEligible(*suite.context, DType::bf16, tcDims),
+                 "tc: HD not a multiple of 16 falls back");
+    tcDims.HD = 160;
+    suite.expect(!cu::flashAttentionTensorCoreEligible(*suite.context, DType::bf16, tcDims),
+                 "tc: HD above 128 falls back");
     // Bad shapes are results, not crashes.
     const cu::AttentionDims bad{1, 4, 3, 2, 64};
     suite.expect(!cu::flashAttentionForward(*suite.context, DType::f32, nullptr, nullptr, nullptr, nullptr, nullptr,
