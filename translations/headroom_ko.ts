@@ -1008,8 +1008,8 @@
         <translation>LoRA all-linear은 peft 0.18.1처럼 전문가(expert)는 건드리지 않습니다. peft 0.21은 전문가에도 어댑터를 붙이고, 순전파마다 각 레이어의 전문가 가중치 사본을 만듭니다(측정: Mixtral 8x7B에서 +7.3 %).</translation>
     </message>
     <message>
-        <source>Tensor parallelism with Float8 layers: each layer&apos;s forward is planned as the bf16 layers&apos; measured sequence plus Float8&apos;s casts, which no run has measured in that sequence; peak reserved may read low, as on torchtitan&apos;s published 70B run (-7.5 %).</source>
-        <translation>텐서 병렬에 Float8 레이어: 각 레이어의 순전파는 bf16 레이어에서 측정한 순서에 Float8의 캐스트를 더해 계획하며, 그 순서 안의 캐스트는 어떤 실행에서도 측정하지 않았습니다. 예약 메모리 최대치가 낮게 나올 수 있습니다 (torchtitan이 공개한 70B 실행에서 -7.5 %).</translation>
+        <source>Tensor parallelism with eager Float8 layers: each layer&apos;s forward is planned as the bf16 layers&apos; measured sequence plus Float8&apos;s casts, which no run has measured in that sequence (compiled Float8 layers were, on an H200); peak reserved may be off by a few percent.</source>
+        <translation>텐서 병렬에 eager Float8 레이어: 각 레이어의 순전파는 bf16 레이어에서 측정한 순서에 Float8의 캐스트를 더해 계획하며, 그 순서 안의 캐스트는 어떤 실행에서도 측정하지 않았습니다 (compile한 Float8 레이어는 H200에서 측정했습니다). 예약 메모리 최대치가 몇 퍼센트 어긋날 수 있습니다.</translation>
     </message>
 </context>
 <context>

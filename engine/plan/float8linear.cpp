@@ -99,8 +99,11 @@ void addFloat8Rows(const BuildContext& ctx, Bytes tokens, std::vector<TensorRow>
     }
     // In the forward of a checkpointed layer the autograd function's saves are
     // dropped by the checkpoint: one linear's casts live at a time.
+    // A measured TP layer script that holds them (torchtitanrows.cpp) takes
+    // their place in checkpointed layers.
     rows.push_back({"float8.forward_casts", "fp8 copies of one linear's input and weight (torchao Float8Linear: cast_input_to_float8, cast_weight_to_float8_t), the widest linear's, freed after its matmul under checkpointing",
-                    Category::Temporaries, widestCall, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+                    Category::Temporaries, widestCall, Phase::LayerFwd, Phase::LayerFwd,
+                    float8CastsInLayerScript(ctx) ? LayerSet::Plain : LayerSet::All, false});
     // The recompute makes them again, and manual_float8_matmul_with_args_in_float8
     // keeps every linear's pair until that linear's backward.
     rows.push_back({"float8.saved_casts", "fp8 copies of every linear's input and weight, made by the recompute and saved by manual_float8_matmul_with_args_in_float8 until each linear's backward",

@@ -134,6 +134,10 @@ Result<Plan> planOneRank(const Scenario& scenario, const ModelSpec& model, const
 // context parallelism's ring-attention buffers (the rows DTensor sequence parallelism keeps whole
 // are applySequenceParallel's, below).
 void addTorchtitanRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows);
+// Whether a checkpointed layer's forward under tensor parallelism is a
+// measured script that holds Float8's forward casts itself (compiled Float8
+// layers), so float8.forward_casts stays off those layers.
+bool float8CastsInLayerScript(const BuildContext& ctx);
 // The activation rows that DTensor sequence parallelism keeps whole (the
 // all-gathered inputs of column-parallel linears, the partial outputs of
 // row-parallel ones that op-level checkpointing keeps), by row name.

@@ -59,14 +59,20 @@ TensorRow temporary(const char* name, const char* source, Bytes bytes, Phase at,
 }
 
 // Whether a checkpointed layer's forward is planned as one of the measured
-// scripts below (eager or compiled layers): under full activation
-// checkpointing, without context parallelism (the ring attention's buffers
-// replace the kernel's). Float8 layers take their bf16 script: the casts
-// and scales join that sequence somewhere no run has measured, and their
-// own rows (float8linear.cpp) stand beside it.
+// scripts below (eager or compiled layers, compiled Float8 layers): under
+// full activation checkpointing, without context parallelism (the ring
+// attention's buffers replace the kernel's). Eager Float8 layers take the
+// eager bf16 script, with Float8's casts as their own rows
+// (float8linear.cpp) beside it: no run has measured where they fall.
 bool scriptedLayerForward(const BuildContext& ctx)
 {
-    return ctx.anyCheckpointedLayer() && !ctx.selectiveOps && ctx.rank->layout->cp == 1;
+    return ctx.rank && ctx.rank->layout->tp > 1 && ctx.anyCheckpointedLayer() && !ctx.selectiveOps &&
+           ctx.rank->layout->cp == 1;
+}
+
+bool float8Script(const BuildContext& ctx)
+{
+    return scriptedLayerForward(ctx) && ctx.float8Linears && ctx.compiledLayers && !ctx.float8AllGather;
 }
 
 // The tensors one layer's forward makes and drops, in order (TensorPiece: a
@@ -96,6 +102,7 @@ private:
 // log-sum-exp, F the rank's MLP width.
 struct LayerSizes {
     Bytes S, h, q, k, qc, kc, lse, F;
+    Bytes wq, wk, w1; // the rank's wq, wk (or wv) and w1 (or w3), one byte an element (Float8's weight casts)
 };
 
 LayerSizes layerSizes(const BuildContext& ctx)
@@ -111,6 +118,9 @@ LayerSizes layerSizes(const BuildContext& ctx)
     z.kc = satMul(T, m.kvDim(), 4);
     z.lse = satMul(T, m.heads, 4);
     z.F = satMul(T, m.intermediate, ctx.act);
+    z.wq = satMul(m.hidden, m.qDim());
+    z.wk = satMul(m.hidden, m.kvDim());
+    z.w1 = satMul(m.hidden, m.intermediate);
     return z;
 }
 
@@ -186,6 +196,51 @@ void compiledLayerScript(const LayerSizes& z, LayerScript& s)
     s.release({w2Copy, residual, w2Shard});
 }
 
+// Compiled layers with torchao's Float8 linears (tensorwise, Float8 TP,
+// no Float8 all-gather for FSDP): PrepareFloat8ModuleInput casts the
+// attention's and the feed-forward's input to fp8 on the sequence shard and
+// all-gathers it in fp8 (half of S, twice: the gathered tensor and its
+// copy); each colwise linear casts its weight to fp8 for its matmul and
+// SwiGLU's product is cast before w2; the row-parallel partial sums stay
+// 16-bit. Measured on an H200 (tp_study.py --device cuda --compile --float8
+// --memory-history, torchao 0.18; docs/validation/gpu-h200-2026-11-26b.md),
+// the same rank, second step, layer 10; weight casts under 1 MiB left out.
+void compiledFloat8LayerScript(const LayerSizes& z, LayerScript& s)
+{
+    const Bytes S8 = ceilDiv(z.S, 2), h8 = ceilDiv(z.h, 2), F8 = ceilDiv(z.F, 2);
+    const auto shard8 = s.make(h8);
+    const auto gathered = s.make(S8), input = s.make(S8);
+    s.release({gathered});
+    const auto wq8 = s.make(z.wq), xq = s.make(z.q), wk8 = s.make(z.wk), xk = s.make(z.k), xv = s.make(z.k);
+    s.release({input, wk8});
+    const auto qc1 = s.make(z.qc), kc1 = s.make(z.kc), qc2 = s.make(z.qc);
+    s.release({qc1});
+    const auto kc2 = s.make(z.kc);
+    s.release({kc1, qc2, kc2});
+    const auto attn = s.make(z.q), attnLse = s.make(z.lse);
+    s.release({xv, xq, xk, attnLse, attn});
+    const auto wo = s.make(z.S);
+    s.release({wq8});
+    const auto woCopy = s.make(z.S);
+    s.release({wo});
+    const auto residual = s.make(z.h);
+    s.release({woCopy});
+    const auto gathered2 = s.make(S8);
+    s.release({shard8});
+    const auto input2 = s.make(S8);
+    s.release({gathered2});
+    const auto w18 = s.make(z.w1), w1 = s.make(z.F), w3 = s.make(z.F);
+    s.release({input2});
+    const auto product8 = s.make(F8);
+    s.release({w1, w3});
+    const auto w2 = s.make(z.S);
+    s.release({product8, w18});
+    const auto w2Copy = s.make(z.S);
+    s.release({w2});
+    const auto w2Shard = s.make(z.h);
+    s.release({w2Copy, w2Shard, residual});
+}
+
 // A checkpointed layer's forward under tensor and sequence parallelism,
 // tensor by tensor, as the caching allocator saw it: torchtitan 0.2.2's
 // llama3 block under FSDP2 x TP, PyTorch 2.11, one H200, rank 0 of tp 8 x dp 32
@@ -201,7 +256,9 @@ void compiledLayerScript(const LayerSizes& z, LayerScript& s)
 void addScriptedLayerForward(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     LayerScript s;
-    if (ctx.compiledLayers)
+    if (float8Script(ctx))
+        compiledFloat8LayerScript(layerSizes(ctx), s);
+    else if (ctx.compiledLayers)
         compiledLayerScript(layerSizes(ctx), s);
     else
         eagerLayerScript(layerSizes(ctx), s);
@@ -234,13 +291,10 @@ void addTensorParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows
                              sequenceWide, Phase::LayerFwd, scripted ? LayerSet::Plain : LayerSet::All));
     if (scripted)
         addScriptedLayerForward(ctx, rows);
-    if (scripted && ctx.float8Linears)
-        // What the published row this feeds ran (torchtitan's 70B Table 4,
-        // compiled with Float8) read -13.4 % reserved with one partial sum
-        // here, -7.5 % with the bf16 script: say that the casts are not in it.
-        ctx.note("Tensor parallelism with Float8 layers: each layer's forward is planned as the bf16 layers' measured "
-                 "sequence plus Float8's casts, which no run has measured in that sequence; peak reserved may read "
-                 "low, as on torchtitan's published 70B run (-7.5 %).");
+    if (scripted && ctx.float8Linears && !float8Script(ctx))
+        ctx.note("Tensor parallelism with eager Float8 layers: each layer's forward is planned as the bf16 layers' "
+                 "measured sequence plus Float8's casts, which no run has measured in that sequence (compiled Float8 "
+                 "layers were, on an H200); peak reserved may be off by a few percent.");
     // With Float8 linears the row-parallel output's gradient is cast to e5m2
     // on the sequence shard and all-gathered in fp8 (Float8RowwiseParallel's
     // NoopFwToFloat8BwDynamic after the redistribute): that gathered gradient
@@ -336,6 +390,8 @@ bool keptWholeUnderDTensorSequenceParallel(const char* rowName)
             return true;
     return false;
 }
+
+bool float8CastsInLayerScript(const BuildContext& ctx) { return float8Script(ctx); }
 
 void addTorchtitanRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {

@@ -347,18 +347,38 @@ private slots:
         QCOMPARE(rowBytes(compiled, "tp.layer_forward"),
                  std::max({q + S + 2 * k + 2 * qc + kc, q + 2 * S, sh + 2 * S, sh + S + 2 * F}));
         QVERIFY(rowBytes(compiled, "tp.layer_forward") != expected);
-        // Float8 linears add casts no run has measured: the plan says so.
-        const auto unmeasured = [](const Plan& plan) {
+        // Compiled Float8 layers (compiledFloat8LayerScript), the inputs
+        // gathered in fp8 (S8, h8), the colwise weights cast (wq, wk, w1, one
+        // byte an element), SwiGLU's product cast (F8): at most the largest
+        // of the projections (h8 + S8 + wq + q + wk + 2k), the rotary
+        // (h8 + wq + q + 2k + 2qc + kc), the attention (h8 + wq + 2q + 2k +
+        // lse), w1 and w3 (sh + S8 + w1 + 2F), the product's cast
+        // (sh + w1 + 2F + F8), w2's partial sum (sh + w1 + F8 + S) and its
+        // copy (sh + 2S). The casts are in the script, so
+        // float8.forward_casts is off its layers, and no note.
+        const auto eagerFloat8Note = [](const Plan& plan) {
             return std::any_of(plan.notes.begin(), plan.notes.end(), [](const std::string& n) {
-                return n.starts_with("Tensor parallelism with Float8 layers");
+                return n.starts_with("Tensor parallelism with eager Float8 layers");
             });
         };
-        QVERIFY(!unmeasured(p));
-        QVERIFY(!unmeasured(compiled));
         sc.train.precision = Precision::Fp8Mixed;
         const Plan float8 = testing::planOrFail(sc);
-        QVERIFY(unmeasured(float8));
-        QCOMPARE(rowBytes(float8, "tp.layer_forward"), rowBytes(compiled, "tp.layer_forward"));
+        const Bytes S8 = S / 2, h8 = sh / 2, F8 = F / 2;
+        const Bytes wq = h * heads / tp * d, wk = h * kv / tp * d, w1 = h * i / tp;
+        QCOMPARE(rowBytes(float8, "tp.layer_forward"),
+                 std::max({h8 + S8 + wq + q + wk + 2 * k, h8 + wq + q + 2 * k + 2 * qc + kc,
+                           h8 + wq + 2 * q + 2 * k + lse, sh + S8 + w1 + 2 * F, sh + w1 + 2 * F + F8,
+                           sh + w1 + F8 + S, sh + 2 * S}));
+        QCOMPARE(int(findRow(float8, "float8.forward_casts")->layers), int(LayerSet::Plain));
+        QVERIFY(!eagerFloat8Note(float8));
+        QVERIFY(!eagerFloat8Note(compiled) && !eagerFloat8Note(p));
+        // Eager Float8 layers: the eager bf16 script and the casts beside it,
+        // which no run has measured together: the plan says so.
+        sc.train.compileLayers = false;
+        const Plan eagerFloat8 = testing::planOrFail(sc);
+        QCOMPARE(rowBytes(eagerFloat8, "tp.layer_forward"), expected);
+        QCOMPARE(int(findRow(eagerFloat8, "float8.forward_casts")->layers), int(LayerSet::All));
+        QVERIFY(eagerFloat8Note(eagerFloat8));
     }
 
     // Rank 0 of torchtitan's Table 4 layout (Llama 3.1 70B, tp 8 x dp 32,
@@ -409,6 +429,32 @@ private slots:
               100 * reservedError);
         QVERIFY(std::abs(allocatedError) <= 0.02);
         QVERIFY(std::abs(reservedError) <= 0.02);
+    }
+
+    // The same rank as torchtitan published it, compiled blocks with torchao
+    // Float8 linears and Float8 TP (tp_study.py --device cuda --compile
+    // --float8, torchao 0.18, 2026-11-26, gpu-h200-2026-11-26b.md): max
+    // allocated 61 641 773 568 bytes, max reserved 70 327 992 320, within
+    // 2 MB of the bf16 compiled run. The plan reads +0.85 % and -3.3 %:
+    // its forward reserves less than the GPU's (32.5 GiB reserved when the
+    // loss starts; the plan's stream 27.0 before the head); held to 2 % and 5 %.
+    void table4RankZeroFloat8AsMeasuredOnOneGpu()
+    {
+        auto sc = scenarioFromText(R"({"schema": "headroom.scenario/1",
+            "model": {"preset": "meta-llama/Llama-3.1-70B"},
+            "train": {"precision": "fp8-mixed", "optimizer": "adamw", "micro_batch": 16, "seq_len": 8192,
+                      "grad_accum": 1, "checkpointing": "full", "attention": "sdpa", "compile": true},
+            "hardware": {"gpu": "h200", "count": 256, "sharding": "fsdp2",
+                         "parallel": {"tp": 8, "sp": true, "pp": 1}}})");
+        QVERIFY2(sc.ok(), sc.ok() ? "" : sc.error().detail.c_str());
+        const Plan p = testing::planOrFail(sc.value());
+        const double allocated = 61641773568.0, reserved = 70327992320.0;
+        const double allocatedError = (double(p.peakAllocatedBytes) - allocated) / allocated;
+        const double reservedError = (double(p.peakReservedBytes) - reserved) / reserved;
+        qInfo("70B tp 8 x dp 32 rank 0, compiled Float8: allocated %+.2f %%, reserved %+.2f %%",
+              100 * allocatedError, 100 * reservedError);
+        QVERIFY(std::abs(allocatedError) <= 0.02);
+        QVERIFY(std::abs(reservedError) <= 0.05);
     }
 
     void refusesWhatIsNotModelled_data()

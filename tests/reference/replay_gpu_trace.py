@@ -5,12 +5,13 @@
 
 Allocator histories of torchtitan's 70B Table 4 rank 0, both steps, recorded
 on an H200 (tools/reference/tp_study.py --device cuda --memory-history): the
-eager run (docs/validation/gpu-h200-2026-11-26.md) and the run with each
-block compiled (--compile, gpu-h200-2026-11-26b.md). Each is turned into a
+eager run (docs/validation/gpu-h200-2026-11-26.md), and the runs with each
+block compiled (--compile), without and with Float8 linears (--float8),
+gpu-h200-2026-11-26b.md. Each is turned into a
 replay trace (tools/reference/snapshot_trace.py) and run through
 `headroom-cli replay`; the eager one also with expandable_segments:True. The
 expected figures are what torch.cuda.memory_stats() read on the GPU in those
-runs (log2.txt and log.txt there): max allocated and max reserved of the
+runs (log2.txt there; log.txt and log2.txt in the -26b folder): max allocated and max reserved of the
 second step (a step that made no new segment, so its max reserved is the
 whole run's). Only the default eager run's history was recorded; it stands
 in for the expandable run's, the same program (their max allocated differ by
@@ -31,6 +32,8 @@ CASES = {
     "eager, expandable": ("gpu-h200-2026-11-26/tp-table4-history-both-steps.pickle.gz",
                           ["--expandable-segments"], 61637022208, 70657245184),
     "compiled": ("gpu-h200-2026-11-26b/tp-table4-compiled-history.pickle.gz", [], 61639676416, 70325895168),
+    "compiled, Float8": ("gpu-h200-2026-11-26b/tp-table4-compiled-float8-history.pickle.gz", [], 61641773568,
+                         70327992320),
 }
 
 

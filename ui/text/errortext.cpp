@@ -74,11 +74,12 @@ const std::vector<Phrase>& notePhrases()
                                   "3-D parameters, which prepare_model_for_kbit_training then casts to fp32 (%1 here).")
                  .arg(m.captured(1));
          }},
-        {anchored(R"(Tensor parallelism with Float8 layers: each layer's forward is planned as the bf16 layers' measured sequence plus Float8's casts, which no run has measured in that sequence; peak reserved may read low, as on torchtitan's published 70B run \(-7\.5 %\)\.)"),
+        {anchored(R"(Tensor parallelism with eager Float8 layers: each layer's forward is planned as the bf16 layers' measured sequence plus Float8's casts, which no run has measured in that sequence \(compiled Float8 layers were, on an H200\); peak reserved may be off by a few percent\.)"),
          [](const QRegularExpressionMatch&) {
-             return ErrorText::tr("Tensor parallelism with Float8 layers: each layer's forward is planned as the bf16 "
-                                  "layers' measured sequence plus Float8's casts, which no run has measured in that "
-                                  "sequence; peak reserved may read low, as on torchtitan's published 70B run (-7.5 %).");
+             return ErrorText::tr("Tensor parallelism with eager Float8 layers: each layer's forward is planned as the "
+                                  "bf16 layers' measured sequence plus Float8's casts, which no run has measured in "
+                                  "that sequence (compiled Float8 layers were, on an H200); peak reserved may be off "
+                                  "by a few percent.");
          }},
         {anchored(R"(LoRA all-linear leaves the experts alone, as peft 0\.18\.1 does; peft 0\.21 adapts them too and holds a copy of each layer's expert weights in its forward \(measured: \+7\.3 % on Mixtral 8x7B\)\.)"),
          [](const QRegularExpressionMatch&) {
