@@ -1011,6 +1011,19 @@
         <source>Tensor parallelism with eager Float8 layers: each layer&apos;s forward is planned as the bf16 layers&apos; measured sequence plus Float8&apos;s casts, which no run has measured in that sequence (compiled Float8 layers were, on an H200); peak reserved may be off by a few percent.</source>
         <translation>텐서 병렬에 eager Float8 레이어: 각 레이어의 순전파는 bf16 레이어에서 측정한 순서에 Float8의 캐스트를 더해 계획하며, 그 순서 안의 캐스트는 어떤 실행에서도 측정하지 않았습니다 (compile한 Float8 레이어는 H200에서 측정했습니다). 예약 메모리 최대치가 몇 퍼센트 어긋날 수 있습니다.</translation>
     </message>
+    <message>
+        <source>planned with the headroom profile (the engine&apos;s own program), not the scenario&apos;s %1 profile</source>
+        <extracomment>%1 the scenario&apos;s runtime profile (pytorch, deepspeed...)</extracomment>
+        <translation>headroom 프로파일(엔진 자체의 프로그램)로 계획했습니다. 시나리오의 %1 프로파일이 아닙니다</translation>
+    </message>
+    <message>
+        <source>other processes used %1 MiB of the device before this run; they are left out of the device-used figure</source>
+        <translation>이 실행 전에 다른 프로세스가 장치에서 %1 MiB를 사용했습니다. 디바이스 사용량 수치에서는 제외했습니다</translation>
+    </message>
+    <message>
+        <source>planned and measured agree to the byte at every event, per category and per tensor row</source>
+        <translation>계획과 측정이 모든 이벤트에서 범주별, 텐서 행별로 바이트 단위까지 일치합니다</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

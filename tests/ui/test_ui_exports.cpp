@@ -13,9 +13,13 @@
 #include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
 #include "plan/planner.h"
+#include "runtime/backend.h"
+#include "runtime/validate.h"
 #include "shell/languagemanager.h"
 #include "shell/mainwindow.h"
 #include "text/errortext.h"
+
+#include "../runtime/runtime_testmodels.h"
 
 #include <QClipboard>
 #include <QJsonDocument>
@@ -323,6 +327,18 @@ private slots:
             QVERIFY(!plan);
             errors.push_back(plan.error());
         }
+
+        // The notes of a validation (what the Validate view lists): a tiny
+        // model on the CPU engine, planned in the pytorch profile.
+        Scenario tiny = testing::tinyScenario();
+        tiny.profile = Profile::Pytorch;
+        auto backend = rt::makeCpuBackend();
+        const auto validation = rt::runValidation(tiny, *backend, {});
+        QVERIFY(validation.ok());
+        const auto validationNotes = rt::validationJson(*validation)["notes"];
+        QCOMPARE(int(validationNotes.size()), 2); // the profile, and the agreement to the byte
+        for (const auto& note : validationNotes)
+            notes.push_back(note.get<std::string>());
 
         MainWindow window;
         QVERIFY(window.languages()->setLanguage(QStringLiteral("ko")));

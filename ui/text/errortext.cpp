@@ -81,6 +81,25 @@ const std::vector<Phrase>& notePhrases()
                                   "that sequence (compiled Float8 layers were, on an H200); peak reserved may be off "
                                   "by a few percent.");
          }},
+        // The validation's own notes (runtime/validate.cpp, cuda/cudabackend.cpp).
+        {anchored(R"(planned with the headroom profile \(the engine's own program\), not the scenario's (\S+) profile)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the scenario's runtime profile (pytorch, deepspeed...)
+             return ErrorText::tr("planned with the headroom profile (the engine's own program), not the scenario's "
+                                  "%1 profile")
+                 .arg(m.captured(1));
+         }},
+        {anchored(R"(other processes used (\d+) MiB of the device before this run; they are left out of the device-used figure)"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("other processes used %1 MiB of the device before this run; they are left out of the "
+                                  "device-used figure")
+                 .arg(m.captured(1));
+         }},
+        {anchored(R"(planned and measured agree to the byte at every event, per category and per tensor row)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("planned and measured agree to the byte at every event, per category and per tensor "
+                                  "row");
+         }},
         {anchored(R"(LoRA all-linear leaves the experts alone, as peft 0\.18\.1 does; peft 0\.21 adapts them too and holds a copy of each layer's expert weights in its forward \(measured: \+7\.3 % on Mixtral 8x7B\)\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("LoRA all-linear leaves the experts alone, as peft 0.18.1 does; peft 0.21 adapts them "

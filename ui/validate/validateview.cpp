@@ -5,6 +5,7 @@
 #include "validate/validationcharts.h"
 
 #include "style/palette.h"
+#include "text/errortext.h"
 #include "text/memoryunits.h"
 
 #include <QComboBox>
@@ -346,7 +347,7 @@ void ValidateView::drawSummary()
         text += QLatin1Char('\n') + tr("Extrapolated: the full model did not fit, so fewer layers were run and the "
                                        "per-layer measurement was scaled up.");
     for (const QString& note : report.notes)
-        text += QLatin1Char('\n') + QStringLiteral("• ") + note;
+        text += QLatin1Char('\n') + QStringLiteral("• ") + ErrorText::note(note.toStdString());
     m_summary->setText(text);
 }
 
