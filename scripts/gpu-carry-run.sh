@@ -24,40 +24,35 @@ python3 -c "import torch,transformers,peft;print('torch',torch.__version__,'tran
 
 python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site gpu-carry/whl/*.whl gpu-carry/peft/*.whl >/dev/null 2>&1
 export PYTHONPATH=/tmp/site  # torchtitan and torchao for tp_study, peft at the reference's pin
+# Owed to the GPU since 2026-11-26 (docs/validation/gpu-h200-2026-11-26b.md):
+# gpu_step on the fp32 attention kernel with the new initial weights, the
+# tensor-core fused backward (HEADROOM_FUSED_ATTENTION_BACKWARD=tc), the
+# fused step's time, the rest of the techniques preset.
 
-say "engine tests (gpu_attention also runs the tensor-core fused forward)"
+say "engine tests (gpu_step on the fp32 attention it mirrors; gpu_attention with the tensor-core kernels)"
 { for t in cuda_host_test gpu_kernels gpu_attention gpu_ops gpu_optim gpu_llama_block gpu_step gpu_agreement; do
     s=$(date +%s); echo "=== $t"; timeout "$(upto 60)" $B/$t 2>&1 | tail -40
     echo "=== $t rc=${PIPESTATUS[0]} seconds=$(($(date +%s) - s))"; done; } >"$out/engine.txt" 2>&1
-grep -E "^=== .*rc=|checks|failed|tensor-core|TFLOP|ms" "$out/engine.txt" | head -40
+grep -E "^=== .*rc=|checks|FAIL" "$out/engine.txt" | head -40
 
-say "the CUDA engine on Llama 3.1 8B QLoRA (QLoRA has never run on a GPU)"
-timeout "$(upto 80)" $B/headroom-cli validate --backend cuda --json --steps 3 --model meta-llama/Llama-3.1-8B \
-  --precision bf16-mixed --peft qlora --weight-quant nf4-dq --lora-rank 16 --lora-targets all-linear --lora-dropout 0 \
-  --optimizer adamw --micro-batch 1 --grad-accum 1 --seq-len 2048 --attention sdpa --checkpointing full \
-  >"$out/validate-llama-8b-qlora.json" 2>"$out/validate-llama-8b-qlora.err"
-echo "validate llama-8b-qlora rc=$?"; head -c 1500 "$out/validate-llama-8b-qlora.json"; tail -5 "$out/validate-llama-8b-qlora.err"; echo
-
-say "torchtitan's 70B Table 4 rank 0 as published: compiled blocks with Float8, both steps recorded"
-T4="--device cuda --tp 8 --dp 32 --dim 8192 --ffn 28672 --heads 64 --kv 8 --vocab 128256 --layers 80 --batch 16 --seq 8192"
-# shellcheck disable=SC2086
-timeout "$(upto 150)" python3 tools/reference/tp_study.py $T4 --compile --float8 \
-  --memory-history /tmp/t4-float8.pickle 2>&1 | grep -v Warning | tail -4
-[ -f /tmp/t4-float8.pickle ] && gzip -1 -c /tmp/t4-float8.pickle >"$out/tp-table4-compiled-float8-history.pickle.gz"
-
-say "bench_gpu: kernel timings (attention: eager, fused fp32, fused tensor-core)"
+say "bench_gpu: kernel timings (attention: eager, fused fp32, fused tensor-core, forward and backward)"
 timeout "$(upto 40)" $B/bench_gpu >"$out/bench_gpu.txt" 2>&1; echo "bench_gpu rc=$?"
-grep -iE "attention|fused" "$out/bench_gpu.txt" | head -5
+grep -iE "attention" "$out/bench_gpu.txt" | head -5
 
-say "Llama 3.2 1B on Headroom's CUDA engine, the fused attention's two kernels (step time)"
-L1="--model meta-llama/Llama-3.2-1B --precision bf16-mixed --optimizer adamw --micro-batch 1 --grad-accum 1 --seq-len 2048 --checkpointing none"
-for k in fma tc; do
+say "Llama 3.2 1B on Headroom's CUDA engine: the fused attention's kernels (step time)"
+L1="--model meta-llama/Llama-3.2-1B --precision bf16-mixed --peft none --weight-quant none --optimizer adamw --micro-batch 1 --grad-accum 1 --seq-len 2048 --checkpointing none --attention sdpa"
+for k in "fma fma" "tc fma" "tc tc"; do
+  set -- $k
   # shellcheck disable=SC2086
-  HEADROOM_FUSED_ATTENTION=$k timeout "$(upto 40)" $B/headroom-cli validate --backend cuda --steps 4 --attention sdpa $L1 2>&1 \
-    | grep -iE "step time|agree|status|error" | sed "s/^/$k: /"
+  HEADROOM_FUSED_ATTENTION=$1 HEADROOM_FUSED_ATTENTION_BACKWARD=$2 timeout "$(upto 40)" $B/headroom-cli validate \
+    --backend cuda --steps 4 $L1 2>&1 | grep -E "step time|agree|differences|headroom-cli:" | sed "s/^/forward $1, backward $2: /"
 done
 
 say "PyTorch beside Headroom's CUDA engine: the speed preset (Llama 3.2 1B eager and sdpa, seq 2048)"
 timeout "$(upto 150)" python3 tools/reference/torch_peaks.py --preset speed --steps 4 --timeout 60 \
   --headroom-cli $B/headroom-cli --headroom-run --compare --out "$out/speed.json" 2>&1 | tail -12
+
+say "PyTorch beside the plan: the techniques preset, while time lasts"
+timeout "$(upto 240)" python3 tools/reference/torch_peaks.py --preset techniques --steps 3 --timeout 60 \
+  --headroom-cli $B/headroom-cli --compare --out "$out/torch-peaks.json" 2>&1 | tail -30
 say "done"

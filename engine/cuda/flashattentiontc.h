@@ -16,9 +16,11 @@
 
 namespace headroom::cuda {
 
-// Which fused forward kernel flashAttentionForward runs.
+// Which fused kernel flashAttentionForward (or, through
+// setFusedAttentionBackwardKernelForTests, flashAttentionBackward) runs.
 enum class FusedAttentionKernel {
-    fromEnvironment, // tensor cores (the default); HEADROOM_FUSED_ATTENTION=fma: the fp32 kernel
+    fromEnvironment, // forward: tensor cores (the default), HEADROOM_FUSED_ATTENTION=fma the fp32 kernel;
+                     // backward: the fp32 kernel (the default), HEADROOM_FUSED_ATTENTION_BACKWARD=tc tensor cores
     fma,             // always the exact fp32 kernel
     tensorCores,     // the WMMA kernel wherever eligible
 };
@@ -38,5 +40,23 @@ bool flashAttentionTensorCoreSelected(Context& context, DType dtype, const void*
 // The WMMA forward itself; callers check flashAttentionTensorCoreSelected first.
 Status flashAttentionForwardTensorCores(Context& context, DType dtype, void* out, float* lse, const void* q,
                                         const void* k, const void* v, const AttentionDims& dims, float scale);
+
+// The tensor-core (WMMA) fused backward, flashattentiontcbackward.cu
+// (FlashAttention-2, Dao 2023, Algorithm 2; not yet run on a GPU). Same
+// contract as flashAttentionBackward (attention.h): dq, dk, dv accumulate,
+// delta is scratch. flashAttentionBackward takes it only where selected, by
+// HEADROOM_FUSED_ATTENTION_BACKWARD=tc (read once) or the override below, and
+// eligible: flashAttentionTensorCoreEligible plus every non-null pointer
+// 16-byte aligned. By default it keeps the exact fp32 kernel.
+void setFusedAttentionBackwardKernelForTests(FusedAttentionKernel kernel);
+
+bool flashAttentionBackwardTensorCoreSelected(Context& context, DType dtype, void* dq, void* dk, void* dv,
+                                              float* delta, const void* dout, const void* out, const float* lse,
+                                              const void* q, const void* k, const void* v, const AttentionDims& dims);
+
+// The WMMA backward itself; callers check flashAttentionBackwardTensorCoreSelected first.
+Status flashAttentionBackwardTensorCores(Context& context, DType dtype, void* dq, void* dk, void* dv, float* delta,
+                                         const void* dout, const void* out, const float* lse, const void* q,
+                                         const void* k, const void* v, const AttentionDims& dims, float scale);
 
 } // namespace headroom::cuda

@@ -155,6 +155,22 @@ int main()
                                           lse.value().as<float>(), q.value().data(), k.value().data(),
                                           v.value().data(), dims, scale);
     });
+    // Both fused backwards on the same shape: fused_backward above is the
+    // one the environment selects (the fp32 kernel by default,
+    // HEADROOM_FUSED_ATTENTION_BACKWARD=tc the WMMA one), fused_backward_fma
+    // the fp32 one always, fused_backward_tc the WMMA one
+    // (flashattentiontcbackward.cu; null where not eligible).
+    const auto fusedBackward = [&] {
+        return cu::flashAttentionBackward(cx, dt, dq.value().data(), dk.value().data(), dv.value().data(),
+                                          delta.value().as<float>(), o.value().data(), o.value().data(),
+                                          lse.value().as<float>(), q.value().data(), k.value().data(),
+                                          v.value().data(), dims, scale);
+    };
+    cu::setFusedAttentionBackwardKernelForTests(cu::FusedAttentionKernel::fma);
+    const double flashBwdFma = secondsPer(cx, fusedBackward);
+    cu::setFusedAttentionBackwardKernelForTests(cu::FusedAttentionKernel::tensorCores);
+    const double flashBwdTc = !tcEligible ? NAN : secondsPer(cx, fusedBackward);
+    cu::setFusedAttentionBackwardKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
     const double eagerFwd = secondsPer(cx, [&] {
         return cu::eagerAttentionForward(cx, dt, o.value().data(), att.value().data(), q.value().data(),
                                          k.value().data(), v.value().data(), dims, scale);
@@ -165,9 +181,10 @@ int main()
                                           k.value().data(), v.value().data(), dims, scale);
     });
     std::printf("  \"attention_b1_t2048_h32_kv8_hd64_ms\": {\"fused_forward\": %s, \"fused_forward_fma\": %s, "
-                "\"fused_forward_tc\": %s, \"fused_backward\": %s, \"eager_forward\": %s, "
-                "\"eager_backward\": %s}\n}\n",
+                "\"fused_forward_tc\": %s, \"fused_backward\": %s, \"fused_backward_fma\": %s, "
+                "\"fused_backward_tc\": %s, \"eager_forward\": %s, \"eager_backward\": %s}\n}\n",
                 num(flashFwd * 1e3, 3).c_str(), num(flashFwdFma * 1e3, 3).c_str(), num(flashFwdTc * 1e3, 3).c_str(),
-                num(flashBwd * 1e3, 3).c_str(), num(eagerFwd * 1e3, 3).c_str(), num(eagerBwd * 1e3, 3).c_str());
+                num(flashBwd * 1e3, 3).c_str(), num(flashBwdFma * 1e3, 3).c_str(), num(flashBwdTc * 1e3, 3).c_str(),
+                num(eagerFwd * 1e3, 3).c_str(), num(eagerBwd * 1e3, 3).c_str());
     return 0;
 }

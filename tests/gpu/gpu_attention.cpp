@@ -7,7 +7,9 @@
 // Each fused kernel is forced with setFusedAttentionKernelForTests: the fp32
 // one on the shapes above, the tensor-core forward (flashattentiontc.cu, the
 // default where eligible) on its own cases, forward and the fused backward
-// that consumes its out and lse.
+// that consumes its out and lse, and the tensor-core backward
+// (flashattentiontcbackward.cu, setFusedAttentionBackwardKernelForTests) after
+// either forward on the same cases.
 #include "gpu_test.h"
 
 #include "cuda/attention.h"
@@ -90,10 +92,12 @@ void testShape(gpu_test::Suite& s, const Shape& shape, DType dt)
                                        dV.data(), dims, fscale),
              "flash forward " + name);
         cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
+        cu::setFusedAttentionBackwardKernelForTests(cu::FusedAttentionKernel::fma);
         s.ok(cu::flashAttentionBackward(*s.context, dt, dDq.data(), dDk.data(), dDv.data(), dDelta.as<float>(),
                                         dDout.data(), dOut.data(), dLse.as<float>(), dQ.data(), dK.data(), dV.data(),
                                         dims, fscale),
              "flash backward " + name);
+        cu::setFusedAttentionBackwardKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
         s.close(label("flash out " + name, dt), s.download(dOut, nq, dt), narrow(outFlash), tolerance(dt, 2));
         s.close(label("flash lse " + name, dt), s.download(dLse, nstat, DType::f32), narrow(lse),
                 tolerance(DType::f32, 5));
@@ -112,7 +116,38 @@ void testShape(gpu_test::Suite& s, const Shape& shape, DType dt)
 // sd ~1.3) that stays within the same tolerance(dt, 2) as the fp32 kernel's
 // out. Scores and l are fp32 sums of exact products, so lse keeps the fp32
 // tolerance, and the backward the fp32 kernel's tolerance(dt, 4).
-void testTensorCoreShape(gpu_test::Suite& s, const Shape& shape, DType dt, bool tensorCoreDevice)
+//
+// The WMMA backward (flashattentiontcbackward.cu, forced the same way) runs
+// after either forward: "tc-bwd" after the fp32 forward, "tc-both" after the
+// WMMA forward. Against the fp32 backward it adds two roundings to dtype, P
+// before dV = P^T·dO and dS before dK = dS^T·Q and dQ = dS·K (relative u per
+// element: 2^-9 bf16, 2^-12 fp16; S, dP, D and every sum stay fp32, as in the
+// fp32 kernel). One rounded weight moves a gradient element Σ_j w_j x_j by at
+// most u·|w_j x_j|, so the element moves by at most u·Σ_j |w_j x_j|: for dv
+// u·Σ_t P_ts|dO_t| over the group's query heads, for dk u·scale·Σ_t |dS_ts||q_t|,
+// for dq u·scale·Σ_s |dS_ts||k_s|. close() divides by |expected| + rms(expected)
+// (rms >= ~0.58: the gradients accumulate onto seeds uniform in [-1, 1]).
+// Evaluated in double on these shapes and inputs (a throwaway CPU program),
+// that worst case, every rounding error of a sum with the same sign, is at
+// most 23u per normalizer (dv, causal T 333, where the first keys collect
+// ~ln T of column mass from each of 4 heads; dk 9.6u, dq 1.9u). So the WMMA
+// backward gets the fp32 kernel's tolerance(dt, 4) plus kTcBackwardRoundings·u
+// = 32u (the 23u bound with margin for other random draws): +0.0625 bf16,
+// +0.0078 fp16. The same program emulating the kernel's roundings (P, dS,
+// fp32 lse, out and the outputs in dtype) saw at most 0.56·tolerance(dt, 1)
+// (errors of round-to-nearest cancel), so a GPU error near tolerance(dt, 1)
+// or above already deserves a look even where the check passes.
+constexpr double kTcBackwardRoundings = 32.0;
+
+double unitRoundoff(DType dt) { return dt == DType::bf16 ? std::ldexp(1.0, -9) : std::ldexp(1.0, -12); }
+
+enum class TcCase {
+    forward,  // "tc": WMMA forward, fp32 backward
+    backward, // "tc-bwd": fp32 forward, WMMA backward
+    both,     // "tc-both": WMMA forward and WMMA backward
+};
+
+void testTensorCoreShape(gpu_test::Suite& s, const Shape& shape, DType dt, bool tensorCoreDevice, TcCase which)
 {
     cu::AttentionDims dims{shape.B, shape.T, shape.NH, shape.NKV, shape.HD};
     dims.causal = shape.causal;
@@ -127,7 +162,8 @@ void testTensorCoreShape(gpu_test::Suite& s, const Shape& shape, DType dt, bool 
                dv0 = s.randomIn(nkv, dt);
     const auto qd = wide(q), kd = wide(k), vd = wide(v), doutd = wide(dout);
     auto dQ = s.upload(q, dt), dK = s.upload(k, dt), dV = s.upload(v, dt), dDout = s.upload(dout, dt);
-    const std::string name = "tc " + describe(shape);
+    const char* prefix = which == TcCase::forward ? "tc " : which == TcCase::backward ? "tc-bwd " : "tc-both ";
+    const std::string name = prefix + describe(shape);
     if (tensorCoreDevice)
         s.expect(cu::flashAttentionTensorCoreEligible(*s.context, dt, dims), label("eligible " + name, dt));
 
@@ -141,21 +177,33 @@ void testTensorCoreShape(gpu_test::Suite& s, const Shape& shape, DType dt, bool 
     const float fscale = static_cast<float>(scale);
     auto dOut = s.zeros(nq * bytes), dLse = s.zeros(nstat * 4), dDelta = s.zeros(nstat * 4);
     auto dDq = s.upload(dq0, dt), dDk = s.upload(dk0, dt), dDv = s.upload(dv0, dt);
-    cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::tensorCores);
+    const bool tcBackward = which != TcCase::forward;
+    cu::setFusedAttentionKernelForTests(which == TcCase::backward ? cu::FusedAttentionKernel::fma
+                                                                  : cu::FusedAttentionKernel::tensorCores);
     s.ok(cu::flashAttentionForward(*s.context, dt, dOut.data(), dLse.as<float>(), dQ.data(), dK.data(), dV.data(),
                                    dims, fscale),
          "flash forward " + name);
     cu::setFusedAttentionKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
+    cu::setFusedAttentionBackwardKernelForTests(tcBackward ? cu::FusedAttentionKernel::tensorCores
+                                                           : cu::FusedAttentionKernel::fma);
+    if (tensorCoreDevice && tcBackward) // it must really take the WMMA path, not fall back silently
+        s.expect(cu::flashAttentionBackwardTensorCoreSelected(*s.context, dt, dDq.data(), dDk.data(), dDv.data(),
+                                                              dDelta.as<float>(), dDout.data(), dOut.data(),
+                                                              dLse.as<float>(), dQ.data(), dK.data(), dV.data(),
+                                                              dims),
+                 label("backward selected " + name, dt));
     s.ok(cu::flashAttentionBackward(*s.context, dt, dDq.data(), dDk.data(), dDv.data(), dDelta.as<float>(),
                                     dDout.data(), dOut.data(), dLse.as<float>(), dQ.data(), dK.data(), dV.data(), dims,
                                     fscale),
          "flash backward " + name);
+    cu::setFusedAttentionBackwardKernelForTests(cu::FusedAttentionKernel::fromEnvironment);
+    const double gradTol = tolerance(dt, 4) + (tcBackward ? kTcBackwardRoundings * unitRoundoff(dt) : 0.0);
     s.close(label("flash out " + name, dt), s.download(dOut, nq, dt), narrow(outFlash), tolerance(dt, 2));
     s.close(label("flash lse " + name, dt), s.download(dLse, nstat, DType::f32), narrow(lse),
             tolerance(DType::f32, 5));
-    s.close(label("flash dq " + name, dt), s.download(dDq, nq, dt), narrow(dq), tolerance(dt, 4));
-    s.close(label("flash dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), tolerance(dt, 4));
-    s.close(label("flash dv " + name, dt), s.download(dDv, nkv, dt), narrow(dv), tolerance(dt, 4));
+    s.close(label("flash dq " + name, dt), s.download(dDq, nq, dt), narrow(dq), gradTol);
+    s.close(label("flash dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), gradTol);
+    s.close(label("flash dv " + name, dt), s.download(dDv, nkv, dt), narrow(dv), gradTol);
 }
 
 } // namespace
@@ -192,9 +240,13 @@ int main()
                 tcShapes.push_back({2, T, 8, 2, HD, causal});
     tcShapes.push_back({1, 70, 4, 1, 80});        // MQA, 32-key tiles, HD not a power of two
     tcShapes.push_back({1, 129, 4, 4, 16, false}); // MHA, the smallest head dimension
+    // Each shape three ways: the WMMA forward with the fp32 backward ("tc"),
+    // the WMMA backward after the fp32 forward ("tc-bwd") and after the WMMA
+    // forward ("tc-both"); the WMMA backward is not yet the default.
     for (const Shape& shape : tcShapes)
         for (DType dt : {DType::bf16, DType::f16})
-            testTensorCoreShape(suite, shape, dt, tensorCoreDevice);
+            for (const TcCase which : {TcCase::forward, TcCase::backward, TcCase::both})
+                testTensorCoreShape(suite, shape, dt, tensorCoreDevice, which);
     // What the tensor-core path leaves to the fp32 kernel.
     cu::AttentionDims tcDims{1, 64, 4, 2, 64};
     suite.expect(!cu::flashAttentionTensorCoreEligible(*suite.context, DType::f32, tcDims), "tc: fp32 falls back");
