@@ -1024,6 +1024,10 @@
         <source>planned and measured agree to the byte at every event, per category and per tensor row</source>
         <translation>계획과 측정이 모든 이벤트에서 범주별, 텐서 행별로 바이트 단위까지 일치합니다</translation>
     </message>
+    <message>
+        <source>FSDP with LoRA or QLoRA: each gathered layer is planned as its stored weights (4-bit packed for QLoRA) and only the adapters get gradients; no run has checked it (PEFT&apos;s documented 70B run on 2 GPUs states neither its counter nor its unit).</source>
+        <translation>LoRA 또는 QLoRA와 FSDP: 모아 온 각 레이어는 저장된 그대로의 가중치(QLoRA는 4비트로 묶인 가중치)로 계획하고, 기울기는 어댑터에만 생깁니다. 어떤 실행으로도 확인하지 않았습니다 (PEFT 문서의 GPU 2개 70B 실행은 카운터도 단위도 밝히지 않습니다).</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

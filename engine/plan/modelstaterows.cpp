@@ -62,6 +62,7 @@ namespace {
 struct GroupSums {
     Bytes params = 0;            // all parameters of the group
     Bytes weightBytes = 0;       // stored weights on one GPU
+    Bytes unshardedBytes = 0;    // stored weights before any sharding (what an all-gather of the group makes)
     Bytes weightBlocks = 0;      // the same, rounded per tensor as the allocator hands blocks out
     Bytes trainable = 0;         // trainable elements (adapters when PEFT)
     Bytes linearElements = 0;    // elements of linear weights (autocast copies)
@@ -170,6 +171,7 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
             // LoRA over a base loaded in 16-bit (fp32 only when training in fp32).
             stored = satMul(n, tc.precision == Precision::Fp32 ? 4 : 2);
         }
+        g.unshardedBytes = satAdd(g.unshardedBytes, stored);
         if (shardedWeights)
             stored = ceilDiv(stored, ctx.shards);
         g.weightBytes = satAdd(g.weightBytes, stored);
@@ -301,8 +303,16 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     } else if (zero3 || fsdp) {
         // The current layer is gathered unsharded in 16-bit, and the next is
         // prefetched (FSDP forward/backward prefetch; DeepSpeed stage3 prefetch
-        // bucket) [flag: one prefetched unit].
-        const Bytes gathered = satMul(layer.params, 2 * 2);
+        // bucket) [flag: one prefetched unit]. FSDP with PEFT gathers what each
+        // rank stores: the frozen base in its storage (the 4-bit packed
+        // weights for QLoRA, which bnb_4bit_quant_storage lets FSDP flatten;
+        // PEFT's accelerate/fsdp.md) and the adapters.
+        const bool peftFsdp = fsdp && !ctx.fullFinetune;
+        const Bytes gathered = peftFsdp ? satMul(layer.unshardedBytes, 2) : satMul(layer.params, 2 * 2);
+        if (peftFsdp)
+            ctx.note("FSDP with LoRA or QLoRA: each gathered layer is planned as its stored weights (4-bit packed for "
+                     "QLoRA) and only the adapters get gradients; no run has checked it (PEFT's documented 70B run on "
+                     "2 GPUs states neither its counter nor its unit).");
         rows.push_back(row("sharding.gathered_layer", "unsharded 16-bit copy of the current and the prefetched layer (FSDP/ZeRO-3 all-gather; memory-model.md §7)",
                            Category::Weights, gathered, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All));
         rows.push_back(row("sharding.gathered_layer_bwd", "unsharded 16-bit copy of the current and the prefetched layer in backward",
@@ -310,8 +320,9 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         rows.push_back(row("sharding.gathered_root", "unsharded 16-bit embeddings and head (the root unit stays gathered through forward and backward)",
                            Category::Weights, satMul(global.params, 2), Phase::EmbedFwd, Phase::EmbedBwd));
         if (fsdp)
-            rows.push_back(row("sharding.unsharded_grad", "unsharded 16-bit gradient of the current unit before reduce-scatter (FSDP) [flag]",
-                               Category::Temporaries, satMul(layer.params, 2), Phase::LayerBwd, Phase::LayerBwd, LayerSet::All));
+            rows.push_back(row("sharding.unsharded_grad", "unsharded 16-bit gradient of the current unit's trainable parameters before reduce-scatter (FSDP) [flag]",
+                               Category::Temporaries, satMul(peftFsdp ? layer.trainable : layer.params, 2), Phase::LayerBwd,
+                               Phase::LayerBwd, LayerSet::All));
     } else if (ctx.autocast && ctx.fullFinetune && ctx.profile.autocastWeightCopies && !ctx.deepspeedStyle) {
         // autocast's cached_cast keeps a 16-bit copy of each fp32 weight it casts
         // while grad mode is on; autograd saves it for backward

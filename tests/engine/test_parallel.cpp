@@ -4,6 +4,7 @@
 // Llama-like model (hidden 256, 8 heads, 2 KV heads, head_dim 32, MLP 704,
 // vocabulary 1000), pure bf16, AdamW, micro-batch 2 x sequence 128, flash.
 #include "model/hfconfig.h"
+#include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
 #include "plan/knobsweep.h"
 #include "plan/parallel.h"
@@ -15,6 +16,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -88,6 +90,36 @@ class TestParallel : public QObject {
     Q_OBJECT
 
 private slots:
+    // FSDP (v1) with QLoRA (PEFT's accelerate/fsdp.md recipe): each rank
+    // gathers the layer as stored, the 4-bit packed base and the adapters,
+    // which is the one-GPU plan's weights.layer row, for the current and the
+    // prefetched layer; only the adapters get an unsharded 16-bit gradient,
+    // half the one-GPU plan's fp32 grads.layer. Unchecked by a run, so the
+    // plan says so.
+    void fsdpWithQloraGathersTheStoredLayer()
+    {
+        Scenario single = teachingScenario().value();
+        QCOMPARE(int(single.train.peft.method), int(PeftMethod::Qlora));
+        single.hardware.count = 1;
+        single.hardware.sharding = Sharding::None;
+        Scenario sharded = single;
+        sharded.hardware.count = 2;
+        sharded.hardware.sharding = Sharding::Fsdp;
+        const Plan one = testing::planOrFail(single);
+        const Plan two = testing::planOrFail(sharded);
+        QCOMPARE(rowBytes(two, "sharding.gathered_layer"), 2 * rowBytes(one, "weights.layer"));
+        QCOMPARE(rowBytes(two, "sharding.unsharded_grad") * 2, rowBytes(one, "grads.layer"));
+        QVERIFY(std::any_of(two.notes.begin(), two.notes.end(),
+                            [](const std::string& n) { return n.starts_with("FSDP with LoRA or QLoRA"); }));
+        // A full fine-tune keeps the 16-bit gathered layer of every parameter.
+        Scenario full = sharded;
+        full.train.peft.method = PeftMethod::None;
+        full.train.weightQuant = WeightQuant::None;
+        const Plan fullPlan = testing::planOrFail(full);
+        QVERIFY(std::none_of(fullPlan.notes.begin(), fullPlan.notes.end(),
+                             [](const std::string& n) { return n.starts_with("FSDP with LoRA or QLoRA"); }));
+    }
+
     void oneGpuIsUnchanged()
     {
         // tp = pp = 1 is today's plan: no ranks, the counters as before.

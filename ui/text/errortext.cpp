@@ -81,6 +81,12 @@ const std::vector<Phrase>& notePhrases()
                                   "that sequence (compiled Float8 layers were, on an H200); peak reserved may be off "
                                   "by a few percent.");
          }},
+        {anchored(R"(FSDP with LoRA or QLoRA: each gathered layer is planned as its stored weights \(4-bit packed for QLoRA\) and only the adapters get gradients; no run has checked it \(PEFT's documented 70B run on 2 GPUs states neither its counter nor its unit\)\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("FSDP with LoRA or QLoRA: each gathered layer is planned as its stored weights "
+                                  "(4-bit packed for QLoRA) and only the adapters get gradients; no run has checked "
+                                  "it (PEFT's documented 70B run on 2 GPUs states neither its counter nor its unit).");
+         }},
         // The validation's own notes (runtime/validate.cpp, cuda/cudabackend.cpp).
         {anchored(R"(planned with the headroom profile \(the engine's own program\), not the scenario's (\S+) profile)"),
          [](const QRegularExpressionMatch& m) {
