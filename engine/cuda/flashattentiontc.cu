@@ -29,6 +29,7 @@
 // never leave registers; the only 16-bit rounding besides the inputs is P
 // before P·V (as in FlashAttention-2) and out itself.
 #include "cuda/contextimpl.cuh"
+#include "cuda/flashattentiontc.cuh"
 #include "cuda/flashattentiontc.h"
 
 #include "runtime/cpu/dropoutrng.h"
@@ -54,8 +55,6 @@ struct TcDims {
     bool causal;
 };
 
-constexpr int roundUp128(int bytes) { return (bytes + 127) / 128 * 128; }
-
 // Shared-memory plan of one block for head dimension HD (bytes; every
 // region starts at a multiple of 128, every WMMA pointer lands on 32 bytes).
 template <int HD>
@@ -65,10 +64,10 @@ struct TcPlan {
     static constexpr int sLd = Bc + 4;  // floats; a multiple of 4 as WMMA needs for fp32
     static constexpr int pLd = Bc + 8;  // elements
     // K and V tiles; before the loop the block's Q rows are staged here (2·Bc >= kBr rows).
-    static constexpr int kvBytes = roundUp128((2 * Bc > kBr ? 2 * Bc : kBr) * kvLd * 2);
-    static constexpr int sBytes = roundUp128(kTcWarps * 16 * sLd * 4);
-    static constexpr int pBytes = roundUp128(kTcWarps * 16 * pLd * 2);
-    static constexpr int statBytes = roundUp128(kTcWarps * 16 * 4);
+    static constexpr int kvBytes = tc::roundUp128((2 * Bc > kBr ? 2 * Bc : kBr) * kvLd * 2);
+    static constexpr int sBytes = tc::roundUp128(kTcWarps * 16 * sLd * 4);
+    static constexpr int pBytes = tc::roundUp128(kTcWarps * 16 * pLd * 2);
+    static constexpr int statBytes = tc::roundUp128(kTcWarps * 16 * 4);
     static constexpr int sOffset = kvBytes;
     static constexpr int pOffset = sOffset + sBytes;
     static constexpr int statOffset = pOffset + pBytes;
@@ -77,26 +76,6 @@ struct TcPlan {
     static_assert(2 * Bc >= kBr, "the K/V region must hold the staged Q rows");
     static_assert(totalBytes <= 48 * 1024, "static shared memory above the 48 KiB default");
 };
-
-// Rows [first, first + rows) of one head (row stride heads·HD) into a tile
-// with row stride HD + 8, 16 bytes per thread per step; rows past T are zero.
-// The caller checked that the tensors are 16-byte aligned (HD % 16 == 0 keeps
-// every row start aligned too).
-template <typename E, int HD>
-__device__ __forceinline__ void loadRowsTc(E* tile, const E* base, int first, int rows, int T_, int heads, int head,
-                                           int b)
-{
-    constexpr int chunks = HD / 8; // 8 16-bit elements per uint4
-    constexpr int ld = HD + 8;
-    for (int idx = static_cast<int>(threadIdx.x); idx < rows * chunks; idx += static_cast<int>(blockDim.x)) {
-        const int j = idx / chunks, c = idx % chunks, row = first + j;
-        uint4 value = make_uint4(0u, 0u, 0u, 0u);
-        if (row < T_)
-            value = *reinterpret_cast<const uint4*>(
-                base + ((static_cast<std::size_t>(b) * T_ + row) * heads + head) * HD + c * 8);
-        *reinterpret_cast<uint4*>(tile + j * ld + c * 8) = value;
-    }
-}
 
 template <typename E, int HD>
 __global__ void __launch_bounds__(kTcWarps * 32)
@@ -125,7 +104,7 @@ __global__ void __launch_bounds__(kTcWarps * 32)
     const bool warpActive = q0 < T_;
 
     // Q: staged through the K/V region, then held as matrix_a fragments.
-    loadRowsTc<E, HD>(kTile, q, qBlock, kBr, T_, dims.NH, h, b);
+    tc::loadRows<E, HD>(kTile, q, qBlock, kBr, T_, dims.NH, h, b);
     __syncthreads();
     wmma::fragment<wmma::matrix_a, 16, 16, 16, E, wmma::row_major> qFrag[kSlices];
 #pragma unroll
@@ -147,8 +126,8 @@ __global__ void __launch_bounds__(kTcWarps * 32)
     const int warpLastKey = dims.causal ? min(q0 + 15, T_ - 1) : T_ - 1;
     for (int s0 = 0; s0 <= lastKey; s0 += Bc) {
         __syncthreads(); // Q fragments loaded / the previous tile consumed by every warp
-        loadRowsTc<E, HD>(kTile, k, s0, Bc, T_, dims.NKV, kvHead, b);
-        loadRowsTc<E, HD>(vTile, v, s0, Bc, T_, dims.NKV, kvHead, b);
+        tc::loadRows<E, HD>(kTile, k, s0, Bc, T_, dims.NKV, kvHead, b);
+        tc::loadRows<E, HD>(vTile, v, s0, Bc, T_, dims.NKV, kvHead, b);
         __syncthreads();
         // Rows past T, or a tile entirely above this warp's diagonal: nothing to add.
         if (!warpActive || s0 > warpLastKey)
@@ -300,7 +279,7 @@ bool environmentSelectsTensorCores()
     return selected;
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+using tc::aligned16;
 
 } // namespace
 

@@ -40,6 +40,7 @@
 // are P before dV and dS before dK and dQ, as in FlashAttention-2; S, dP, D,
 // the softmax and every accumulation are fp32.
 #include "cuda/contextimpl.cuh"
+#include "cuda/flashattentiontc.cuh"
 #include "cuda/flashattentiontc.h"
 
 #include <mma.h>
@@ -71,15 +72,14 @@ template <int HD>
 struct BwdPlan {
     // A member, not a free function: on sm_75, where the kernels are empty,
     // a free one would be unreferenced (a warning, so an error here).
-    static constexpr int roundUpTo128(int bytes) { return (bytes + 127) / 128 * 128; }
     static constexpr int R = HD <= 64 ? 64 : 32; // rows of the other side per tile
     static constexpr int ld = HD + 8;            // elements; a multiple of 8 as WMMA needs for 16-bit types
     static constexpr int sLd = R + 4;            // floats; a multiple of 4 as WMMA needs for fp32
     static constexpr int pLd = R + 8;            // elements
-    static constexpr int tileBytes = roundUpTo128(2 * R * ld * 2);
-    static constexpr int sBytes = roundUpTo128(kBwdWarps * 16 * sLd * 4);
-    static constexpr int pBytes = roundUpTo128(kBwdWarps * 16 * pLd * 2);
-    static constexpr int statBytes = roundUpTo128(2 * R * 4);
+    static constexpr int tileBytes = tc::roundUp128(2 * R * ld * 2);
+    static constexpr int sBytes = tc::roundUp128(kBwdWarps * 16 * sLd * 4);
+    static constexpr int pBytes = tc::roundUp128(kBwdWarps * 16 * pLd * 2);
+    static constexpr int statBytes = tc::roundUp128(2 * R * 4);
     static constexpr int sOffset = tileBytes;
     static constexpr int pOffset = sOffset + sBytes;
     static constexpr int statOffset = pOffset + pBytes;
@@ -89,25 +89,6 @@ struct BwdPlan {
     static_assert(sLd >= 16, "the scratch also takes one 16x16 accumulator at the end");
     static_assert(totalBytes <= 48 * 1024, "static shared memory above the 48 KiB default");
 };
-
-// Rows [first, first + rows) of one head (row stride heads·HD) into a tile
-// with row stride HD + 8, 16 bytes per thread per step; rows past T are zero.
-// The caller checked 16-byte alignment (HD % 16 == 0 keeps every row aligned).
-template <typename E, int HD>
-__device__ __forceinline__ void stageRows(E* tile, const E* base, int first, int rows, int T_, int heads, int head,
-                                          int b)
-{
-    constexpr int chunks = HD / 8; // 8 16-bit elements per uint4
-    constexpr int ld = HD + 8;
-    for (int idx = static_cast<int>(threadIdx.x); idx < rows * chunks; idx += static_cast<int>(blockDim.x)) {
-        const int j = idx / chunks, c = idx % chunks, row = first + j;
-        uint4 value = make_uint4(0u, 0u, 0u, 0u);
-        if (row < T_)
-            value = *reinterpret_cast<const uint4*>(
-                base + ((static_cast<std::size_t>(b) * T_ + row) * heads + head) * HD + c * 8);
-        *reinterpret_cast<uint4*>(tile + j * ld + c * 8) = value;
-    }
-}
 
 // D_t = dout_t·out_t for every row (b, t, h) of (B,T,NH,HD), one warp per
 // row, 16-byte loads; written to delta (B,NH,T). Plain fp32 arithmetic, so
@@ -171,13 +152,13 @@ __global__ void __launch_bounds__(kBwdWarps * 32)
     // K and V of the block's keys, staged one after the other through the
     // tile region, then held as matrix_a fragments for the whole kernel.
     wmma::fragment<wmma::matrix_a, 16, 16, 16, E, wmma::row_major> kFrag[kSlices], vFrag[kSlices];
-    stageRows<E, HD>(qTile, k, kBlock, kOwnRows, T_, dims.NKV, kvHead, b);
+    tc::loadRows<E, HD>(qTile, k, kBlock, kOwnRows, T_, dims.NKV, kvHead, b);
     __syncthreads();
 #pragma unroll
     for (int kd = 0; kd < kSlices; ++kd)
         wmma::load_matrix_sync(kFrag[kd], qTile + warp * 16 * ld + kd * 16, ld);
     __syncthreads(); // every warp has its K fragments before V overwrites the region
-    stageRows<E, HD>(qTile, v, kBlock, kOwnRows, T_, dims.NKV, kvHead, b);
+    tc::loadRows<E, HD>(qTile, v, kBlock, kOwnRows, T_, dims.NKV, kvHead, b);
     __syncthreads();
 #pragma unroll
     for (int kd = 0; kd < kSlices; ++kd)
@@ -199,8 +180,8 @@ __global__ void __launch_bounds__(kBwdWarps * 32)
         const std::size_t statsBase = (static_cast<std::size_t>(b) * dims.NH + h) * T_;
         for (int t0 = firstQuery; t0 < T_; t0 += R) {
             __syncthreads(); // the fragments are loaded / the previous tile is consumed by every warp
-            stageRows<E, HD>(qTile, q, t0, R, T_, dims.NH, h, b);
-            stageRows<E, HD>(doTile, dout, t0, R, T_, dims.NH, h, b);
+            tc::loadRows<E, HD>(qTile, q, t0, R, T_, dims.NH, h, b);
+            tc::loadRows<E, HD>(doTile, dout, t0, R, T_, dims.NH, h, b);
             for (int j = static_cast<int>(threadIdx.x); j < R; j += static_cast<int>(blockDim.x)) {
                 const bool inside = t0 + j < T_;
                 lseTile[j] = inside ? lse[statsBase + t0 + j] : 0.0f;
@@ -371,13 +352,13 @@ __global__ void __launch_bounds__(kBwdWarps * 32)
     // Q and dO of the block's queries, staged one after the other through
     // the tile region, then held as matrix_a fragments.
     wmma::fragment<wmma::matrix_a, 16, 16, 16, E, wmma::row_major> qFrag[kSlices], doFrag[kSlices];
-    stageRows<E, HD>(kTile, q, qBlock, kOwnRows, T_, dims.NH, h, b);
+    tc::loadRows<E, HD>(kTile, q, qBlock, kOwnRows, T_, dims.NH, h, b);
     __syncthreads();
 #pragma unroll
     for (int kd = 0; kd < kSlices; ++kd)
         wmma::load_matrix_sync(qFrag[kd], kTile + warp * 16 * ld + kd * 16, ld);
     __syncthreads();
-    stageRows<E, HD>(kTile, dout, qBlock, kOwnRows, T_, dims.NH, h, b);
+    tc::loadRows<E, HD>(kTile, dout, qBlock, kOwnRows, T_, dims.NH, h, b);
     __syncthreads();
 #pragma unroll
     for (int kd = 0; kd < kSlices; ++kd)
@@ -398,8 +379,8 @@ __global__ void __launch_bounds__(kBwdWarps * 32)
     const int warpLastKey = dims.causal ? min(q0 + 15, T_ - 1) : T_ - 1;
     for (int kt = 0; kt <= lastKey; kt += R) {
         __syncthreads(); // the fragments are loaded / the previous tile is consumed by every warp
-        stageRows<E, HD>(kTile, k, kt, R, T_, dims.NKV, kvHead, b);
-        stageRows<E, HD>(vTile, v, kt, R, T_, dims.NKV, kvHead, b);
+        tc::loadRows<E, HD>(kTile, k, kt, R, T_, dims.NKV, kvHead, b);
+        tc::loadRows<E, HD>(vTile, v, kt, R, T_, dims.NKV, kvHead, b);
         __syncthreads();
         // Queries past T, or (causal) a tile entirely above this warp's diagonal.
         if (!warpActive || kt > warpLastKey)
@@ -558,7 +539,7 @@ bool environmentSelectsBackwardTensorCores()
     return selected;
 }
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+using tc::aligned16;
 
 bool allAligned(void* dq, void* dk, void* dv, float* delta, const void* dout, const void* out, const float* lse,
                 const void* q, const void* k, const void* v)
