@@ -11,7 +11,8 @@
 #   gpu-carry/peft  peft at the reference's pin (the image has a newer one)
 # gpu-carry/ is git-ignored; the device tool carries it (carry: ["gpu-carry"]).
 #   scripts/prepare-gpu-carry.sh && then, with the device tool:
-#   run(command="bash scripts/gpu-carry-run.sh 2>&1 | tee $OUT/log.txt", carry=["gpu-carry"])
+#   run(command="bash scripts/gpu-carry-run.sh 2>&1 | tee $OUT/log.txt",
+#       carry=["gpu-carry/bin.tar.xz", "gpu-carry/whl", "gpu-carry/peft"])
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 carry=$root/gpu-carry
@@ -23,6 +24,10 @@ cmake --build "$root/build-cuda" -j "$(nproc)" --target "${targets[@]}"
 cp "$root/build-cuda/app/headroom-cli" "$carry/bin/"
 for t in "${targets[@]:1}"; do cp "$root/build-cuda/tests/gpu/$t" "$carry/bin/"; done
 strip "$carry/bin/"*
+# The device tool carries at most 64 MiB with the working tree; the stripped
+# binaries (about 48 MB) go as an xz archive (about 5 MB), which
+# gpu-carry-run.sh unpacks when gpu-carry/bin is not there.
+tar -C "$carry" -cJf "$carry/bin.tar.xz" bin
 # The image's Python is 3.12 on x86-64; these are pure-Python wheels at the
 # versions tests/libraries/requirements.txt resolves to.
 pip_dl=(python3 -m pip download --quiet --no-deps --only-binary=:all: --python-version 3.12 --implementation cp

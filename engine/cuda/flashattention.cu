@@ -15,8 +15,8 @@
 // contract, taken by default where the call is eligible (bf16/fp16, HD a
 // multiple of 16 up to 128, no dropout, sm_80+); HEADROOM_FUSED_ATTENTION=fma
 // keeps this kernel. flashattentiontcbackward.cu has a WMMA backward, taken
-// only where HEADROOM_FUSED_ATTENTION_BACKWARD=tc selects it (not yet run on
-// a GPU).
+// by default where eligible in the same way; HEADROOM_FUSED_ATTENTION_BACKWARD=fma
+// keeps the fp32 backward below.
 //
 // Attention dropout: each kernel draws M[t,s] from the stream itself
 // (runtime/cpu/dropoutrng.h, the CPU reference's function), as flash-attn
@@ -367,9 +367,9 @@ Status flashAttentionBackward(Context& context, DType dtype, void* dq, void* dk,
                               const void* v, const AttentionDims& dims, float scale)
 {
     HR_TRY(checkFlash(dims));
-    // The WMMA backward (flashattentiontcbackward.cu) only where selected
-    // (HEADROOM_FUSED_ATTENTION_BACKWARD=tc, read once, or the test override)
-    // and eligible; by default the fp32 kernels below.
+    // The WMMA backward (flashattentiontcbackward.cu) where selected (the
+    // default; HEADROOM_FUSED_ATTENTION_BACKWARD=fma, read once, or the test
+    // override keeps the fp32 kernels below) and eligible.
     if (flashAttentionBackwardTensorCoreSelected(context, dtype, dq, dk, dv, delta, dout, out, lse, q, k, v, dims))
         return flashAttentionBackwardTensorCores(context, dtype, dq, dk, dv, delta, dout, out, lse, q, k, v, dims,
                                                  scale);

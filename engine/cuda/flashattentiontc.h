@@ -19,8 +19,8 @@ namespace headroom::cuda {
 // Which fused kernel flashAttentionForward (or, through
 // setFusedAttentionBackwardKernelForTests, flashAttentionBackward) runs.
 enum class FusedAttentionKernel {
-    fromEnvironment, // forward: tensor cores (the default), HEADROOM_FUSED_ATTENTION=fma the fp32 kernel;
-                     // backward: the fp32 kernel (the default), HEADROOM_FUSED_ATTENTION_BACKWARD=tc tensor cores
+    fromEnvironment, // tensor cores (the default), HEADROOM_FUSED_ATTENTION=fma (forward) or
+                     // HEADROOM_FUSED_ATTENTION_BACKWARD=fma (backward) the fp32 kernel
     fma,             // always the exact fp32 kernel
     tensorCores,     // the WMMA kernel wherever eligible
 };
@@ -42,12 +42,13 @@ Status flashAttentionForwardTensorCores(Context& context, DType dtype, void* out
                                         const void* k, const void* v, const AttentionDims& dims, float scale);
 
 // The tensor-core (WMMA) fused backward, flashattentiontcbackward.cu
-// (FlashAttention-2, Dao 2023, Algorithm 2; not yet run on a GPU). Same
+// (FlashAttention-2, Dao 2023, Algorithm 2; verified on an H200). Same
 // contract as flashAttentionBackward (attention.h): dq, dk, dv accumulate,
-// delta is scratch. flashAttentionBackward takes it only where selected, by
-// HEADROOM_FUSED_ATTENTION_BACKWARD=tc (read once) or the override below, and
-// eligible: flashAttentionTensorCoreEligible plus every non-null pointer
-// 16-byte aligned. By default it keeps the exact fp32 kernel.
+// delta is scratch. flashAttentionBackward takes it where selected (by
+// default; HEADROOM_FUSED_ATTENTION_BACKWARD=fma, read once, or the override
+// below keeps the exact fp32 kernel) and eligible:
+// flashAttentionTensorCoreEligible plus every non-null pointer 16-byte
+// aligned.
 void setFusedAttentionBackwardKernelForTests(FusedAttentionKernel kernel);
 
 bool flashAttentionBackwardTensorCoreSelected(Context& context, DType dtype, void* dq, void* dk, void* dv,

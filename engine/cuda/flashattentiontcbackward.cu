@@ -3,9 +3,11 @@
 // Algorithm 2) with nvcuda::wmma 16x16x16 fragments, bf16/fp16 in, fp32
 // accumulate. Same contract as the fp32 kernels in flashattention.cu (dq, dk,
 // dv accumulate in dtype; delta (B,NH,T) fp32 scratch for D_t = dout_t·out_t;
-// P recomputed from lse). Selection and fallbacks: flashattentiontc.h (not
-// the default: HEADROOM_FUSED_ATTENTION_BACKWARD=tc or the test override).
-// NOT YET RUN ON A GPU.
+// P recomputed from lse). Selection and fallbacks: flashattentiontc.h (the
+// default where eligible; HEADROOM_FUSED_ATTENTION_BACKWARD=fma or the test
+// override keeps the fp32 kernel). Verified on an H200 on 2026-11-26
+// (gpu_attention's tc-bwd and tc-both cases; docs/validation/
+// gpu-h200-2026-11-26c.md).
 //
 // Three kernels, so that every output element has exactly one writer (no
 // atomics, the same result on every run):
@@ -527,14 +529,16 @@ Status launchBackwardTcForHd(Context& context, void* dq, void* dk, void* dv, flo
 
 std::atomic<int> gBackwardOverride{static_cast<int>(FusedAttentionKernel::fromEnvironment)};
 
-// HEADROOM_FUSED_ATTENTION_BACKWARD=tc selects the WMMA backward where
-// eligible; unset, or any other value, the exact fp32 kernel (the default
-// until a GPU run has verified this one). Read once per process.
+// HEADROOM_FUSED_ATTENTION_BACKWARD=fma keeps the exact fp32 backward (to
+// compare the two); unset, or any other value, the WMMA backward where
+// eligible, the default since it passed gpu_attention on an H200 and the
+// Llama 3.2 1B step agreed with the plan to the byte with it
+// (docs/validation/gpu-h200-2026-11-26c.md). Read once per process.
 bool environmentSelectsBackwardTensorCores()
 {
     static const bool selected = [] {
         const char* value = std::getenv("HEADROOM_FUSED_ATTENTION_BACKWARD");
-        return value != nullptr && std::strcmp(value, "tc") == 0;
+        return value == nullptr || std::strcmp(value, "fma") != 0;
     }();
     return selected;
 }

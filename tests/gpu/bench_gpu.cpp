@@ -156,8 +156,8 @@ int main()
                                           v.value().data(), dims, scale);
     });
     // Both fused backwards on the same shape: fused_backward above is the
-    // one the environment selects (the fp32 kernel by default,
-    // HEADROOM_FUSED_ATTENTION_BACKWARD=tc the WMMA one), fused_backward_fma
+    // one the environment selects (the WMMA one by default,
+    // HEADROOM_FUSED_ATTENTION_BACKWARD=fma the fp32 one), fused_backward_fma
     // the fp32 one always, fused_backward_tc the WMMA one
     // (flashattentiontcbackward.cu; null where not eligible).
     const auto fusedBackward = [&] {

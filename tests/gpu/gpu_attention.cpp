@@ -78,7 +78,13 @@ void testShape(gpu_test::Suite& s, const Shape& shape, DType dt)
         s.ok(cu::eagerAttentionBackward(*s.context, dt, dDq.data(), dDk.data(), dDv.data(), dDatt.data(),
                                         dDout.data(), dAtt.data(), dQ.data(), dK.data(), dV.data(), dims, fscale),
              "eager backward " + name);
-        s.close(label("eager out " + name, dt), s.download(dOut, nq, dt), narrow(out), tolerance(dt, 2));
+        // The eager path stores S = scale·QKᵀ in dtype before the softmax (as
+        // PyTorch's eager attention does), so a score s carries |s|·u of
+        // absolute error into P's exponent, on top of P's and out's own
+        // roundings: three roundings, not two. With tolerance(dt, 2) a bf16
+        // bidirectional T130 case failed on an H200 (2026-11-26, seed
+        // 2804150296: 0.0415 against 0.04).
+        s.close(label("eager out " + name, dt), s.download(dOut, nq, dt), narrow(out), tolerance(dt, 3));
         s.close(label("eager probabilities " + name, dt), s.download(dAtt, natt, dt), narrow(att), tolerance(dt, 2));
         s.close(label("eager dq " + name, dt), s.download(dDq, nq, dt), narrow(dq), tolerance(dt, 4));
         s.close(label("eager dk " + name, dt), s.download(dDk, nkv, dt), narrow(dk), tolerance(dt, 4));

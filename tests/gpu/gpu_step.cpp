@@ -6,12 +6,13 @@
 // agree within the tolerance of the activation dtype, and the tracking allocator
 // must count the same bytes at every event on both.
 //
-// The fused attention runs its fp32 kernel here, the arithmetic the CPU
-// step mirrors. The tensor-core forward (the engine's default where
+// The fused attention runs its fp32 kernels (forward and backward) here, the
+// arithmetic the CPU step mirrors. The tensor-core forward (the engine's default where
 // eligible) rounds the probabilities to the activation dtype before P·V, as
 // FlashAttention-2 does; with it, this test failed 2 of 549 checks on an
 // H200 (2026-11-26, seed 1715759738: one bf16 gate_proj gradient 0.0659
-// apart against 0.06). That kernel's own error is checked against the
+// apart against 0.06). The tensor-core backward (also the default) rounds P
+// and dS the same way. Both kernels' own errors are checked against the
 // double-precision reference in gpu_attention.
 #include "gpu_test.h"
 
@@ -108,6 +109,7 @@ int main()
     if (int code = suite.start("gpu_step"); code != 0)
         return code;
     headroom::cuda::setFusedAttentionKernelForTests(headroom::cuda::FusedAttentionKernel::fma);
+    headroom::cuda::setFusedAttentionBackwardKernelForTests(headroom::cuda::FusedAttentionKernel::fma);
     using namespace headroom;
     std::vector<std::pair<std::string, Scenario>> cases;
     auto add = [&](const char* name, const std::function<void(Scenario&)>& change) {

@@ -5,7 +5,8 @@ Reference tooling for Headroom (tools/reference/README.md).
 
     .venv-ref/bin/python tools/reference/stream_diff.py CASE [--step 1] [--layer 10]
 
-CASE is an id of tests/data/reference/pytorch_reference.json. The accountant
+CASE is an id of tests/data/reference/pytorch_reference.json, or a
+headroom.scenario/1 file (a .json path). The accountant
 records the case's two steps (accountant.py, as reference_set.py does); the
 plan's stream is what `headroom-cli plan --allocator-trace` writes, the one
 its reserved figure is simulated on. Both are cut at the start of every
@@ -99,11 +100,16 @@ def main():
     ap.add_argument("--layer", type=int, help="also list this layer's backward requests on both sides")
     ap.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "headroom-cli"))
     args = ap.parse_args()
-    with open(REFERENCE) as f:
-        case = next((c for c in json.load(f)["cases"] if c["id"] == args.case), None)
-    if case is None:
-        raise SystemExit(f"{args.case}: not a case of {os.path.relpath(REFERENCE, ROOT)}")
-    scenario = case["scenario"]
+    if args.case.endswith(".json") and os.path.exists(args.case):
+        # a headroom.scenario/1 file (torch_peaks.py's scenarios, for one)
+        with open(args.case) as f:
+            scenario = json.load(f)
+    else:
+        with open(REFERENCE) as f:
+            case = next((c for c in json.load(f)["cases"] if c["id"] == args.case), None)
+        if case is None:
+            raise SystemExit(f"{args.case}: not a case of {os.path.relpath(REFERENCE, ROOT)}")
+        scenario = case["scenario"]
     gpu = scenario.get("hardware", {}).get("gpu", "h100-sxm-80gb")
 
     sys.path.insert(0, HERE)

@@ -22,6 +22,10 @@ downloaded), runs a few training steps and records
 Every scenario runs in a child process of its own, so the caching allocator,
 the context and an out-of-memory in one scenario do not leak into another.
 
+HEADROOM_MEMORY_HISTORY=DIR records each scenario's whole allocator history
+(from model.to("cuda") to the last step) into DIR/<scenario>.pickle.gz, for
+tools/reference/snapshot_trace.py and `headroom-cli replay`.
+
 With --compare, the same scenario (a headroom.scenario/1 file with the model's
 config inline and profile "pytorch") goes through `headroom-cli plan --json
 --scenario FILE`, and the planner's peak_allocated_bytes, peak_reserved_bytes
@@ -212,6 +216,9 @@ def run_one(s, steps):
                                                  target_modules=targets, task_type="CAUSAL_LM"))
     elif s["peft"] != "none":
         return {"status": "unsupported", "message": f"{s['peft']} needs quantized weights (not built here)"}
+    history = os.environ.get("HEADROOM_MEMORY_HISTORY")  # a folder: the whole run's allocator history
+    if history:
+        torch.cuda.memory._record_memory_history(max_entries=1000000, stacks="python")
     model.to(device)
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
@@ -270,6 +277,15 @@ def run_one(s, steps):
     except torch.cuda.OutOfMemoryError as e:
         result["status"] = "out_of_memory"
         result["message"] = str(e).splitlines()[0]
+    if history:
+        import gzip
+        import pickle
+        os.makedirs(history, exist_ok=True)
+        path = os.path.join(history, s["name"].replace(" ", "_") + ".pickle.gz")
+        with gzip.open(path, "wb") as f:
+            pickle.dump(torch.cuda.memory._snapshot(), f)
+        torch.cuda.memory._record_memory_history(enabled=None)
+        result["memory_history"] = path
     result.update({
         "max_allocated_bytes": torch.cuda.max_memory_allocated(),
         "max_reserved_bytes": torch.cuda.max_memory_reserved(),
@@ -397,7 +413,7 @@ def main():
                 print(f"  headroom: status {ours.get('status')}, step {our_step:.3f} s" if our_step else
                       f"  headroom: status {ours.get('status')}: {ours.get('message', '')}")
                 if ratio:
-                    print(f"  step time PyTorch eager / Headroom: {ratio:.2f}")
+                    print(f"  step time PyTorch (not compiled) / Headroom: {ratio:.2f}")
         report["scenarios"].append(entry)
     if args.out:
         with open(args.out, "w") as f:
