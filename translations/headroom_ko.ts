@@ -1028,6 +1028,10 @@
         <source>FSDP with LoRA or QLoRA: each gathered layer is planned as its stored weights (4-bit packed for QLoRA) and only the adapters get gradients; no run has checked it (PEFT&apos;s documented 70B run on 2 GPUs states neither its counter nor its unit).</source>
         <translation>LoRA 또는 QLoRA와 FSDP: 모아 온 각 레이어는 저장된 그대로의 가중치(QLoRA는 4비트로 묶인 가중치)로 계획하고, 기울기는 어댑터에만 생깁니다. 어떤 실행으로도 확인하지 않았습니다 (PEFT 문서의 GPU 2개 70B 실행은 카운터도 단위도 밝히지 않습니다).</translation>
     </message>
+    <message>
+        <source>FSDP with CPU offload (offload_params): the sharded parameters, their gradients and the optimizer state live in CPU memory; the GPU holds the gathered units and each unsharded gradient until its reduce-scatter (read from PyTorch&apos;s source, not measured).</source>
+        <translation>FSDP CPU 오프로드(offload_params): 샤딩된 파라미터, 그 그래디언트, 옵티마이저 상태는 CPU 메모리에 있습니다. GPU에는 모인(gather) 유닛과, reduce-scatter 전까지의 샤딩되지 않은 그래디언트만 남습니다(PyTorch 소스에서 읽은 것이며 측정하지 않았습니다).</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

@@ -284,6 +284,21 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         rows.back().bytes = 0;
         ctx.note("ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU.");
     }
+    // FSDP (v1) has one offload setting, CPUOffload(offload_params=True)
+    // (accelerate's fsdp_offload_params): the sharded flat parameters live in
+    // CPU memory and are copied to the GPU for each all-gather; each
+    // reduce-scattered gradient shard is copied back to the CPU
+    // (torch/distributed/fsdp/_runtime_utils.py _post_reduce_grad_callback,
+    // _offload_grad), and the optimizer steps there. On the GPU stay the
+    // gathered units and the unsharded gradient before its reduce-scatter.
+    const bool fsdpOffload = fsdp && offload;
+    if (fsdpOffload) {
+        rows[rows.size() - 2].bytes = 0;
+        rows.back().bytes = 0;
+        ctx.note("FSDP with CPU offload (offload_params): the sharded parameters, their gradients and the optimizer "
+                 "state live in CPU memory; the GPU holds the gathered units and each unsharded gradient until its "
+                 "reduce-scatter (read from PyTorch's source, not measured).");
+    }
     // FSDP2's CPUOffloadPolicy keeps the sharded parameters, their gradients
     // and the optimizer state in pinned CPU memory (fsdp2rows.cpp addFsdp2OffloadRows).
     const bool fsdp2Offload = fsdp2 && offload;
@@ -388,7 +403,8 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     }
     if (!ctx.fullFinetune) {
         rows.push_back(row("lora.adapters", "LoRA A and B of the targeted linears: rank x (in + out) fp32 per module (PEFT autocast_adapter_dtype)",
-                           Category::Weights, satMul(layer.loraElements, 4), Phase::Load, last, LayerSet::All));
+                           Category::Weights, fsdpOffload ? 0 : satMul(layer.loraElements, 4), Phase::Load, last,
+                           LayerSet::All)); // FSDP's offload_params: in the CPU's flat parameters too
     }
 
     // ---- Gradients -----------------------------------------------------
@@ -443,7 +459,7 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         };
         if (fsdp2Pipeline)
             reducedAtStepEnd(layerGrads);
-        if (fsdp2Offload) { // copied to the CPU as each is reduced (fsdp2rows.cpp)
+        if (fsdp2Offload || fsdpOffload) { // copied to the CPU as each is reduced
             layerGrads.bytes = 0;
             layerGrads.pieceBegin = layerGrads.pieceEnd = 0;
         }
@@ -485,6 +501,8 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             if (fsdp2Offload)
                 globalGradRow.bytes = 0;
         }
+        if (fsdpOffload)
+            globalGradRow.bytes = 0;
         rows.push_back(globalGradRow);
         if (embedGradSplit && !tied && !accumulating)
             rows.push_back(row("grads.embedding", "the word embedding's gradient, made by the embedding's backward (embedding_dense_backward)",
@@ -636,7 +654,7 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             rows.push_back(row("optimizer.adafactor_temporary", "Adafactor's update temporaries: two fp32 tensors of the largest parameter, four for a 16-bit one (transformers optimization.py Adafactor.step)",
                                Category::Temporaries, satAdd(satMul(largest, perElement), satMul(sides, 4)), last, last));
         }
-    } else {
+    } else if (!fsdpOffload) {
         ctx.note("CPU offload: optimizer state and fp32 master weights are held in CPU memory.");
     }
 

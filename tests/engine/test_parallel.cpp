@@ -120,6 +120,37 @@ private slots:
                              [](const std::string& n) { return n.starts_with("FSDP with LoRA or QLoRA"); }));
     }
 
+    void fsdpParameterOffload()
+    {
+        // FSDP (v1) CPUOffload(offload_params=True): the sharded parameters,
+        // gradients and optimizer state leave the GPU; the gathered units and
+        // the unsharded gradient before its reduce-scatter stay.
+        Scenario kept = teachingScenario().value();
+        kept.train.peft.method = PeftMethod::None;
+        kept.train.weightQuant = WeightQuant::None;
+        kept.hardware.count = 8;
+        kept.hardware.sharding = Sharding::Fsdp;
+        Scenario offloaded = kept;
+        offloaded.hardware.cpuOffload = true;
+        const Plan on = testing::planOrFail(kept);
+        const Plan off = testing::planOrFail(offloaded);
+        for (const char* name : {"weights.layer", "weights.global", "grads.layer", "grads.global"}) {
+            QVERIFY2(rowBytes(on, name) > 0, name);
+            QCOMPARE(rowBytes(off, name), Bytes{0});
+        }
+        for (const TensorRow& r : off.tensors)
+            QVERIFY2(r.category != Category::OptimizerState || r.bytes == 0, r.name);
+        for (const char* name : {"sharding.gathered_layer", "sharding.gathered_layer_bwd", "sharding.unsharded_grad"})
+            QCOMPARE(rowBytes(off, name), rowBytes(on, name));
+        // The resident shards are alive at every event, so the peak drops by at least them.
+        const Bytes resident = rowBytes(on, "weights.layer") * on.layers + rowBytes(on, "weights.global");
+        QVERIFY(off.peakAllocatedBytes + resident <= on.peakAllocatedBytes);
+        QVERIFY(std::any_of(off.notes.begin(), off.notes.end(),
+                            [](const std::string& n) { return n.starts_with("FSDP with CPU offload (offload_params)"); }));
+        QVERIFY(std::none_of(off.notes.begin(), off.notes.end(),
+                             [](const std::string& n) { return n.starts_with("CPU offload: optimizer state"); }));
+    }
+
     void oneGpuIsUnchanged()
     {
         // tp = pp = 1 is today's plan: no ranks, the counters as before.

@@ -275,14 +275,16 @@ private slots:
         zero2Offload.hardware.sharding = Sharding::Zero2;
         Scenario fsdp2Offload = zero3Offload;
         fsdp2Offload.hardware.sharding = Sharding::Fsdp2;
+        Scenario fsdpOffload = zero3Offload;
+        fsdpOffload.hardware.sharding = Sharding::Fsdp;
         std::size_t before = notes.size();
-        for (const Scenario& s : {teachingScenario().value(), zero3Offload, zero2Offload, fsdp2Offload}) {
+        for (const Scenario& s : {teachingScenario().value(), zero3Offload, zero2Offload, fsdp2Offload, fsdpOffload}) {
             auto plan = makePlan(s);
             QVERIFY(static_cast<bool>(plan));
             QVERIFY(!plan.value().notes.empty());
             notes.insert(notes.end(), plan.value().notes.begin(), plan.value().notes.end());
         }
-        QVERIFY(notes.size() >= before + 3);
+        QVERIFY(notes.size() >= before + 4);
         // QLoRA of a mixture of experts: the experts stay unquantized.
         Scenario moeQlora = teachingScenario().value();
         moeQlora.model = presetModel("Qwen/Qwen3-30B-A3B").value();

@@ -55,6 +55,14 @@ const std::vector<Phrase>& notePhrases()
                  "CPU memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its "
                  "gradient shard until it is copied back (read from PyTorch's source, not measured).");
          }},
+        {anchored(
+             R"(FSDP with CPU offload \(offload_params\): the sharded parameters, their gradients and the optimizer state live in CPU memory; the GPU holds the gathered units and each unsharded gradient until its reduce-scatter \(read from PyTorch's source, not measured\)\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr(
+                 "FSDP with CPU offload (offload_params): the sharded parameters, their gradients and the optimizer "
+                 "state live in CPU memory; the GPU holds the gathered units and each unsharded gradient until its "
+                 "reduce-scatter (read from PyTorch's source, not measured).");
+         }},
         {anchored(R"(CPU offload: optimizer state and fp32 master weights are held in CPU memory\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("CPU offload: the optimizer state and the fp32 master weights are held in CPU memory.");
