@@ -7,6 +7,7 @@
 #include "plan/compiledlayer.h"
 #include "plan/compiledloss.h"
 #include "plan/float8linear.h"
+#include "plan/checkpointedforward.h"
 #include "plan/layersaves.h"
 #include "plan/moesaves.h"
 
@@ -327,11 +328,15 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // the *-moe reference cases).
         const Bytes blockOut =
             m.isMoe() ? std::max(satMul(d.T, d.h, d.p), moeForwardTemporaryBytes(ctx, d)) : satMul(d.T, d.h, d.p);
+        // A checkpointed Llama-family layer's forward is its own script (checkpointedforward.h).
+        const bool scripted = scriptedCheckpointedForward(ctx, d);
         rows.push_back({"layer.fwd_temporary",
                         "block output before the residual add (MoE: the weighted expert outputs in both orders); eager "
                         "attention: 16-bit scores before softmax",
                         Category::Temporaries, satAdd(blockOut, eager ? satMul(abss, d.p) : 0), Phase::LayerFwd,
-                        Phase::LayerFwd, LayerSet::All, false});
+                        Phase::LayerFwd, scripted ? LayerSet::Plain : LayerSet::All, false});
+        if (scripted)
+            addCheckpointedForwardScript(ctx, d, rows);
         const Bytes scoreGrads = eager ? satMul(abss, 4 + d.p) : 0;
         if (m.isMoe()) {
             // Several tensors, asked of the allocator one by one.

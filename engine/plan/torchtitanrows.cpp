@@ -45,6 +45,7 @@
 //   accumulates dQ in fp32 and passes fp32 dK and dV around the ring with an
 //   all-to-all (one concatenation sent, one received).
 #include "plan/layersaves.h"
+#include "plan/layerscript.h"
 #include "plan/planbuild.h"
 
 #include <cstring>
@@ -74,27 +75,6 @@ bool float8Script(const BuildContext& ctx)
 {
     return scriptedLayerForward(ctx) && ctx.float8Linears && ctx.compiledLayers && !ctx.float8AllGather;
 }
-
-// The tensors one layer's forward makes and drops, in order (TensorPiece: a
-// size to make, or the index of one to release).
-class LayerScript {
-public:
-    std::uint32_t make(Bytes bytes)
-    {
-        m_pieces.push_back({bytes, 1});
-        return m_made++;
-    }
-    void release(std::initializer_list<std::uint32_t> ids)
-    {
-        for (std::uint32_t id : ids)
-            m_pieces.push_back({0, 0, id});
-    }
-    std::vector<TensorPiece>& pieces() { return m_pieces; }
-
-private:
-    std::vector<TensorPiece> m_pieces;
-    std::uint32_t m_made = 0;
-};
 
 // The layer's sizes: S the whole sequence's hidden states, h the rank's
 // sequence shard, q and k the rank's query and key (or value) projections,

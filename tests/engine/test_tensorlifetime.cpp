@@ -36,6 +36,7 @@ private slots:
         QTest::newRow("gpt2 every 3rd layer checkpointed") << 1;
         QTest::newRow("llama 1B no checkpointing") << 2;
         QTest::newRow("qwen inference") << 3;
+        QTest::newRow("llama 1B pure bf16, every 2nd layer checkpointed (a scripted forward)") << 4;
     }
 
     void rowsSumToTheTimeline()
@@ -46,6 +47,10 @@ private slots:
         case 0: s = teachingScenario().value(); break;
         case 1: s = scenarioFor("gpt2", Mode::Train, Checkpointing::EveryK, 3); break;
         case 2: s = scenarioFor("meta-llama/Llama-3.2-1B", Mode::Train, Checkpointing::None, 1); break;
+        case 4:
+            s = scenarioFor("meta-llama/Llama-3.2-1B", Mode::Train, Checkpointing::EveryK, 2);
+            s.train.precision = Precision::Bf16;
+            break;
         default: s = scenarioFor("Qwen/Qwen2.5-0.5B", Mode::Inference, Checkpointing::None, 1); break;
         }
         const auto plan = makePlan(s);

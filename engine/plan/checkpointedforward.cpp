@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The op sequence is transformers 5.17's modeling_llama.py (LlamaDecoderLayer,
+// LlamaRMSNorm, apply_rotary_pos_emb, LlamaMLP, sdpa_attention_forward) under
+// torch 2.11's autocast (aten/src/ATen/autocast_mode.cpp: linears and sdpa
+// cast their inputs to 16-bit, other ops promote), with PEFT 0.18.1's LoRA
+// Linear.forward (lora/layer.py: the input cast to the adapters' fp32 by
+// _cast_input_dtype, lora_B(lora_A(x)) * scaling added out of place). It
+// was read from the accountant's streams of llama-3.2-1b-bf16-mixed-sdpa-b1-
+// s1024-ckpt and llama-2-7b-hf-bf16-mixed-sdpa-b8-s2048-ckpt-lora64 (tools/
+// reference/accountant.py, second step, one layer's forward), request by
+// request. Weight casts are autocast's cache (modelstaterows.cpp
+// autocast.*_copies_fwd) and the layer's output is the next layer's
+// checkpoint boundary (checkpoint.layer_input), so neither is here; tensors
+// of a few bytes (the flash kernel's RNG state) are left out.
+#include "plan/checkpointedforward.h"
+
+#include "plan/layerscript.h"
+
+namespace headroom::detail {
+
+namespace {
+
+bool loraTarget(const BuildContext& ctx, ModuleKind kind)
+{
+    for (const ParamTensor& t : ctx.table.layer)
+        if (t.kind == kind && t.isLinearWeight && ctx.isLoraTarget(t))
+            return true;
+    return false;
+}
+
+class ForwardScript {
+public:
+    ForwardScript(const BuildContext& ctx, const Dims& d, LayerScript& s) : m_ctx(ctx), m_d(d), m_s(s) {}
+
+    // LlamaRMSNorm: hidden_states.to(float32) (a copy unless already fp32),
+    // pow(2).mean(-1), rsqrt(variance + eps), the product, then
+    // weight * hidden_states.to(input_dtype), in the residual's dtype.
+    std::uint32_t norm()
+    {
+        const Bytes T = m_d.T, h = m_d.h, r = m_d.r;
+        const bool upcast = r != 4;
+        const std::uint32_t wide = upcast ? m_s.make(satMul(T, h, 4)) : 0;
+        const auto squared = m_s.make(satMul(T, h, 4));
+        const auto mean = m_s.make(satMul(T, 4));
+        m_s.release({squared});
+        const auto shifted = m_s.make(satMul(T, 4));
+        const auto inverse = m_s.make(satMul(T, 4));
+        m_s.release({shifted});
+        const auto scaled = m_s.make(satMul(T, h, 4));
+        m_s.release({inverse});
+        if (upcast)
+            m_s.release({wide});
+        std::uint32_t out = 0;
+        if (upcast) {
+            const auto narrow = m_s.make(satMul(T, h, r));
+            out = m_s.make(satMul(T, h, r));
+            m_s.release({narrow});
+        } else {
+            out = m_s.make(satMul(T, h, r));
+        }
+        m_s.release({scaled, mean});
+        return out;
+    }
+
+    // A linear of `in` to `out` features on an input of `inBytes` per
+    // element: autocast casts a wider input to 16-bit for the matmul and
+    // drops the copy after it. With LoRA, PEFT casts the input to fp32,
+    // autocast casts that to 16-bit for lora_A, and B's output is scaled and
+    // added out of place; the base output and the fp32 input go after.
+    std::uint32_t linear(ModuleKind kind, Bytes in, Bytes out, Bytes inBytes)
+    {
+        const Bytes T = m_d.T, p = m_d.p;
+        const bool cast = m_ctx.autocast && inBytes != p;
+        const std::uint32_t copy = cast ? m_s.make(satMul(T, in, p)) : 0;
+        const auto base = m_s.make(satMul(T, out, p));
+        if (cast)
+            m_s.release({copy});
+        if (m_ctx.fullFinetune || !loraTarget(m_ctx, kind))
+            return base;
+        const bool widen = inBytes != 4;
+        const std::uint32_t wide = widen ? m_s.make(satMul(T, in, 4)) : 0;
+        const auto narrow = m_s.make(satMul(T, in, p));
+        const auto a = m_s.make(satMul(T, m_ctx.scenario.train.peft.rank, p));
+        m_s.release({narrow});
+        const auto b = m_s.make(satMul(T, out, p));
+        m_s.release({a});
+        const auto scaledB = m_s.make(satMul(T, out, p));
+        m_s.release({b});
+        const auto sum = m_s.make(satMul(T, out, p));
+        m_s.release({scaledB, base});
+        if (widen)
+            m_s.release({wide});
+        return sum;
+    }
+
+    // apply_rotary_pos_emb on one projection of `width` features: cos and sin
+    // are in the hidden states' dtype (LlamaRotaryEmbedding.forward), so the
+    // products promote to the wider of the two; rotate_half negates one
+    // half and concatenates.
+    std::uint32_t rotary(Bytes width)
+    {
+        const Bytes T = m_d.T, p = m_d.p, c = std::max(m_d.p, m_d.r);
+        const auto cosProduct = m_s.make(satMul(T, width, c));
+        const auto negated = m_s.make(satMul(T, width / 2, p));
+        const auto rotated = m_s.make(satMul(T, width, p));
+        m_s.release({negated});
+        const auto sinProduct = m_s.make(satMul(T, width, c));
+        m_s.release({rotated});
+        const auto sum = m_s.make(satMul(T, width, c));
+        m_s.release({cosProduct, sinProduct});
+        return sum;
+    }
+
+    void layer()
+    {
+        const Dims& d = m_d;
+        const Bytes T = d.T, Q = satMul(d.a, d.d), K = satMul(d.kv, d.d), p = d.p, c = std::max(d.p, d.r);
+        const auto normed = norm();
+        const auto q = linear(ModuleKind::AttnQ, d.h, Q, d.r);
+        const auto k = linear(ModuleKind::AttnK, d.h, K, d.r);
+        const auto v = linear(ModuleKind::AttnV, d.h, K, d.r);
+        const auto qRotated = rotary(Q);
+        const auto kRotated = rotary(K);
+        m_s.release({q, k});
+        // The flash kernel reads grouped keys as they are (no repeat_kv); under
+        // autocast the fp32 rotated query and keys are cast to 16-bit first.
+        const bool cast = m_ctx.autocast && c != p;
+        const std::uint32_t qCast = cast ? m_s.make(satMul(T, Q, p)) : 0;
+        const std::uint32_t kCast = cast ? m_s.make(satMul(T, K, p)) : 0;
+        const auto attention = m_s.make(satMul(T, Q, p));
+        const auto lse = m_s.make(satMul(satMul(d.b, d.a), satMul(d.s, 4)));
+        if (cast)
+            m_s.release({qCast, kCast});
+        m_s.release({lse});
+        const auto o = linear(ModuleKind::AttnOut, Q, d.h, p);
+        m_s.release({attention, qRotated, kRotated, v, normed});
+        const auto residual = m_s.make(satMul(T, d.h, d.r)); // hidden = input + attention
+        m_s.release({o});
+        const auto normed2 = norm();
+        const auto gate = linear(ModuleKind::MlpGate, d.h, d.i, d.r);
+        const auto activated = m_s.make(satMul(T, d.i, p)); // silu
+        m_s.release({gate});
+        const auto up = linear(ModuleKind::MlpUp, d.h, d.i, d.r);
+        const auto product = m_s.make(satMul(T, d.i, p));
+        m_s.release({activated, up});
+        const auto down = linear(ModuleKind::MlpDown, d.i, d.h, p);
+        m_s.release({product, normed2});
+        // The output (residual + down) is the next layer's boundary.
+        m_s.release({down, residual});
+    }
+
+private:
+    const BuildContext& m_ctx;
+    const Dims& m_d;
+    LayerScript& m_s;
+};
+
+} // namespace
+
+bool scriptedCheckpointedForward(const BuildContext& ctx, const Dims& d)
+{
+    const ModelSpec& m = ctx.model;
+    const TrainConfig& tc = ctx.scenario.train;
+    const bool dense = m.family == Family::Llama && !m.qkNorm && m.gatedMlp && m.hiddenAct == "silu" && !m.isMoe() &&
+                       !m.parallelResidual && m.rotaryFraction == 1.0 && !m.learnedPositions &&
+                       (m.slidingWindow == 0 || d.s < m.slidingWindow);
+    const bool peft = ctx.fullFinetune ||
+                      (tc.peft.method == PeftMethod::Lora && !ctx.quantizedBase && ctx.autocast && tc.peft.dropout == 0);
+    const bool plainStack = !ctx.rank && !ctx.deepspeedStyle && !ctx.megatron && !ctx.compiledLayers &&
+                            !ctx.float8Linears && !ctx.selectiveOps && !ctx.dropoutActive && !tc.activationOffload;
+    // A full fine-tune under autocast casts each fp32 weight right before its
+    // matmul, and the copies stay in autocast's cache until the loss: they
+    // come between the temporaries, which one row's script cannot place (the
+    // copies are their own row). Scripted without them, Llama 3.2 1B b2 s4096
+    // read -11.0 % reserved against the accountant's stream (+0.2 % with the
+    // one block) and TinyLlama b8 s2048 -3.8 % (-1.6 %), so those layers keep
+    // the block.
+    const bool weightCasts = ctx.fullFinetune && ctx.autocast;
+    return ctx.mode == Mode::Train && ctx.anyCheckpointedLayer() && dense && peft && plainStack && !weightCasts &&
+           d.p == 2 && savedAttentionKind(ctx, d) == Attention::Flash;
+}
+
+void addCheckpointedForwardScript(const BuildContext& ctx, const Dims& d, std::vector<TensorRow>& rows)
+{
+    LayerScript s;
+    ForwardScript(ctx, d, s).layer();
+    std::vector<TensorPiece>& script = s.pieces();
+    TensorRow row{"layer.ckpt_forward",
+                  "a checkpointed layer's forward, tensor by tensor (nothing is saved: norms in fp32, each linear's "
+                  "16-bit input copy, RoPE, the flash kernel, SwiGLU; LoRA's fp32 input and adapter products): the "
+                  "most held at once",
+                  Category::Temporaries,
+                  scriptPeak(script.data(), script.data() + script.size()),
+                  Phase::LayerFwd,
+                  Phase::LayerFwd,
+                  LayerSet::Checkpointed,
+                  false};
+    if (ctx.pieces) {
+        const std::size_t begin = ctx.pieces->size();
+        ctx.pieces->insert(ctx.pieces->end(), script.begin(), script.end());
+        attachScript(ctx, row, begin);
+    }
+    rows.push_back(row);
+}
+
+} // namespace headroom::detail
