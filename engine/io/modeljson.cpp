@@ -68,12 +68,20 @@ bool parseNormKind(const std::string& s, NormKind& out)
     return true;
 }
 
-// Gemma 3's vision tower (ModelSpec::vision), written only when there is one.
+// The vision tower (ModelSpec::vision), written only when there is one;
+// Llama 4's tower adds its kind and projector sizes (Gemma 3's is written as before).
 ordered visionToJson(const VisionTowerSpec& v)
 {
-    return ordered{{"layers", v.layers}, {"hidden", v.hidden}, {"intermediate", v.intermediate},
-                   {"channels", v.channels}, {"image_size", v.imageSize}, {"patch_size", v.patchSize},
-                   {"pooling_head", v.poolingHead}};
+    ordered out{{"layers", v.layers}, {"hidden", v.hidden}, {"intermediate", v.intermediate},
+                {"channels", v.channels}, {"image_size", v.imageSize}, {"patch_size", v.patchSize},
+                {"pooling_head", v.poolingHead}};
+    if (v.kind == VisionTowerKind::Llama4) {
+        out["kind"] = "llama4";
+        out["projector_input"] = v.projectorInput;
+        out["projector_output"] = v.projectorOutput;
+        out["output_dim"] = v.outputDim;
+    }
+    return out;
 }
 
 void visionFromJson(const json& node, const std::string& path, std::optional<Error>& error, VisionTowerSpec& v)
@@ -84,9 +92,23 @@ void visionFromJson(const json& node, const std::string& path, std::optional<Err
         return;
     }
     Reader r(node, path, error);
-    r.allowOnly({"layers", "hidden", "intermediate", "channels", "image_size", "patch_size", "pooling_head"});
+    r.allowOnly({"layers", "hidden", "intermediate", "channels", "image_size", "patch_size", "pooling_head", "kind",
+                 "projector_input", "projector_output", "output_dim"});
     for (const char* key : {"layers", "hidden", "intermediate", "channels", "image_size", "patch_size"})
         r.require(key);
+    std::string kind = "siglip";
+    r.string("kind", kind, false);
+    if (kind == "llama4") {
+        v.kind = VisionTowerKind::Llama4;
+        for (const char* key : {"projector_input", "projector_output", "output_dim"})
+            r.require(key);
+        r.integer("projector_input", 1, kMaxModelDimension, v.projectorInput);
+        r.integer("projector_output", 1, kMaxModelDimension, v.projectorOutput);
+        r.integer("output_dim", 1, kMaxModelDimension, v.outputDim);
+    } else if (kind != "siglip" && !error) {
+        error = pathError(ErrorCode::InvalidArgument, childPath(path, "kind"),
+                          "must be \"siglip\" or \"llama4\", got \"" + kind + "\"");
+    }
     r.integer("layers", 1, kMaxModelLayers, v.layers);
     r.integer("hidden", 1, kMaxModelDimension, v.hidden);
     r.integer("intermediate", 1, 100'000'000, v.intermediate);
@@ -143,6 +165,10 @@ ordered specToJson(const ModelSpec& spec)
         out["revision"] = spec.revision;
     if (spec.hasVision())
         out["vision"] = visionToJson(spec.vision);
+    if (spec.hasSharedExpert()) { // Llama 4 only: written when there is one
+        out["shared_experts"] = spec.sharedExperts;
+        out["shared_expert_intermediate"] = spec.sharedExpertIntermediate;
+    }
     return out;
 }
 
@@ -156,7 +182,8 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
                  "intermediate", "vocab", "max_positions", "type_vocab", "norm", "hidden_act", "gated_mlp",
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
                  "rotary_fraction", "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
-                 "origin", "revision", "checkpoint_parameters", "checkpoint_dtype", "vision"});
+                 "origin", "revision", "checkpoint_parameters", "checkpoint_dtype", "vision", "shared_experts",
+                 "shared_expert_intermediate"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
 
@@ -197,6 +224,8 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("qk_norm", spec.qkNorm);
     r.integer("experts", 0, kMaxModelDimension, spec.experts);
     r.integer("experts_per_token", 0, kMaxModelDimension, spec.expertsPerToken);
+    r.integer("shared_experts", 0, kMaxModelDimension, spec.sharedExperts);
+    r.integer("shared_expert_intermediate", 0, kMaxModelDimension, spec.sharedExpertIntermediate);
     // [0, 1] as config.json's dropouts (hfconfig.cpp probability); p = 1
     // drops everything, as torch.nn.functional.dropout allows.
     r.number("dropout", 0.0, false, 1.0, false, spec.dropout);
@@ -233,6 +262,10 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
         return pathError(ErrorCode::InvalidArgument, childPath(path, "experts_per_token"),
                          "must be between 1 and experts (" + std::to_string(spec.experts) + "), got "
                              + std::to_string(spec.expertsPerToken));
+    if ((spec.sharedExperts == 0) != (spec.sharedExpertIntermediate == 0))
+        return pathError(ErrorCode::InvalidArgument, childPath(path, "shared_expert_intermediate"),
+                         "must be positive exactly when shared_experts is, got "
+                             + std::to_string(spec.sharedExpertIntermediate));
     return spec;
 }
 
@@ -251,7 +284,10 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.qkNorm == b.qkNorm && a.vision.layers == b.vision.layers && a.vision.hidden == b.vision.hidden
         && a.vision.intermediate == b.vision.intermediate && a.vision.channels == b.vision.channels
         && a.vision.imageSize == b.vision.imageSize && a.vision.patchSize == b.vision.patchSize
-        && a.vision.poolingHead == b.vision.poolingHead
+        && a.vision.poolingHead == b.vision.poolingHead && a.vision.kind == b.vision.kind
+        && a.vision.projectorInput == b.vision.projectorInput && a.vision.projectorOutput == b.vision.projectorOutput
+        && a.vision.outputDim == b.vision.outputDim && a.sharedExperts == b.sharedExperts
+        && a.sharedExpertIntermediate == b.sharedExpertIntermediate
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
         && a.head == b.head && a.numLabels == b.numLabels
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin

@@ -13,6 +13,8 @@
 // PretrainedConfig itself does not define).
 #include "model/hfconfig.h"
 
+#include "model/configreader.h"
+
 #include "model/modelhead.h"
 
 #include <nlohmann/json.hpp>
@@ -30,148 +32,10 @@ namespace {
 
 using nlohmann::json;
 
-// modelspec.h: the bounds a scenario's "spec" reads back too.
-constexpr std::uint64_t kMaxDimension = kMaxModelDimension;
-constexpr std::uint64_t kMaxLayers = kMaxModelLayers;
-
-std::string quoted(const std::string& key) { return "\"" + key + "\""; }
-
-// Reads typed values out of a config object. The first problem is kept and
-// reported; reading goes on with neutral values so one pass fills the spec.
-class ConfigReader {
-public:
-    explicit ConfigReader(const json& config) : m_config(config) {}
-    // A reader of a nested object (Gemma3Config's "text_config"): its keys are
-    // named "text_config.hidden_size" in messages, and its first problem is
-    // handed to `parent`.
-    ConfigReader(const json& config, std::string prefix) : m_config(config), m_prefix(std::move(prefix)) {}
-
-    const std::optional<Error>& error() const { return m_error; }
-    bool has(const std::string& key) const { return m_config.contains(key); }
-
-    // The value of `key`, or nullptr when it is absent or null (None).
-    const json* find(const std::string& key) const
-    {
-        const auto it = m_config.find(key);
-        return it == m_config.end() || it->is_null() ? nullptr : &*it;
-    }
-
-    // A positive integer no larger than `limit`. Without a fallback the key is required.
-    std::uint64_t size(const std::string& key, std::uint64_t limit, std::optional<std::uint64_t> fallback = {})
-    {
-        const json* v = find(key);
-        if (!v) {
-            if (fallback)
-                return *fallback;
-            fail(ErrorCode::MissingField, "config.json has no " + name(key) + " (a positive integer)");
-            return 1;
-        }
-        const std::string shown = name(key) + " is " + v->dump();
-        if (!v->is_number()) {
-            fail(ErrorCode::MissingField, shown + "; expected a positive integer");
-            return 1;
-        }
-        // Within the limits a double holds every integer exactly, so one
-        // check covers nlohmann's unsigned, signed (negative) and float
-        // numbers; 4096.0 is accepted, 0.5, 1e30 and NaN are not.
-        const double d = v->get<double>();
-        if (v->is_number_float() && !(std::isfinite(d) && d == std::floor(d))) {
-            fail(ErrorCode::InvalidArgument, shown + "; it must be an integer");
-            return 1;
-        }
-        if (d < 1.0 || d > static_cast<double>(limit)) {
-            fail(ErrorCode::InvalidArgument,
-                 shown + "; it must be a positive integer no larger than " + std::to_string(limit));
-            return 1;
-        }
-        return static_cast<std::uint64_t>(d);
-    }
-    std::uint64_t dimension(const std::string& key, std::optional<std::uint64_t> fallback = {})
-    {
-        return size(key, kMaxDimension, fallback);
-    }
-
-    bool flag(const std::string& key, bool fallback) { return typed(key, fallback, &json::is_boolean, "true or false"); }
-    std::string text(const std::string& key, const std::string& fallback)
-    {
-        return typed(key, fallback, &json::is_string, "a string");
-    }
-
-    // A dropout probability in [0, 1].
-    double probability(const std::string& key, double fallback)
-    {
-        const json* v = find(key);
-        if (!v)
-            return fallback;
-        if (!v->is_number()) {
-            fail(ErrorCode::MissingField, name(key) + " is " + v->dump() + "; expected a number");
-            return fallback;
-        }
-        const double p = v->get<double>();
-        if (!(p >= 0.0 && p <= 1.0)) {
-            fail(ErrorCode::InvalidArgument, name(key) + " is " + v->dump() + "; a dropout must lie in [0, 1]");
-            return fallback;
-        }
-        return p;
-    }
-    // A fraction in (0, 1] (GPT-NeoX's rotary_pct, partial_rotary_factor).
-    double fraction(const std::string& key, double fallback)
-    {
-        const json* v = find(key);
-        if (!v)
-            return fallback;
-        const double f = v->is_number() ? v->get<double>() : -1.0;
-        if (!(f > 0.0 && f <= 1.0)) {
-            fail(ErrorCode::InvalidArgument, name(key) + " is " + v->dump() + "; expected a fraction in (0, 1]");
-            return fallback;
-        }
-        return f;
-    }
-    // A setting that is on when it holds a positive number and off when it is
-    // null (transformers' convention for optional caps such as softcapping).
-    bool positiveOrNull(const std::string& key, bool fallback)
-    {
-        if (!has(key))
-            return fallback;
-        const json* v = find(key);
-        if (!v) // null
-            return false;
-        if (!v->is_number()) {
-            fail(ErrorCode::MissingField, name(key) + " is " + v->dump() + "; expected a number or null");
-            return fallback;
-        }
-        return v->get<double>() > 0;
-    }
-    double maxProbability(std::initializer_list<std::string> keys, double fallback)
-    {
-        double p = 0.0;
-        for (const std::string& key : keys)
-            p = std::max(p, probability(key, fallback));
-        return p;
-    }
-
-    void fail(ErrorCode code, std::string detail)
-    {
-        if (!m_error)
-            m_error = makeError(code, std::move(detail));
-    }
-
-private:
-    template <class T>
-    T typed(const std::string& key, const T& fallback, bool (json::*is)() const noexcept, const char* expected)
-    {
-        const json* v = find(key);
-        if (v && !(v->*is)())
-            fail(ErrorCode::MissingField, name(key) + " is " + v->dump() + "; expected " + expected);
-        return v && (v->*is)() ? v->get<T>() : fallback;
-    }
-
-    std::string name(const std::string& key) const { return quoted(m_prefix.empty() ? key : m_prefix + "." + key); }
-
-    const json& m_config;
-    std::string m_prefix;
-    std::optional<Error> m_error;
-};
+using detail::ConfigReader;
+using detail::kMaxDimension;
+using detail::kMaxLayers;
+using detail::quoted;
 
 // Key names differ per family: GPT-2 and GPTBigCode use n_embd, n_layer, n_head.
 struct SizeKeys {
@@ -588,6 +452,8 @@ constexpr TypeInfo kTypes[] = {
     {"gemma2", Family::Gemma2, "Gemma2ForCausalLM", readLlamaLike},
     {"gemma3_text", Family::Gemma3, "Gemma3ForCausalLM", readLlamaLike},
     {"gemma3", Family::Gemma3, "Gemma3ForConditionalGeneration", readGemma3},
+    {"llama4_text", Family::Llama4, "Llama4ForCausalLM", detail::readLlama4Text},
+    {"llama4", Family::Llama4, "Llama4ForConditionalGeneration", detail::readLlama4},
     {"olmo2", Family::Olmo2, "Olmo2ForCausalLM", readLlamaLike},
     {"phi3", Family::Phi3, "Phi3ForCausalLM", readLlamaLike},
     {"gpt2", Family::Gpt2, "GPT2LMHeadModel", readGpt2Like},

@@ -12,7 +12,8 @@
 namespace headroom {
 
 // The model_type strings we read ("llama", "mistral", "qwen2", "qwen3",
-// "mixtral", "gemma", "gemma2", "phi3", "gpt2", "gpt_neox", "gpt_bigcode", "bert").
+// "mixtral", "gemma", "gemma2", "phi3", "gpt2", "gpt_neox", "gpt_bigcode", "bert", "llama4_text",
+// "llama4"...).
 const std::vector<std::string>& supportedModelTypes();
 
 // Errors: MissingField (names the key), UnknownModelType (names the type and

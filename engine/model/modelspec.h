@@ -29,6 +29,8 @@ enum class Family {
     Gemma,      // gemma: Llama layout, GeGLU, tied embeddings, head_dim decoupled from hidden
     Gemma2,     // gemma2: four norms per layer (pre/post attention and feed-forward)
     Gemma3,     // gemma3_text, gemma3: Gemma 2's four norms plus per-head q/k norms; gemma3 adds a SigLIP tower
+    Llama4,     // llama4_text, llama4: Llama attention, every layer a Llama4TextMoe (routed experts + one shared
+                // expert); llama4 adds its own vision tower (VisionTowerKind::Llama4)
     Olmo2,      // olmo2: post-norm blocks (no input norm), q/k RMSNorm over the whole projections
     Phi3,       // phi3: fused qkv_proj and gate_up_proj
     Gpt2,       // gpt2: LayerNorm, learned positions, fused c_attn, Conv1D, tied lm_head
@@ -41,11 +43,18 @@ const char* familyName(Family family);
 
 enum class NormKind { RmsNorm, LayerNorm };
 
-// The SigLIP vision tower and multi-modal projector of an image-text model
-// (Gemma3ForConditionalGeneration): the fields of its vision_config that size
-// its parameters (transformers/models/siglip/configuration_siglip.py
-// SiglipVisionConfig). layers == 0: no vision tower.
+// Which image tower an image-text model carries.
+enum class VisionTowerKind {
+    Siglip, // Gemma3ForConditionalGeneration: SiglipVisionModel + Gemma3MultiModalProjector
+    Llama4, // Llama4ForConditionalGeneration: Llama4VisionModel + Llama4MultiModalProjector
+};
+
+// The vision tower and multi-modal projector of an image-text model: the
+// fields of its vision_config that size its parameters (transformers/models/
+// siglip/configuration_siglip.py SiglipVisionConfig; llama4/
+// configuration_llama4.py Llama4VisionConfig). layers == 0: no vision tower.
 struct VisionTowerSpec {
+    VisionTowerKind kind = VisionTowerKind::Siglip;
     std::uint64_t layers = 0;        // num_hidden_layers
     std::uint64_t hidden = 0;        // hidden_size
     std::uint64_t intermediate = 0;  // intermediate_size
@@ -53,6 +62,10 @@ struct VisionTowerSpec {
     std::uint64_t imageSize = 0;     // image_size (square)
     std::uint64_t patchSize = 0;     // patch_size (square)
     bool poolingHead = false;        // vision_use_head (SiglipVisionTransformer: true when absent)
+    // Llama 4 only (Llama4VisionPixelShuffleMLP, Llama4MultiModalProjector):
+    std::uint64_t projectorInput = 0;  // projector_input_dim (vision_adapter.mlp.fc1's outputs)
+    std::uint64_t projectorOutput = 0; // projector_output_dim (vision_adapter.mlp.fc2, square)
+    std::uint64_t outputDim = 0;       // vision_output_dim (multi_modal_projector.linear_1's inputs)
 };
 
 // The task head on top of the transformer: it decides the outputs, the loss
@@ -98,6 +111,11 @@ struct ModelSpec {
     std::uint64_t experts = 0;         // MoE: num_local_experts (qwen3_moe: num_experts; 0 = dense)
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
                                        // (the expert width is `intermediate`: qwen3_moe's moe_intermediate_size)
+    // Shared experts: gated MLPs every token runs besides its routed experts
+    // (modeling_llama4.py Llama4TextMoe.shared_expert, a Llama4TextMLP of
+    // intermediate_size). 0 for every family but Llama 4.
+    std::uint64_t sharedExperts = 0;
+    std::uint64_t sharedExpertIntermediate = 0;
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
     bool finalLogitSoftcap = false;    // Gemma 2: logits = cap * tanh(logits / cap) before the loss
     // Sliding-window attention (config.json sliding_window): 0 = none. From a
@@ -134,6 +152,7 @@ struct ModelSpec {
 
     bool isMoe() const { return experts > 0; }
     bool hasVision() const { return vision.layers > 0; }
+    bool hasSharedExpert() const { return sharedExperts > 0; }
     bool classifier() const { return head == ModelHead::SequenceClassification; }
     std::uint64_t qDim() const { return heads * headDim; }
     std::uint64_t kvDim() const { return kvHeads * headDim; }

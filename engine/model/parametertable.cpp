@@ -163,6 +163,40 @@ void addVisionTower(TableBuilder& g, const ModelSpec& s)
     g.vision("model.multi_modal_projector.mm_soft_emb_norm", "mm_soft_emb_norm", h, 1, false);
 }
 
+// Llama4ForConditionalGeneration's image side (modeling_llama4.py, transformers
+// 5.17), in the global tensors: Llama4VisionModel's class_embedding (h),
+// positional_embedding_vlm ((image / patch)^2 + 1, h), patch_embedding
+// (Llama4UnfoldConvolution: Linear(channels * patch^2, h), no bias),
+// layernorm_pre and layernorm_post (nn.LayerNorm), per Llama4VisionEncoderLayer
+// q, k, v, o_proj (Llama4VisionAttention: h x h with bias, heads * (h / heads)
+// = h), mlp.fc1 / fc2 (Llama4VisionMLP, with bias) and two LayerNorms;
+// vision_adapter.mlp (Llama4VisionMLP2: fc1 Linear(intermediate_size,
+// projector_input_dim), fc2 Linear(projector_output_dim,
+// projector_output_dim), no biases); Llama4MultiModalProjector.linear_1
+// (Linear(vision_output_dim, text hidden), bias=False).
+void addLlama4VisionTower(TableBuilder& g, const ModelSpec& s)
+{
+    const VisionTowerSpec& v = s.vision;
+    const std::uint64_t h = v.hidden, n = v.layers;
+    const std::uint64_t side = v.imageSize / v.patchSize;
+    g.vision("vision_model.class_embedding", "class_embedding", h, 1, false);
+    g.vision("vision_model.positional_embedding_vlm", "positional_embedding_vlm", satAdd(satMul(side, side), 1), h,
+             false);
+    g.vision("vision_model.patch_embedding.linear", "linear", h, satMul(v.channels, v.patchSize, v.patchSize), false);
+    g.vision("vision_model.layernorm_pre", "layernorm_pre", h, 1, true);
+    g.vision("vision_model.layernorm_post", "layernorm_post", h, 1, true);
+    for (const char* path : {"vision_model.model.layers.{i}.self_attn.q_proj", "vision_model.model.layers.{i}.self_attn.k_proj",
+                             "vision_model.model.layers.{i}.self_attn.v_proj", "vision_model.model.layers.{i}.self_attn.o_proj"})
+        g.vision(path, "self_attn", h, h, true, n);
+    g.vision("vision_model.model.layers.{i}.mlp.fc1", "fc1", v.intermediate, h, true, n);
+    g.vision("vision_model.model.layers.{i}.mlp.fc2", "fc2", h, v.intermediate, true, n);
+    g.vision("vision_model.model.layers.{i}.input_layernorm", "input_layernorm", h, 1, true, n);
+    g.vision("vision_model.model.layers.{i}.post_attention_layernorm", "post_attention_layernorm", h, 1, true, n);
+    g.vision("vision_model.vision_adapter.mlp.fc1", "fc1", v.projectorInput, v.intermediate, false);
+    g.vision("vision_model.vision_adapter.mlp.fc2", "fc2", v.projectorOutput, v.projectorOutput, false);
+    g.vision("multi_modal_projector.linear_1", "linear_1", s.hidden, v.outputDim, false);
+}
+
 void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
 {
     TableBuilder g(t.global), l(t.layer);
@@ -212,6 +246,22 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         l.bare("model.layers.{i}.mlp.experts.gate_up_proj_bias", "experts", ModuleKind::MlpGateUp, 2 * s.intermediate, 1, s.experts, true);
         l.bare("model.layers.{i}.mlp.experts.down_proj", "experts", ModuleKind::MlpDown, s.hidden, s.intermediate, s.experts, false);
         l.bare("model.layers.{i}.mlp.experts.down_proj_bias", "experts", ModuleKind::MlpDown, s.hidden, 1, s.experts, true);
+    } else if (s.family == Family::Llama4) {
+        // modeling_llama4.py (transformers 5.17) Llama4TextMoe, the
+        // feed_forward of every layer here (hfconfigllama4.cpp refuses dense
+        // ones): Llama4Router, an nn.Linear(hidden, num_local_experts) without
+        // bias; Llama4TextExperts, bare stacked nn.Parameters gate_up_proj
+        // (E, hidden, 2 * intermediate) and down_proj (E, intermediate,
+        // hidden), the same elements as (E, 2i, h) and (E, h, i); and
+        // shared_expert, a Llama4TextMLP of intermediate_size (nn.Linears
+        // without bias, LoRA-targetable as a dense MLP's are).
+        l.linear("model.layers.{i}.feed_forward.router", "router", ModuleKind::Router, s.hidden, s.experts, false);
+        l.bare("model.layers.{i}.feed_forward.experts.gate_up_proj", "experts", ModuleKind::MlpGateUp, 2 * s.intermediate, s.hidden, s.experts, false);
+        l.bare("model.layers.{i}.feed_forward.experts.down_proj", "experts", ModuleKind::MlpDown, s.hidden, s.intermediate, s.experts, false);
+        const std::uint64_t shared = s.sharedExpertIntermediate;
+        l.linear("model.layers.{i}.feed_forward.shared_expert.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, shared, false);
+        l.linear("model.layers.{i}.feed_forward.shared_expert.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, shared, false);
+        l.linear("model.layers.{i}.feed_forward.shared_expert.down_proj", "down_proj", ModuleKind::MlpDown, shared, s.hidden, false);
     } else {
         l.linear("model.layers.{i}.mlp.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, s.intermediate, s.mlpBias);
         l.linear("model.layers.{i}.mlp.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.intermediate, s.mlpBias);
@@ -233,7 +283,9 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
     g.norm("model.norm", "norm", s.hidden, s.norm);
     if (!s.tieEmbeddings)
         g.linear("lm_head", "lm_head", ModuleKind::LmHead, s.hidden, s.vocab, false);
-    if (s.hasVision())
+    if (s.hasVision() && s.vision.kind == VisionTowerKind::Llama4)
+        addLlama4VisionTower(g, s);
+    else if (s.hasVision())
         addVisionTower(g, s);
 }
 
@@ -357,7 +409,14 @@ Bytes ParameterTable::activeElements(std::uint64_t expertsPerToken, std::uint64_
         const Bytes used = t.copies == experts ? satMul(t.rows, t.cols, expertsPerToken) : t.elements();
         perLayer = satAdd(perLayer, used);
     }
-    return satAdd(globalElements(), satMul(layers, perLayer));
+    // A text token never reaches an image tower (Gemma 3's SigLIP, Llama 4's
+    // Llama4VisionModel): Meta's "17B active" for Llama 4 Scout counts the
+    // text model alone (tests/engine/test_llama4.cpp).
+    Bytes textGlobal = 0;
+    for (const ParamTensor& t : global)
+        if (t.kind != ModuleKind::VisionTower)
+            textGlobal = satAdd(textGlobal, t.elements());
+    return satAdd(textGlobal, satMul(layers, perLayer));
 }
 
 Bytes ParameterTable::largestTensorElements() const
@@ -381,6 +440,7 @@ ParameterTable buildParameterTable(const ModelSpec& spec)
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
+    case Family::Llama4:
     case Family::Olmo2:
         buildLlamaLike(spec, table);
         break;
@@ -403,6 +463,7 @@ const char* familyName(Family family)
     case Family::Gemma: return "gemma";
     case Family::Gemma2: return "gemma2";
     case Family::Gemma3: return "gemma3";
+    case Family::Llama4: return "llama4";
     case Family::Olmo2: return "olmo2";
     case Family::Phi3: return "phi3";
     case Family::Gpt2: return "gpt2";

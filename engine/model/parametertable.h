@@ -31,7 +31,7 @@ enum class ModuleKind {
     LmHead,            // the output head: lm_head, embed_out, the MLM decoder bias, BERT's classifier
     HeadTransform,     // BERT MLM transform dense
     Pooler,
-    VisionTower,       // Gemma 3's SigLIP tower and multi-modal projector: loaded, unused by text-only training
+    VisionTower,       // an image tower and its projector (Gemma 3 SigLIP, Llama 4): loaded, unused by text-only training
 };
 
 const char* moduleKindName(ModuleKind kind);

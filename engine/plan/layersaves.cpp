@@ -253,6 +253,7 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
     case Family::Gemma:
     case Family::Gemma2:
     case Family::Gemma3:
+    case Family::Llama4:
     case Family::Phi3: {
         saveNorm(s, ctx, d, "norm1.in", "norm1.normed", "norm1.stat");
         if (!ctx.profile.fp32NormUpcast || d.r == 4)

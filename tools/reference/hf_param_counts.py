@@ -47,6 +47,9 @@ EXPECTED_CLASS = {
     "gemma3_text": "Gemma3ForCausalLM",
     # Image-text: the count includes the SigLIP tower and the projector.
     "gemma3": "Gemma3ForConditionalGeneration",
+    "llama4_text": "Llama4ForCausalLM",
+    # Image-text: the count includes Llama4VisionModel and the projector.
+    "llama4": "Llama4ForConditionalGeneration",
     "olmo2": "Olmo2ForCausalLM",
     "phi3": "Phi3ForCausalLM",
     "gpt2": "GPT2LMHeadModel",
