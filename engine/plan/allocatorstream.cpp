@@ -22,6 +22,9 @@ struct Instance {
     std::uint32_t pieceBegin, pieceEnd; // the row's runs of tensors (TensorRow::pieceBegin)
     std::uint32_t firstId;              // its tensors take ids firstId, firstId + 1...
     std::uint8_t stream;                // TensorRow::stream
+    bool madeByScript;                  // TensorRow::madeByScript
+    std::uint32_t row;                  // index in Plan::tensors
+    std::int32_t layer;                 // -1 for a global row
 };
 
 // Instance numbers bucketed by the event `at` reads, in instance order (a counting sort).
@@ -61,12 +64,19 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     std::uint32_t nextId = 0;
     if (labels)
         *labels = {};
-    for (const TensorRow& row : plan.tensors) {
+    // Where each row's instances begin (they follow each other, layer by
+    // layer), for the tensors a script makes for another row.
+    thread_local std::vector<std::uint32_t> rowStart;
+    rowStart.assign(plan.tensors.size() + 1, 0);
+    for (std::uint32_t rowIndex = 0; rowIndex < plan.tensors.size(); ++rowIndex) {
+        const TensorRow& row = plan.tensors[rowIndex];
+        rowStart[rowIndex] = static_cast<std::uint32_t>(instances.size());
+        rowStart[rowIndex + 1] = rowStart[rowIndex];
         if (row.managed || row.bytes == 0)
             continue;
         std::uint64_t tensorsPerInstance = 0;
         for (std::uint32_t p = row.pieceBegin; p < row.pieceEnd; ++p)
-            if (!plan.pieces[p].isFree())
+            if (!plan.pieces[p].isFree() && !plan.pieces[p].isForeign())
                 tensorsPerInstance += plan.pieces[p].count;
         const auto ids = static_cast<std::uint32_t>(std::max<std::uint64_t>(tensorsPerInstance, 1));
         auto add = [&](std::int64_t layer) {
@@ -79,8 +89,8 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             const auto first = !spansStep || row.firstAllocAt == Phase::Load
                                    ? from
                                    : static_cast<std::uint32_t>(eventIndex(mode, row.firstAllocAt, layer, L));
-            instances.push_back(
-                {from, to, first, row.bytes, spansStep && !perStep, perStep, row.pieceBegin, row.pieceEnd, nextId, row.stream});
+            instances.push_back({from, to, first, row.bytes, spansStep && !perStep, perStep, row.pieceBegin, row.pieceEnd,
+                                 nextId, row.stream, row.madeByScript, rowIndex, static_cast<std::int32_t>(layer)});
             nextId += ids;
             if (labels) {
                 labels->rowOfId.resize(nextId, row.name);
@@ -89,15 +99,28 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
         };
         if (row.layers == LayerSet::Global) {
             add(-1);
+            rowStart[rowIndex + 1] = static_cast<std::uint32_t>(instances.size());
             continue;
         }
         for (std::uint64_t l = 0; l < L; ++l)
             if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod))
                 add(static_cast<std::int64_t>(l));
+        rowStart[rowIndex + 1] = static_cast<std::uint32_t>(instances.size());
     }
     bucket(instances, E, &Instance::firstAllocAt, firstStart, firstOrder);
     bucket(instances, E, &Instance::freeAt, freeStart, freeOrder);
     alive.assign(instances.size(), 0);
+    thread_local std::vector<std::uint32_t> madeSoFar; // tensors a script has made for a madeByScript instance
+    madeSoFar.assign(instances.size(), 0);
+    // The instance of row `rowIndex` on `layer`, or none.
+    auto instanceOf = [&](std::uint32_t rowIndex, std::int32_t layer) -> std::int64_t {
+        if (rowIndex >= plan.tensors.size())
+            return -1;
+        for (std::uint32_t n = rowStart[rowIndex]; n < rowStart[rowIndex + 1]; ++n)
+            if (instances[n].layer == layer)
+                return n;
+        return -1;
+    };
 
     out.reserve(out.size() + static_cast<std::size_t>(nextId) * 2 * static_cast<std::size_t>(steps * microBatches));
     // An instance's tensors, in the order of its runs; one id each. Freed in
@@ -105,6 +128,10 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     auto allocate = [&](std::uint32_t n) {
         const Instance& i = instances[n];
         alive[n] = 1;
+        if (i.madeByScript) { // its tensors come with the script that makes them
+            madeSoFar[n] = 0;
+            return;
+        }
         if (i.pieceBegin == i.pieceEnd) {
             out.push_back({AllocatorEvent::Kind::Alloc, i.firstId, i.bytes, i.stream});
             return;
@@ -116,6 +143,19 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
                 out.push_back({AllocatorEvent::Kind::Free, i.firstId + piece.freeOf, 0});
                 continue;
             }
+            if (piece.isForeign()) { // another row's tensors, made here (TensorRow::madeByScript)
+                const std::int64_t m = instanceOf(piece.ofRow, i.layer);
+                if (m < 0 || !instances[m].madeByScript)
+                    continue;
+                alive[m] = 1;
+                // No more than the ids the row holds (its own pieces' tensors).
+                const std::uint32_t ids = (static_cast<std::size_t>(m) + 1 < instances.size() ? instances[m + 1].firstId : nextId) -
+                                          instances[m].firstId;
+                for (std::uint64_t c = 0; c < piece.count && madeSoFar[m] < ids; ++c)
+                    out.push_back({AllocatorEvent::Kind::Alloc, instances[m].firstId + madeSoFar[m]++, piece.bytes,
+                                   instances[m].stream});
+                continue;
+            }
             for (std::uint64_t c = 0; c < piece.count; ++c)
                 out.push_back({AllocatorEvent::Kind::Alloc, id++, piece.bytes, i.stream});
         }
@@ -124,6 +164,11 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
     auto release = [&](std::uint32_t n) {
         const Instance& i = instances[n];
         alive[n] = 0;
+        if (i.madeByScript) { // what its script made, in order
+            for (std::uint32_t t = 0; t < madeSoFar[n]; ++t)
+                out.push_back({AllocatorEvent::Kind::Free, i.firstId + t, 0});
+            return;
+        }
         if (i.pieceBegin == i.pieceEnd) {
             out.push_back({AllocatorEvent::Kind::Free, i.firstId, 0});
             return;
@@ -131,7 +176,7 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
         // What a script released itself is not released again.
         std::uint32_t tensors = 0;
         for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)
-            if (!plan.pieces[p].isFree())
+            if (!plan.pieces[p].isFree() && !plan.pieces[p].isForeign())
                 tensors += static_cast<std::uint32_t>(plan.pieces[p].count);
         releasedByScript.assign(tensors, 0);
         for (std::uint32_t p = i.pieceBegin; p < i.pieceEnd; ++p)

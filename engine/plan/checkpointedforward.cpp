@@ -8,13 +8,17 @@
 // was read from the accountant's streams of llama-3.2-1b-bf16-mixed-sdpa-b1-
 // s1024-ckpt and llama-2-7b-hf-bf16-mixed-sdpa-b8-s2048-ckpt-lora64 (tools/
 // reference/accountant.py, second step, one layer's forward), request by
-// request. Weight casts are autocast's cache (modelstaterows.cpp
-// autocast.*_copies_fwd) and the layer's output is the next layer's
-// checkpoint boundary (checkpoint.layer_input), so neither is here; tensors
-// of a few bytes (the flash kernel's RNG state) are left out.
+// request. The weight casts belong to autocast's cache (modelstaterows.cpp
+// autocast.weight_copies_fwd, alive until the loss): the script makes them
+// for that row, each right before its matmul. The layer's output is the next
+// layer's checkpoint boundary (checkpoint.layer_input), so it is not here;
+// the adapters' casts (a few MiB) and tensors of a few bytes (the flash
+// kernel's RNG state) are left out.
 #include "plan/checkpointedforward.h"
 
 #include "plan/layerscript.h"
+
+#include <cstring>
 
 namespace headroom::detail {
 
@@ -30,7 +34,10 @@ bool loraTarget(const BuildContext& ctx, ModuleKind kind)
 
 class ForwardScript {
 public:
-    ForwardScript(const BuildContext& ctx, const Dims& d, LayerScript& s) : m_ctx(ctx), m_d(d), m_s(s) {}
+    // weightCasts: the row of autocast's weight casts (TensorPiece::ofRow),
+    // made between the temporaries; kOwnRow when there are none.
+    ForwardScript(const BuildContext& ctx, const Dims& d, LayerScript& s, std::uint32_t weightCasts)
+        : m_ctx(ctx), m_d(d), m_s(s), m_weightCasts(weightCasts) {}
 
     // LlamaRMSNorm: hidden_states.to(float32) (a copy unless already fp32),
     // pow(2).mean(-1), rsqrt(variance + eps), the product, then
@@ -72,6 +79,8 @@ public:
         const Bytes T = m_d.T, p = m_d.p;
         const bool cast = m_ctx.autocast && inBytes != p;
         const std::uint32_t copy = cast ? m_s.make(satMul(T, in, p)) : 0;
+        if (m_weightCasts != TensorPiece::kOwnRow) // the weight's 16-bit copy, cached until the loss
+            m_s.place(m_weightCasts, satMul(in, out, p));
         const auto base = m_s.make(satMul(T, out, p));
         if (cast)
             m_s.release({copy});
@@ -153,6 +162,7 @@ private:
     const BuildContext& m_ctx;
     const Dims& m_d;
     LayerScript& m_s;
+    std::uint32_t m_weightCasts;
 };
 
 } // namespace
@@ -168,22 +178,41 @@ bool scriptedCheckpointedForward(const BuildContext& ctx, const Dims& d)
                       (tc.peft.method == PeftMethod::Lora && !ctx.quantizedBase && ctx.autocast && tc.peft.dropout == 0);
     const bool plainStack = !ctx.rank && !ctx.deepspeedStyle && !ctx.megatron && !ctx.compiledLayers &&
                             !ctx.float8Linears && !ctx.selectiveOps && !ctx.dropoutActive && !tc.activationOffload;
-    // A full fine-tune under autocast casts each fp32 weight right before its
-    // matmul, and the copies stay in autocast's cache until the loss: they
-    // come between the temporaries, which one row's script cannot place (the
-    // copies are their own row). Scripted without them, Llama 3.2 1B b2 s4096
-    // read -11.0 % reserved against the accountant's stream (+0.2 % with the
-    // one block) and TinyLlama b8 s2048 -3.8 % (-1.6 %), so those layers keep
-    // the block.
-    const bool weightCasts = ctx.fullFinetune && ctx.autocast;
-    return ctx.mode == Mode::Train && ctx.anyCheckpointedLayer() && dense && peft && plainStack && !weightCasts &&
-           d.p == 2 && savedAttentionKind(ctx, d) == Attention::Flash;
+    return ctx.mode == Mode::Train && ctx.anyCheckpointedLayer() && dense && peft && plainStack && d.p == 2 &&
+           ctx.pieces && savedAttentionKind(ctx, d) == Attention::Flash;
+}
+
+// A full fine-tune under autocast casts each fp32 weight right before its
+// matmul, and the copies stay in autocast's cache until the loss
+// (modelstaterows.cpp autocast.weight_copies_fwd): the script makes them for
+// that row, one per linear, between its own tensors. Made as one block before
+// the script instead, Llama 3.2 1B b2 s4096 ckpt read -11.0 % reserved against
+// the accountant's stream and TinyLlama b8 s2048 ckpt -3.8 %.
+std::uint32_t weightCastRow(const BuildContext& ctx, const Dims& d, std::vector<TensorRow>& rows)
+{
+    for (std::size_t n = 0; n < rows.size(); ++n) {
+        TensorRow& row = rows[n];
+        if (std::strcmp(row.name, "autocast.weight_copies_fwd") != 0 || row.layers != LayerSet::Checkpointed)
+            continue;
+        // One tensor per linear, in the order the forward casts them.
+        const Bytes Q = satMul(d.a, d.d), K = satMul(d.kv, d.d), p = d.p;
+        const std::size_t begin = ctx.pieces->size();
+        for (const Bytes elements : {satMul(d.h, Q), satMul(d.h, K), satMul(d.h, K), satMul(Q, d.h), satMul(d.h, d.i),
+                                     satMul(d.h, d.i), satMul(d.i, d.h)})
+            ctx.pieces->push_back({satMul(elements, p), 1});
+        attachPieces(ctx, row, begin);
+        if (row.pieceEnd == row.pieceBegin)
+            return TensorPiece::kOwnRow; // not the seven linears: the copies stay one block
+        row.madeByScript = true;
+        return static_cast<std::uint32_t>(n);
+    }
+    return TensorPiece::kOwnRow;
 }
 
 void addCheckpointedForwardScript(const BuildContext& ctx, const Dims& d, std::vector<TensorRow>& rows)
 {
     LayerScript s;
-    ForwardScript(ctx, d, s).layer();
+    ForwardScript(ctx, d, s, weightCastRow(ctx, d, rows)).layer();
     std::vector<TensorPiece>& script = s.pieces();
     TensorRow row{"layer.ckpt_forward",
                   "a checkpointed layer's forward, tensor by tensor (nothing is saved: norms in fp32, each linear's "

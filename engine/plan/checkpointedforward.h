@@ -14,9 +14,10 @@ namespace headroom::detail {
 // Whether a checkpointed layer's forward is planned as the script below: a
 // dense Llama-family layer (RMSNorm, RoPE, SwiGLU, no q/k norms) with the
 // flash kernel, 16-bit compute, on one GPU or data parallel, fully trained
-// in 16-bit or with LoRA (no dropout) under autocast; not a full fine-tune
-// under autocast, whose weight casts fall between the temporaries. Anything
-// else keeps the one block (activationrows.cpp).
+// or with LoRA (no dropout) under autocast. Under autocast over fp32 weights
+// the script also makes autocast's weight casts, for their own row
+// (TensorRow::madeByScript). Anything else keeps the one block
+// (activationrows.cpp).
 bool scriptedCheckpointedForward(const BuildContext& ctx, const Dims& d);
 
 // Adds the row "layer.ckpt_forward" on the checkpointed layers: the script's

@@ -18,6 +18,8 @@ public:
         m_pieces.push_back({bytes, 1});
         return m_made++;
     }
+    // The next tensor of another row (TensorPiece::ofRow), made here.
+    void place(std::uint32_t row, Bytes bytes) { m_pieces.push_back({bytes, 1, TensorPiece::kAllocation, row}); }
     void release(std::initializer_list<std::uint32_t> ids)
     {
         for (std::uint32_t id : ids)

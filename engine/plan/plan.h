@@ -93,6 +93,11 @@ struct TensorRow {
     // are a micro-batch with the gradients resident, the second or a later
     // one of its step.
     bool freedAtZeroGrad = false;
+    // Its tensors are made by another row's script (TensorPiece::ofRow), in
+    // the same layer and event, between that script's own tensors: autocast's
+    // weight casts in a checkpointed layer's forward (checkpointedforward.h).
+    // Only the allocator stream reads it; the row is made and freed as before.
+    bool madeByScript = false;
     // The CUDA stream the row's tensors are allocated on (a caching allocator
     // block serves only its own stream: plan/cachingallocator.h). 0: the
     // compute stream. Only the allocator stream reads it.
@@ -109,10 +114,16 @@ inline constexpr std::uint8_t kReduceScatterStream = 2;   // FSDP2's reduce-scat
 // `freeOf` (counted from 0 in the order its pieces made them).
 struct TensorPiece {
     static constexpr std::uint32_t kAllocation = ~std::uint32_t{0};
+    static constexpr std::uint32_t kOwnRow = ~std::uint32_t{0};
     Bytes bytes;
     std::uint64_t count;
     std::uint32_t freeOf = kAllocation;
+    // In a script: the next `count` tensors of another row (its index in
+    // Plan::tensors, a TensorRow::madeByScript row), made here for it in the
+    // same layer; not the script's own, so not in its bytes or its freeOf numbers.
+    std::uint32_t ofRow = kOwnRow;
     bool isFree() const { return freeOf != kAllocation; }
+    bool isForeign() const { return ofRow != kOwnRow; }
 };
 
 struct Event {

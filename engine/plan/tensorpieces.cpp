@@ -46,6 +46,8 @@ Bytes scriptPeak(const TensorPiece* first, const TensorPiece* last)
             made[piece->freeOf] = 0;
             continue;
         }
+        if (piece->isForeign()) // another row's tensors, counted in that row
+            continue;
         // A tensor id each (allocatorstream.h): a script is a few dozen.
         if (piece->bytes == 0 || piece->count == 0 || made.size() + piece->count > (1U << 16))
             return 0;

@@ -45,9 +45,9 @@ private slots:
                                               << int(Checkpointing::Full) << true;
         QTest::newRow("full bf16 full") << int(PeftMethod::None) << int(Precision::Bf16) << int(Checkpointing::Full)
                                         << true;
-        // A full fine-tune under autocast: the weight casts fall between the temporaries.
+        // A full fine-tune under autocast: the script also makes the weight casts.
         QTest::newRow("full bf16-mixed full") << int(PeftMethod::None) << int(Precision::Bf16Mixed)
-                                              << int(Checkpointing::Full) << false;
+                                              << int(Checkpointing::Full) << true;
         // Nothing checkpointed: the layers keep their activations.
         QTest::newRow("lora bf16-mixed none") << int(PeftMethod::Lora) << int(Precision::Bf16Mixed)
                                               << int(Checkpointing::None) << false;
@@ -76,6 +76,23 @@ private slots:
         // whole sequence (its input upcast and the squares, Bytes T x h x 4 each).
         const Bytes T = 2 * 1024, h = 2048;
         QVERIFY(script->bytes >= 2 * T * h * 4);
+        // Under autocast over fp32 weights the script makes the seven weight
+        // casts for their own row, which keeps its bytes (and the sweep's sum).
+        const TensorRow* casts = findRow(plan.value(), "autocast.weight_copies_fwd");
+        const bool autocastFull = PeftMethod(peft) == PeftMethod::None && Precision(precision) == Precision::Bf16Mixed;
+        QCOMPARE(casts != nullptr, autocastFull);
+        if (!casts)
+            return;
+        QVERIFY(casts->madeByScript);
+        QCOMPARE(int(casts->pieceEnd - casts->pieceBegin), 7);
+        Bytes sum = 0;
+        for (std::uint32_t k = casts->pieceBegin; k < casts->pieceEnd; ++k)
+            sum += plan.value().pieces[k].bytes * plan.value().pieces[k].count;
+        QCOMPARE(sum, casts->bytes);
+        std::uint32_t placed = 0;
+        for (std::uint32_t k = script->pieceBegin; k < script->pieceEnd; ++k)
+            placed += plan.value().pieces[k].isForeign() ? 1 : 0;
+        QCOMPARE(placed, 7u);
     }
 };
 

@@ -184,10 +184,11 @@ private slots:
         // peak is a listed residual (+5.6 %, residuals.json: the accountant
         // reads 11.6 % under an H200 there), so its stream is not the one
         // to judge the simulation by. A checkpointed Llama-family layer's
-        // forward planned tensor by tensor (checkpointedforward.h) brought the
-        // median to 1.2 % (Llama 2 7B LoRA-64 b8 s2048 ckpt -8.9 % to -0.8 %,
-        // Qwen2.5 7B LoRA-32 ckpt -3.8 % to -0.1 %).
-        QVERIFY(simMedian <= 0.013);
+        // forward planned tensor by tensor, autocast's weight casts among its
+        // tensors (checkpointedforward.h), brought the median to 1.1 % (Llama
+        // 2 7B LoRA-64 b8 s2048 ckpt -8.9 % to -0.8 %, Qwen2.5 7B LoRA-32 ckpt
+        // -3.8 % to -0.1 %, Qwen2.5 1.5B b4 s4096 ckpt -3.0 % to -0.5 %).
+        QVERIFY(simMedian <= 0.012);
         QVERIFY(simWorst <= 0.126);
     }
 };
