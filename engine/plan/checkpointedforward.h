@@ -14,7 +14,7 @@ namespace headroom::detail {
 // Whether a checkpointed layer's forward is planned as the script below: a
 // dense Llama-family layer (RMSNorm, RoPE, SwiGLU, no q/k norms) with the
 // flash kernel, 16-bit compute, on one GPU or data parallel, fully trained
-// or with LoRA (no dropout) under autocast. Under autocast over fp32 weights
+// or with LoRA or 4-bit QLoRA (no dropout) under autocast. Under autocast over fp32 weights
 // the script also makes autocast's weight casts, for their own row
 // (TensorRow::madeByScript). Anything else keeps the one block
 // (activationrows.cpp).

@@ -21,6 +21,8 @@ Scenario llama1b(PeftMethod peft, Precision precision, Checkpointing checkpointi
     s.model = presetModel("meta-llama/Llama-3.2-1B").value();
     s.train.precision = precision;
     s.train.peft.method = peft;
+    if (peft == PeftMethod::Qlora)
+        s.train.weightQuant = WeightQuant::Nf4;
     s.train.checkpointing = checkpointing;
     s.train.microBatch = 2;
     s.train.seqLen = 1024;
@@ -48,6 +50,9 @@ private slots:
         // A full fine-tune under autocast: the script also makes the weight casts.
         QTest::newRow("full bf16-mixed full") << int(PeftMethod::None) << int(Precision::Bf16Mixed)
                                               << int(Checkpointing::Full) << true;
+        // QLoRA over NF4 weights: the script dequantises each weight for its matmul.
+        QTest::newRow("qlora bf16-mixed full") << int(PeftMethod::Qlora) << int(Precision::Bf16Mixed)
+                                               << int(Checkpointing::Full) << true;
         // Nothing checkpointed: the layers keep their activations.
         QTest::newRow("lora bf16-mixed none") << int(PeftMethod::Lora) << int(Precision::Bf16Mixed)
                                               << int(Checkpointing::None) << false;
@@ -71,6 +76,10 @@ private slots:
         if (!scripted)
             return;
         QCOMPARE(int(script->layers), int(LayerSet::Checkpointed));
+        // QLoRA's one block for the largest dequantised weight stays on the
+        // kept layers only: the script makes each layer's.
+        if (PeftMethod(peft) == PeftMethod::Qlora)
+            QCOMPARE(int(findRow(plan.value(), "quant.dequantized_weight")->layers), int(LayerSet::Plain));
         QVERIFY(script->pieceEnd > script->pieceBegin);
         // The most alive at once is at least the fp32 norm's two tensors of the
         // whole sequence (its input upcast and the squares, Bytes T x h x 4 each).
