@@ -165,6 +165,8 @@ ordered specToJson(const ModelSpec& spec)
         out["revision"] = spec.revision;
     if (spec.hasVision())
         out["vision"] = visionToJson(spec.vision);
+    if (spec.qkL2Norm) // Llama 4 only
+        out["qk_l2_norm"] = true;
     if (spec.hasSharedExpert()) { // Llama 4 only: written when there is one
         out["shared_experts"] = spec.sharedExperts;
         out["shared_expert_intermediate"] = spec.sharedExpertIntermediate;
@@ -183,7 +185,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
                  "rotary_fraction", "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
                  "origin", "revision", "checkpoint_parameters", "checkpoint_dtype", "vision", "shared_experts",
-                 "shared_expert_intermediate"});
+                 "shared_expert_intermediate", "qk_l2_norm"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
 
@@ -224,6 +226,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("qk_norm", spec.qkNorm);
     r.integer("experts", 0, kMaxModelDimension, spec.experts);
     r.integer("experts_per_token", 0, kMaxModelDimension, spec.expertsPerToken);
+    r.boolean("qk_l2_norm", spec.qkL2Norm);
     r.integer("shared_experts", 0, kMaxModelDimension, spec.sharedExperts);
     r.integer("shared_expert_intermediate", 0, kMaxModelDimension, spec.sharedExpertIntermediate);
     // [0, 1] as config.json's dropouts (hfconfig.cpp probability); p = 1
@@ -287,7 +290,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.vision.poolingHead == b.vision.poolingHead && a.vision.kind == b.vision.kind
         && a.vision.projectorInput == b.vision.projectorInput && a.vision.projectorOutput == b.vision.projectorOutput
         && a.vision.outputDim == b.vision.outputDim && a.sharedExperts == b.sharedExperts
-        && a.sharedExpertIntermediate == b.sharedExpertIntermediate
+        && a.sharedExpertIntermediate == b.sharedExpertIntermediate && a.qkL2Norm == b.qkL2Norm
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
         && a.head == b.head && a.numLabels == b.numLabels
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin

@@ -84,7 +84,7 @@ void readLlama4Text(ConfigReader& r, ModelSpec& s)
     requireEveryLayerMoe(r, s);
     // use_qk_norm: Llama4TextL2Norm, an RMS normalisation without a weight
     // (no parameter, so not ModelSpec::qkNorm, which adds q_norm/k_norm weights).
-    r.flag("use_qk_norm", true);
+    s.qkL2Norm = r.flag("use_qk_norm", true);
     // attn_temperature_tuning is a bool in Llama4TextConfig (5.17), but the
     // published Scout and Maverick configs hold 4: either is accepted; it
     // scales the NoPE layers' queries and sizes no parameter.

@@ -108,6 +108,8 @@ struct ModelSpec {
     double rotaryFraction = 1.0;       // the part of each head RoPE rotates (GPT-NeoX rotary_pct; no parameters)
     bool qkNorm = false;               // Qwen3, Gemma 3: RMSNorm over head_dim on each query and key head before
                                        // RoPE; OLMo 2: over the whole q (heads * head_dim) and k (kv heads * head_dim)
+    bool qkL2Norm = false;             // Llama 4 use_qk_norm: Llama4TextL2Norm over head_dim on each query and key
+                                       // head after RoPE, without a weight (no parameter)
     std::uint64_t experts = 0;         // MoE: num_local_experts (qwen3_moe: num_experts; 0 = dense)
     std::uint64_t expertsPerToken = 0; // MoE: num_experts_per_tok
                                        // (the expert width is `intermediate`: qwen3_moe's moe_intermediate_size)

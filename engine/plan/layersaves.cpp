@@ -271,6 +271,18 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             saveHeadNorm(s, ctx, d, d.a, "q_norm.in", "q_norm.out", "q_norm.stat");
             saveHeadNorm(s, ctx, d, d.kv, "k_norm.in", "k_norm.out", "k_norm.stat");
         }
+        if (m.qkL2Norm) {
+            // modeling_llama4.py Llama4TextL2Norm on the rotated q and k:
+            // x.float() (a copy of the 16-bit projection) saved by pow and
+            // mul, and the fp32 rsqrt per token and head saved by mul; no
+            // weight. (Llama 4's complex RoPE, apply_rotary_emb, saves only
+            // freqs_cis.) Scout's NoPE layers (every fourth) have no norm:
+            // planned with it, as the layers are planned alike.
+            s.save("q_l2norm.in", satMul(d.T, d.a * d.d, 4), "fp32 query, saved by the L2 norm's pow and mul");
+            s.save("q_l2norm.stat", satMul(d.T, d.a, 4), "fp32 rsqrt per token and query head");
+            s.save("k_l2norm.in", satMul(d.T, d.kv * d.d, 4), "fp32 key, saved by the L2 norm's pow and mul");
+            s.save("k_l2norm.stat", satMul(d.T, d.kv, 4), "fp32 rsqrt per token and key head");
+        }
         attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
         // With use_cache the cache's torch.cat copies the values, so attention
         // saves the copy and the fused output can go (cache_utils.py DynamicLayer.update).
@@ -281,9 +293,12 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             saveNorm(s, ctx, d, "norm3.in", "norm3.normed", "norm3.stat");
             saveNorm(s, ctx, d, "norm4.in", "norm4.normed", "norm4.stat");
         }
-        if (m.isMoe()) {
+        if (m.isMoe())
             saveMoeBlock(s, ctx, d);
-        } else {
+        // A dense MLP, or Llama 4's shared expert (Llama4TextMoe.shared_expert,
+        // a Llama4TextMLP reading the same normed input; its width is the
+        // experts', intermediate_size).
+        if (!m.isMoe() || m.hasSharedExpert()) {
             if (fused) {
                 saveLinearInput(s, ctx, d, "norm2.out", "gateup.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpGateUp), "lora.gateup_in");
             } else {

@@ -178,7 +178,9 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
         g.weightBlocks = satAdd(g.weightBlocks, allocatorBlockBytes(stored));
         // Expert weights go to aten::_grouped_mm, on no autocast list:
         // autocast never casts or caches them (moesaves.h).
-        if (t.isLinearWeight && !t.isExpert())
+        // Llama 4's experts go to torch.bmm (Llama4TextExperts.forward), on
+        // autocast's lower-precision list: cast and cached as linears are.
+        if ((t.isLinearWeight && !t.isExpert()) || (t.isExpert() && ctx.model.family == Family::Llama4))
             g.linearElements = satAdd(g.linearElements, n);
         if (!train)
             continue;

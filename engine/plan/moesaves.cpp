@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/moesaves.h"
 
+#include "plan/llama4moesaves.h"
+
 #include <algorithm>
 
 namespace headroom::detail {
@@ -29,6 +31,8 @@ Bytes expertElementBytes(const BuildContext& ctx, const Dims& d) { return ctx.au
 
 void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
 {
+    if (ctx.model.family == Family::Llama4)
+        return saveLlama4MoeBlock(s, ctx, d);
     const ModelSpec& m = ctx.model;
     const bool ft = ctx.fullFinetune;
     const Bytes k = m.expertsPerToken;
@@ -86,12 +90,16 @@ void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
 
 Bytes moeForwardTemporaryBytes(const BuildContext& ctx, const Dims& d)
 {
+    if (ctx.model.family == Family::Llama4)
+        return llama4MoeForwardTemporaryBytes(ctx, d);
     const Bytes slots = satMul(d.T, ctx.model.expertsPerToken);
     return satMul(slots, d.h, 2 * weightedOutputBytes(ctx, d));
 }
 
 TensorPiece moeBackwardTemporaries(const BuildContext& ctx, const Dims& d)
 {
+    if (ctx.model.family == Family::Llama4)
+        return llama4MoeBackwardTemporaries(ctx, d);
     const Bytes slots = satMul(d.T, ctx.model.expertsPerToken);
     // At the gather back into token order: the expanded output gradient, the
     // zeros it is scattered into and the scatter's result (token-slots x

@@ -14,7 +14,9 @@
 
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <string_view>
 #include <fstream>
 
 using namespace headroom;
@@ -220,6 +222,15 @@ private slots:
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().detail.c_str());
         QCOMPARE(qulonglong(p->totalParameters), 108641793536ull);
         QCOMPARE(qulonglong(p->activeParameters), 17172894720ull);
+        // Llama4TextMoe's own saves (plan/llama4moesaves.h), not grouped_mm's.
+        const auto hasRow = [&](std::string_view key) {
+            return std::any_of(p->tensors.begin(), p->tensors.end(),
+                               [&](const TensorRow& r) { return std::string_view(r.name).ends_with(key); });
+        };
+        QVERIFY(hasRow("moe.repeat"));
+        QVERIFY(hasRow("moe.gate_up"));
+        QVERIFY(hasRow("q_l2norm.in"));
+        QVERIFY(!hasRow("moe.dispatch"));
     }
 };
 

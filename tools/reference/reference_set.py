@@ -34,8 +34,13 @@ GPU = "h100-sxm-80gb"
 # Qwen3-30B-A3B-4layers is Qwen3-30B-A3B's config.json with 4 layers
 # (num_hidden_layers and max_window_layers), small enough for one GPU to run
 # its mixed-precision cases in cuda_check.py (the experts' fp32 under autocast).
+# llama4-text-tiny is a Llama 4 Scout-shaped llama4_text config (every layer
+# MoE, one shared expert, top-1 of 8 experts, qk L2 norm) at hidden 512 and 4
+# layers, vocabulary 8192 (so that the layers, not the logits, make the
+# peak), every layer with RoPE; its cases run in seconds.
 EXTRA_CONFIGS = {"bigcode/gpt_bigcode-santacoder": "gpt-bigcode-santacoder.json",
-                 "Qwen/Qwen3-30B-A3B-4layers": "qwen3-moe-4layers.json"}
+                 "Qwen/Qwen3-30B-A3B-4layers": "qwen3-moe-4layers.json",
+                 "llama4-text-tiny": "llama4-text-tiny.json"}
 
 
 def catalog_configs():
@@ -259,6 +264,12 @@ PLAN += [
         {"attention": "eager", "optimizer": "sgd", "micro_batch": 2, "seq_len": 2048},
         {"attention": "eager", "optimizer": "sgd", "micro_batch": 4, "seq_len": 2048, "checkpointing": "full"},
         {"attention": "eager", "peft": MOE_LORA, "micro_batch": 2, "seq_len": 2048}]),
+    # Llama 4's Llama4TextMoe runs every expert on every token (repeat, then
+    # bmm over the stacked experts), plus the shared expert.
+    ("llama4-text-tiny", "llama4_text", [
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 512},
+        {"peft": MOE_LORA, "micro_batch": 2, "seq_len": 512},
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 1024, "checkpointing": "full"}]),
 ]
 
 # torchtitan's op-level selective activation checkpointing (accountant.py
