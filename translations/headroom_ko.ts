@@ -1032,6 +1032,10 @@
         <source>FSDP with CPU offload (offload_params): the sharded parameters, their gradients and the optimizer state live in CPU memory; the GPU holds the gathered units and each unsharded gradient until its reduce-scatter (read from PyTorch&apos;s source, not measured).</source>
         <translation>FSDP CPU 오프로드(offload_params): 샤딩된 파라미터, 그 그래디언트, 옵티마이저 상태는 CPU 메모리에 있습니다. GPU에는 모인(gather) 유닛과, reduce-scatter 전까지의 샤딩되지 않은 그래디언트만 남습니다(PyTorch 소스에서 읽은 것이며 측정하지 않았습니다).</translation>
     </message>
+    <message>
+        <source>Llama 4: every layer is planned alike, with RoPE and the q/k L2 norm; the layers without RoPE (their query temperature scaling) and chunked attention&apos;s mask are not modelled.</source>
+        <translation>Llama 4: 모든 레이어를 RoPE와 q/k L2 정규화가 있는 같은 레이어로 계획합니다. RoPE가 없는 레이어(쿼리 온도 스케일링)와 청크 어텐션의 마스크는 모델링하지 않았습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

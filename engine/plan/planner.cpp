@@ -278,6 +278,14 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
                          : "Custom training loop: the model outputs (logits) stay alive through backward and the optimizer step, until the next forward returns.");
         if (ctx.trainUseCache)
             ctx.note("use_cache is on in training (the config's default unless set): transformers copies every layer's keys and values into a cache returned with the outputs.");
+        // Llama 4 (modeling_llama4.py Llama4TextAttention): the layers the
+        // config's no_rope_layers marks skip RoPE and qk_norm and scale their
+        // queries (attn_temperature_tuning); layer_types makes the RoPE layers
+        // chunked attention (attention_chunk_size). The plan repeats one
+        // layer, with the norm and without the scaling or the chunked mask.
+        if (m.family == Family::Llama4)
+            ctx.note("Llama 4: every layer is planned alike, with RoPE and the q/k L2 norm; the layers without RoPE "
+                     "(their query temperature scaling) and chunked attention's mask are not modelled.");
         if (!ctx.fullFinetune && m.classifier())
             ctx.note("LoRA on a sequence classifier: PEFT's SEQ_CLS task also trains the classifier (modules_to_save); "
                      "its num_labels x hidden weights' copy, gradient and optimizer state are left out (a few kilobytes).");

@@ -231,6 +231,9 @@ private slots:
         QVERIFY(hasRow("moe.gate_up"));
         QVERIFY(hasRow("q_l2norm.in"));
         QVERIFY(!hasRow("moe.dispatch"));
+        // What is not modelled is said (translated in ui/text/errortext.cpp).
+        QVERIFY(std::any_of(p->notes.begin(), p->notes.end(),
+                            [](const std::string& n) { return n.starts_with("Llama 4: every layer is planned alike"); }));
     }
 };
 

@@ -43,6 +43,13 @@ const std::vector<Phrase>& notePhrases()
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("Paged 8-bit AdamW: the optimizer state lives in CUDA managed memory, outside PyTorch's allocator counters but on the GPU while resident.");
          }},
+        {anchored(
+             R"(Llama 4: every layer is planned alike, with RoPE and the q/k L2 norm; the layers without RoPE \(their query temperature scaling\) and chunked attention's mask are not modelled\.)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Llama 4: every layer is planned alike, with RoPE and the q/k L2 norm; the layers "
+                                  "without RoPE (their query temperature scaling) and chunked attention's mask are not "
+                                  "modelled.");
+         }},
         {anchored(R"(ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.");
