@@ -61,11 +61,14 @@ void saveLlama4MoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
 Bytes llama4MoeForwardTemporaryBytes(const BuildContext& ctx, const Dims& d)
 {
     const Bytes rows = satMul(experts(ctx), d.T);
-    // Under autocast the scaled repeat (residual dtype) lives until bmm has
-    // cast it; the experts' output lives until its sum over experts is made.
+    // Llama4TextMoe.forward keeps the scaled repeat in its local routed_in
+    // until it returns: under autocast (residual dtype wider than 16-bit) it
+    // is a tensor of its own beside the bmm's saved cast, alive while the
+    // experts' output (E x tokens x hidden) and its sum over experts are
+    // made (accountant: llama4-text-tiny ckpt, the recompute's peak holds
+    // the fp32 product, the gate/up output and the down bmm's output).
     const Bytes scaled = ctx.autocast && d.r != 2 ? satMul(rows, d.h, d.r) : 0;
-    const Bytes summed = satAdd(satMul(rows, d.h, bmmBytes(ctx, d)), satMul(d.T, d.h, bmmBytes(ctx, d)));
-    return std::max(scaled, summed);
+    return satAdd(scaled, satAdd(satMul(rows, d.h, bmmBytes(ctx, d)), satMul(d.T, d.h, bmmBytes(ctx, d))));
 }
 
 TensorPiece llama4MoeBackwardTemporaries(const BuildContext& ctx, const Dims& d)

@@ -15,8 +15,9 @@ namespace headroom::detail {
 // scores, the gate/up bmm output, the activation and the down bmm's input.
 void saveLlama4MoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d);
 
-// Its largest forward transient: the scaled repeat before its 16-bit cast
-// (autocast), or the experts' outputs (E x tokens x hidden) before their sum.
+// Its largest forward transient: the scaled repeat (autocast: kept by
+// forward's local until it returns) beside the experts' outputs (E x tokens x
+// hidden) and their sum.
 Bytes llama4MoeForwardTemporaryBytes(const BuildContext& ctx, const Dims& d);
 
 // Its backward working set: the gated product's gradients (E x tokens x
