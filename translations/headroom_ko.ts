@@ -1036,6 +1036,16 @@
         <source>Llama 4: every layer is planned alike, with RoPE and the q/k L2 norm; the layers without RoPE (their query temperature scaling) and chunked attention&apos;s mask are not modelled.</source>
         <translation>Llama 4: 모든 레이어를 RoPE와 q/k L2 정규화가 있는 같은 레이어로 계획합니다. RoPE가 없는 레이어(쿼리 온도 스케일링)와 청크 어텐션의 마스크는 모델링하지 않았습니다.</translation>
     </message>
+    <message>
+        <source>%1 is %2: this model has dense layers between its mixture-of-experts layers, which are not planned yet (every layer must be a mixture-of-experts layer).</source>
+        <extracomment>%1 a config.json field, %2 its value</extracomment>
+        <translation>%1 값이 %2입니다: 이 모델은 전문가 혼합(MoE) 레이어 사이에 밀집(dense) 레이어가 있으며, 아직 계획하지 않습니다(모든 레이어가 전문가 혼합 레이어여야 합니다).</translation>
+    </message>
+    <message>
+        <source>%1 makes layer %2 dense: dense layers among mixture-of-experts layers are not planned yet.</source>
+        <extracomment>%1 a config.json field, %2 a layer index</extracomment>
+        <translation>%1 설정으로 레이어 %2이(가) 밀집(dense) 레이어가 됩니다: 전문가 혼합(MoE) 레이어 사이의 밀집 레이어는 아직 계획하지 않습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

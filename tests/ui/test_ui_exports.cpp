@@ -10,6 +10,7 @@
 #include "export/reportwriter.h"
 #include "io/scenariofile.h"
 #include "model/catalog.h"
+#include "model/hfconfig.h"
 #include "plan/defaultscenario.h"
 #include "plan/fitsearch.h"
 #include "plan/planner.h"
@@ -21,11 +22,15 @@
 
 #include "../runtime/runtime_testmodels.h"
 
+#include <QDir>
 #include <QClipboard>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QXmlStreamReader>
 #include <QtTest>
+
+#include <fstream>
+#include <tuple>
 
 using namespace headroom;
 
@@ -328,6 +333,25 @@ private slots:
             auto plan = makePlan(s);
             QVERIFY(!plan);
             errors.push_back(plan.error());
+        }
+        // Mixture-of-experts configs with dense layers (Qwen3-MoE's
+        // decoder_sparse_step and mlp_only_layers, Llama 4 Maverick's
+        // interleave_moe_layer_step and moe_layers), from a file: the path comes first.
+        const std::string configs = HEADROOM_TEST_DATA "/configs/";
+        for (const auto& [file, key, value] :
+             {std::tuple{"qwen3-moe-4layers.json", "decoder_sparse_step", "2"},
+              std::tuple{"qwen3-moe-4layers.json", "mlp_only_layers", "[1]"},
+              std::tuple{"llama-4-scout-text.json", "interleave_moe_layer_step", "2"},
+              std::tuple{"llama-4-scout-text.json", "moe_layers", "[1, 3]"}}) {
+            std::ifstream in(configs + file);
+            nlohmann::json config = nlohmann::json::parse(in);
+            config[key] = nlohmann::json::parse(value);
+            const std::string path = QDir::temp().filePath(QStringLiteral("headroom-dense-moe.json")).toStdString();
+            std::ofstream(path) << config.dump();
+            auto spec = modelSpecFromConfigFile(path);
+            QVERIFY2(!spec, key);
+            errors.push_back(spec.error());
+            QVERIFY2(ErrorText::knownDetail(spec.error().detail).startsWith(QString::fromStdString(path)), key);
         }
 
         // The notes of a validation (what the Validate view lists): a tiny

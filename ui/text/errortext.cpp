@@ -213,6 +213,27 @@ const std::vector<Phrase>& detailPhrases()
                                   "layout of %2 GPUs (%3): choose a global batch that one of them divides.")
                  .arg(m.captured(1), m.captured(2), m.captured(3));
          }},
+        // A mixture-of-experts config with dense layers among the sparse ones
+        // (model/hfconfig.cpp Qwen3-MoE, model/hfconfigllama4.cpp Llama 4
+        // Maverick), read from a file (its path first) or from text.
+        {anchored(
+             R"re((?:(.+?): )?"(decoder_sparse_step|interleave_moe_layer_step)" is (\d+): dense layers between (?:sparse|MoE) ones are not planned yet.*)re"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 a config.json field, %2 its value
+             const QString text = ErrorText::tr("%1 is %2: this model has dense layers between its mixture-of-experts "
+                                                "layers, which are not planned yet (every layer must be a "
+                                                "mixture-of-experts layer).")
+                                      .arg(m.captured(2), m.captured(3));
+             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+         }},
+        {anchored(R"re((?:(.+?): )?"(mlp_only_layers|moe_layers)" (?:makes|leaves) layer (\d+) dense: dense layers among .*)re"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 a config.json field, %2 a layer index
+             const QString text = ErrorText::tr("%1 makes layer %2 dense: dense layers among mixture-of-experts "
+                                                "layers are not planned yet.")
+                                      .arg(m.captured(2), m.captured(3));
+             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+         }},
         {anchored(R"(no layout of (\d+) GPUs plans: (.+))"),
          [](const QRegularExpressionMatch& m) {
              const QString reason = ErrorText::knownDetail(m.captured(2).toStdString());
