@@ -159,6 +159,28 @@ private:
     std::optional<Error> m_error;
 };
 
+// A composite config's text model (Gemma3Config, Llama4Config): its
+// "text_config" object read by `readText`, its keys named
+// "text_config.<key>" in messages and its first problem handed to `r`.
+// transformers builds a default text config when the key is missing
+// (Gemma 2 2B's sizes for Gemma 3, Scout's for Llama 4): required here, as the
+// sizes are. False when there is no such object.
+template <class ReadText>
+bool readTextConfig(ConfigReader& r, ModelSpec& s, const char* modelType, ReadText readText)
+{
+    const json* text = r.find("text_config");
+    if (!text || !text->is_object()) {
+        r.fail(ErrorCode::MissingField,
+               std::string("config.json has no \"text_config\" object (model_type \"") + modelType + "\")");
+        return false;
+    }
+    ConfigReader t(*text, "text_config");
+    readText(t, s);
+    if (t.error())
+        r.fail(t.error()->code, t.error()->detail);
+    return true;
+}
+
 // model_type "llama4_text" (Llama4TextConfig, counted as Llama4ForCausalLM)
 // and "llama4" (Llama4Config: text_config + vision_config, counted as
 // Llama4ForConditionalGeneration); hfconfigllama4.cpp.

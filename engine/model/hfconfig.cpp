@@ -308,16 +308,9 @@ void readGptOss(ConfigReader& r, ModelSpec& s)
 void readGemma3(ConfigReader& r, ModelSpec& s)
 {
     // Gemma3Config.__post_init__ builds Gemma3TextConfig() (Gemma 2 2B's
-    // sizes) when text_config is missing: required here, as the sizes are.
-    const json* text = r.find("text_config");
-    if (!text || !text->is_object()) {
-        r.fail(ErrorCode::MissingField, "config.json has no \"text_config\" object (model_type \"gemma3\")");
+    // sizes) when text_config is missing: required here (readTextConfig).
+    if (!readTextConfig(r, s, "gemma3", readLlamaLike))
         return;
-    }
-    ConfigReader t(*text, "text_config");
-    readLlamaLike(t, s);
-    if (t.error())
-        r.fail(t.error()->code, t.error()->detail);
     s.tieEmbeddings = r.flag("tie_word_embeddings", true);  // Gemma3Config: tie_word_embeddings=True
     // vision_config absent: SiglipVisionConfig() (Gemma3Config.__post_init__).
     static const json kEmpty = json::object();

@@ -96,16 +96,9 @@ void readLlama4Text(ConfigReader& r, ModelSpec& s)
 void readLlama4(ConfigReader& r, ModelSpec& s)
 {
     // Llama4Config.__post_init__ builds Llama4TextConfig() (Scout) when
-    // text_config is missing: required here, as the sizes are.
-    const json* text = r.find("text_config");
-    if (!text || !text->is_object()) {
-        r.fail(ErrorCode::MissingField, "config.json has no \"text_config\" object (model_type \"llama4\")");
+    // text_config is missing: required here (readTextConfig).
+    if (!readTextConfig(r, s, "llama4", readLlama4Text))
         return;
-    }
-    ConfigReader t(*text, "text_config");
-    readLlama4Text(t, s);
-    if (t.error())
-        r.fail(t.error()->code, t.error()->detail);
     // Llama4Config.tie_word_embeddings=False; the top-level key governs
     // Llama4ForConditionalGeneration.
     s.tieEmbeddings = r.flag("tie_word_embeddings", false);

@@ -604,6 +604,20 @@ private slots:
                                      << QByteArray("\"attention_dropout\" is 1.5");
         QTest::newRow("hidden_act number") << llamaWith(R"({"hidden_act": 3})") << int(E::MissingField)
                                            << QByteArray("\"hidden_act\" is 3");
+        // Composite configs (readTextConfig): the text model is required, and
+        // its problems are named under text_config.
+        for (const char* type : {"gemma3", "llama4"}) {
+            const QByteArray t(type);
+            QTest::newRow(t + " without text_config")
+                << QByteArray(R"({"model_type": ")" + t + R"("})") << int(E::MissingField)
+                << QByteArray("no \"text_config\" object (model_type \"" + t + "\")");
+            QTest::newRow(t + " text_config not an object")
+                << QByteArray(R"({"model_type": ")" + t + R"(", "text_config": 3})") << int(E::MissingField)
+                << QByteArray("no \"text_config\" object");
+            QTest::newRow(t + " text_config without hidden_size")
+                << QByteArray(R"({"model_type": ")" + t + R"(", "text_config": {"num_hidden_layers": 2}})")
+                << int(E::MissingField) << QByteArray("\"text_config.hidden_size\"");
+        }
     }
     void errors()
     {
