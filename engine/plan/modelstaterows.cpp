@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
+#include <utility>
 
 namespace headroom::detail {
 
@@ -281,11 +283,14 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     rows.push_back(w);
     rows.push_back(row("weights.global", "embeddings, final norm and untied lm_head in their stored dtype",
                        Category::Weights, global.weightBytes, Phase::Load, last));
-    if (zero3 && offload) {
+    // Offloaded parameters: the two rows above hold nothing on the GPU, and a note says where they are.
+    const auto parametersOnCpu = [&](std::string note) {
         rows[rows.size() - 2].bytes = 0;
         rows.back().bytes = 0;
-        ctx.note("ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU.");
-    }
+        ctx.note(std::move(note));
+    };
+    if (zero3 && offload)
+        parametersOnCpu("ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU.");
     // FSDP (v1) has one offload setting, CPUOffload(offload_params=True)
     // (accelerate's fsdp_offload_params): the sharded flat parameters live in
     // CPU memory and are copied to the GPU for each all-gather; each
@@ -294,23 +299,18 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // _offload_grad), and the optimizer steps there. On the GPU stay the
     // gathered units and the unsharded gradient before its reduce-scatter.
     const bool fsdpOffload = fsdp && offload;
-    if (fsdpOffload) {
-        rows[rows.size() - 2].bytes = 0;
-        rows.back().bytes = 0;
-        ctx.note("FSDP with CPU offload (offload_params): the sharded parameters, their gradients and the optimizer "
-                 "state live in CPU memory; the GPU holds the gathered units and each unsharded gradient until its "
-                 "reduce-scatter (read from PyTorch's source, not measured).");
-    }
+    if (fsdpOffload)
+        parametersOnCpu("FSDP with CPU offload (offload_params): the sharded parameters, their gradients and the "
+                        "optimizer state live in CPU memory; the GPU holds the gathered units and each unsharded "
+                        "gradient until its reduce-scatter (read from PyTorch's source, not measured).");
     // FSDP2's CPUOffloadPolicy keeps the sharded parameters, their gradients
     // and the optimizer state in pinned CPU memory (fsdp2rows.cpp addFsdp2OffloadRows).
     const bool fsdp2Offload = fsdp2 && offload;
-    if (fsdp2Offload) {
-        rows[rows.size() - 2].bytes = 0;
-        rows.back().bytes = 0;
-        ctx.note("FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in pinned CPU "
-                 "memory; the GPU holds the gathered layers, each layer's shard while it is gathered and its "
-                 "gradient shard until the copy back (read from PyTorch's source, not measured).");
-    }
+    if (fsdp2Offload)
+        parametersOnCpu("FSDP2 with CPU offload: the sharded parameters, gradients and optimizer state live in "
+                        "pinned CPU memory; the GPU holds the gathered layers, each layer's shard while it is "
+                        "gathered and its gradient shard until the copy back (read from PyTorch's source, not "
+                        "measured).");
     if (ctx.mode == Mode::Inference)
         return;
 
