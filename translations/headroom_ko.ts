@@ -1046,6 +1046,31 @@
         <extracomment>%1 a config.json field, %2 a layer index</extracomment>
         <translation>%1 설정으로 레이어 %2이(가) 밀집(dense) 레이어가 됩니다: 전문가 혼합(MoE) 레이어 사이의 밀집 레이어는 아직 계획하지 않습니다.</translation>
     </message>
+    <message>
+        <source>DeepSeek-V3: its %1 dense first layers and %2 mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU.</source>
+        <extracomment>%1 dense layers, %2 mixture-of-experts layers</extracomment>
+        <translation>DeepSeek-V3: 앞쪽 밀집(dense) 레이어 %1개와 전문가 혼합(MoE) 레이어 %2개를 각각 transformers가 실행하는 방식대로 계획합니다. 다중 헤드 잠재 어텐션(MLA)은 memory-efficient 커널로 계산합니다. meta 장치의 PyTorch와 대조했으며 아직 GPU에서는 확인하지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>The %1 routed experts do not divide into %2 groups (n_group).</source>
+        <extracomment>%1 routed experts, %2 expert groups (DeepSeek-V3&apos;s n_group)</extracomment>
+        <translation>라우팅 전문가 %1개가 %2개 그룹(n_group)으로 나누어떨어지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>%1 groups (n_group) leave fewer than 2 of the %2 routed experts in a group; the router scores each group by its best two.</source>
+        <extracomment>%1 expert groups (n_group), %2 routed experts</extracomment>
+        <translation>그룹 %1개(n_group)로 나누면 라우팅 전문가 %2개 중 한 그룹에 2개 미만이 남습니다. 라우터는 각 그룹을 상위 두 전문가로 점수를 매깁니다.</translation>
+    </message>
+    <message>
+        <source>A token keeps %1 expert groups (topk_group), more than the %2 there are (n_group).</source>
+        <extracomment>%1 groups a token keeps (topk_group), %2 expert groups (n_group)</extracomment>
+        <translation>토큰이 유지하는 전문가 그룹 %1개(topk_group)가 전체 그룹 수 %2개(n_group)보다 많습니다.</translation>
+    </message>
+    <message>
+        <source>%1 experts per token is more than the %2 experts of the groups a token keeps (topk_group).</source>
+        <extracomment>%1 experts per token, %2 experts in the groups a token keeps</extracomment>
+        <translation>토큰당 전문가 %1개는 토큰이 유지하는 그룹(topk_group)의 전문가 %2개보다 많습니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>
@@ -3872,6 +3897,19 @@ time</source>
     <message>
         <source>Live</source>
         <translation>살아 있음</translation>
+    </message>
+    <message>
+        <source>%1 instances, %2, %3</source>
+        <extracomment>%1 instances, %2 a set of layers (&quot;kept layers&quot;), %3 &quot;dense layers&quot; or &quot;MoE layers&quot;</extracomment>
+        <translation>인스턴스 %1개, %2, %3</translation>
+    </message>
+    <message>
+        <source>dense layers</source>
+        <translation>밀집(dense) 레이어</translation>
+    </message>
+    <message>
+        <source>MoE layers</source>
+        <translation>MoE 레이어</translation>
     </message>
 </context>
 <context>

@@ -163,6 +163,7 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
                                                         : row.layers == LayerSet::Plain ? " [kept layers]"
                                                         : row.layers == LayerSet::SlidingPlain ? " [kept sliding-window layers]"
                                                                                         : " [checkpointed layers]")
+                << (row.band == LayerBand::Dense ? " [dense layers]" : row.band == LayerBand::Sparse ? " [MoE layers]" : "")
                 << "\n      " << row.source << "\n";
         }
     }

@@ -167,9 +167,19 @@ ordered specToJson(const ModelSpec& spec)
         out["vision"] = visionToJson(spec.vision);
     if (spec.qkL2Norm) // Llama 4 only
         out["qk_l2_norm"] = true;
-    if (spec.hasSharedExpert()) { // Llama 4 only: written when there is one
+    if (spec.hasSharedExpert()) { // Llama 4, DeepSeek-V3: written when there is one
         out["shared_experts"] = spec.sharedExperts;
         out["shared_expert_intermediate"] = spec.sharedExpertIntermediate;
+    }
+    if (spec.isMla()) { // DeepSeek-V3 only
+        out["q_lora_rank"] = spec.qLoraRank;
+        out["kv_lora_rank"] = spec.kvLoraRank;
+        out["qk_rope_head_dim"] = spec.qkRopeHeadDim;
+        out["v_head_dim"] = spec.vHeadDim;
+    }
+    if (spec.hasDenseLayers()) {
+        out["dense_layers"] = spec.denseLayers;
+        out["dense_intermediate"] = spec.denseIntermediate;
     }
     return out;
 }
@@ -185,7 +195,8 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
                  "tie_embeddings", "qkv_bias", "attn_out_bias", "mlp_bias", "learned_positions", "parallel_residual",
                  "rotary_fraction", "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
                  "origin", "revision", "checkpoint_parameters", "checkpoint_dtype", "vision", "shared_experts",
-                 "shared_expert_intermediate", "qk_l2_norm"});
+                 "shared_expert_intermediate", "qk_l2_norm", "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim",
+                 "v_head_dim", "dense_layers", "dense_intermediate"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
 
@@ -229,6 +240,12 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.boolean("qk_l2_norm", spec.qkL2Norm);
     r.integer("shared_experts", 0, kMaxModelDimension, spec.sharedExperts);
     r.integer("shared_expert_intermediate", 0, kMaxModelDimension, spec.sharedExpertIntermediate);
+    r.integer("q_lora_rank", 0, kMaxModelDimension, spec.qLoraRank);
+    r.integer("kv_lora_rank", 0, kMaxModelDimension, spec.kvLoraRank);
+    r.integer("qk_rope_head_dim", 0, kMaxModelDimension, spec.qkRopeHeadDim);
+    r.integer("v_head_dim", 0, kMaxModelDimension, spec.vHeadDim);
+    r.integer("dense_layers", 0, kMaxModelLayers, spec.denseLayers);
+    r.integer("dense_intermediate", 0, kMaxModelDimension, spec.denseIntermediate);
     // [0, 1] as config.json's dropouts (hfconfig.cpp probability); p = 1
     // drops everything, as torch.nn.functional.dropout allows.
     r.number("dropout", 0.0, false, 1.0, false, spec.dropout);
@@ -269,6 +286,24 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
         return pathError(ErrorCode::InvalidArgument, childPath(path, "shared_expert_intermediate"),
                          "must be positive exactly when shared_experts is, got "
                              + std::to_string(spec.sharedExpertIntermediate));
+    if ((spec.denseLayers == 0) != (spec.denseIntermediate == 0))
+        return pathError(ErrorCode::InvalidArgument, childPath(path, "dense_intermediate"),
+                         "must be positive exactly when dense_layers is, got " + std::to_string(spec.denseIntermediate));
+    // Multi-head latent attention is DeepSeek-V3's layout, and its layout needs it.
+    if ((spec.family == Family::DeepseekV3) != spec.isMla())
+        return pathError(ErrorCode::InvalidArgument, childPath(path, "kv_lora_rank"),
+                         spec.isMla() ? "is only read for the deepseek_v3 family" : "must be positive for the deepseek_v3 family");
+    if (spec.isMla() && (spec.qkRopeHeadDim == 0 || spec.qkRopeHeadDim >= spec.headDim || spec.vHeadDim == 0))
+        return pathError(ErrorCode::InvalidArgument, childPath(path, "qk_rope_head_dim"),
+                         "must be positive and below head_dim (" + std::to_string(spec.headDim)
+                             + ", the query/key head), with v_head_dim positive; got "
+                             + std::to_string(spec.qkRopeHeadDim) + " and " + std::to_string(spec.vHeadDim));
+    if (spec.family == Family::DeepseekV3 && !spec.isMoe())
+        return pathError(ErrorCode::InvalidArgument, childPath(path, "experts"),
+                         "must be positive for the deepseek_v3 family");
+    if (spec.denseLayers > 0 && spec.family != Family::DeepseekV3)
+        return pathError(ErrorCode::InvalidArgument, childPath(path, "dense_layers"),
+                         "is only read for the deepseek_v3 family");
     return spec;
 }
 
@@ -291,6 +326,8 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.vision.projectorInput == b.vision.projectorInput && a.vision.projectorOutput == b.vision.projectorOutput
         && a.vision.outputDim == b.vision.outputDim && a.sharedExperts == b.sharedExperts
         && a.sharedExpertIntermediate == b.sharedExpertIntermediate && a.qkL2Norm == b.qkL2Norm
+        && a.qLoraRank == b.qLoraRank && a.kvLoraRank == b.kvLoraRank && a.qkRopeHeadDim == b.qkRopeHeadDim
+        && a.vHeadDim == b.vHeadDim && a.denseLayers == b.denseLayers && a.denseIntermediate == b.denseIntermediate
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
         && a.head == b.head && a.numLabels == b.numLabels
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin

@@ -99,6 +99,9 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
                                {"category", categoryName(row.category)},
                                {"bytes", row.bytes},
                                {"layers", layerSetName(row.layers)},
+                               {"layer_band", row.band == LayerBand::Dense    ? "dense"
+                                              : row.band == LayerBand::Sparse ? "moe"
+                                                                              : "every"},
                                {"alloc", phaseName(row.allocAt)},
                                {"free", phaseName(row.freeAt)},
                                {"managed", row.managed},

@@ -174,7 +174,7 @@ Bytes teachingCounterBytes(const Plan& plan, TeachingCounter counter)
         case TeachingCounter::Gradients: counted = row.category == Category::Gradients; break;
         }
         if (counted)
-            total = satAdd(total, satMul(row.bytes, instanceCount(row, plan.layers, plan.checkpointEvery, plan.slidingPeriod)));
+            total = satAdd(total, satMul(row.bytes, instanceCount(row, plan)));
     }
     return total;
 }

@@ -72,6 +72,14 @@ public:
         }
         return static_cast<std::uint64_t>(d);
     }
+    // A count that may be 0 (DeepSeek-V3's first_k_dense_replace), no larger than `limit`.
+    std::uint64_t count(const std::string& key, std::uint64_t limit, std::uint64_t fallback)
+    {
+        const json* v = find(key);
+        if (v && v->is_number() && v->get<double>() == 0.0)
+            return 0;
+        return size(key, limit, fallback);
+    }
     std::uint64_t dimension(const std::string& key, std::optional<std::uint64_t> fallback = {})
     {
         return size(key, kMaxDimension, fallback);
@@ -186,5 +194,9 @@ bool readTextConfig(ConfigReader& r, ModelSpec& s, const char* modelType, ReadTe
 // Llama4ForConditionalGeneration); hfconfigllama4.cpp.
 void readLlama4Text(ConfigReader& r, ModelSpec& s);
 void readLlama4(ConfigReader& r, ModelSpec& s);
+
+// model_type "deepseek_v3" (DeepseekV3Config, counted as
+// DeepseekV3ForCausalLM); hfconfigdeepseek.cpp.
+void readDeepseekV3(ConfigReader& r, ModelSpec& s);
 
 } // namespace headroom::detail

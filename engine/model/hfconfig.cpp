@@ -447,6 +447,7 @@ constexpr TypeInfo kTypes[] = {
     {"gemma3", Family::Gemma3, "Gemma3ForConditionalGeneration", readGemma3},
     {"llama4_text", Family::Llama4, "Llama4ForCausalLM", detail::readLlama4Text},
     {"llama4", Family::Llama4, "Llama4ForConditionalGeneration", detail::readLlama4},
+    {"deepseek_v3", Family::DeepseekV3, "DeepseekV3ForCausalLM", detail::readDeepseekV3},
     {"olmo2", Family::Olmo2, "Olmo2ForCausalLM", readLlamaLike},
     {"phi3", Family::Phi3, "Phi3ForCausalLM", readLlamaLike},
     {"gpt2", Family::Gpt2, "GPT2LMHeadModel", readGpt2Like},

@@ -31,6 +31,8 @@ enum class Family {
     Gemma3,     // gemma3_text, gemma3: Gemma 2's four norms plus per-head q/k norms; gemma3 adds a SigLIP tower
     Llama4,     // llama4_text, llama4: Llama attention, every layer a Llama4TextMoe (routed experts + one shared
                 // expert); llama4 adds its own vision tower (VisionTowerKind::Llama4)
+    DeepseekV3, // deepseek_v3: multi-head latent attention, first_k_dense_replace dense layers, then
+                // DeepseekV3MoE (sigmoid group-limited router, routed experts + shared experts)
     Olmo2,      // olmo2: post-norm blocks (no input norm), q/k RMSNorm over the whole projections
     Phi3,       // phi3: fused qkv_proj and gate_up_proj
     Gpt2,       // gpt2: LayerNorm, learned positions, fused c_attn, Conv1D, tied lm_head
@@ -118,6 +120,23 @@ struct ModelSpec {
     // intermediate_size). 0 for every family but Llama 4.
     std::uint64_t sharedExperts = 0;
     std::uint64_t sharedExpertIntermediate = 0;
+    // Multi-head latent attention (DeepSeek-V3: modeling_deepseek_v3.py
+    // DeepseekV3Attention; DeepSeek-V2 paper, arXiv:2405.04434 §2.1): the keys
+    // and values come from a compressed latent of kvLoraRank per token
+    // (kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj), the queries from one of
+    // qLoraRank (q_a_proj, q_a_layernorm, q_b_proj; 0: one q_proj), and a
+    // decoupled RoPE key of qkRopeHeadDim shared by the heads. headDim is the
+    // query/key head width (qk_nope_head_dim + qk_rope_head_dim), vHeadDim the
+    // value head's. kvLoraRank 0: not MLA.
+    std::uint64_t qLoraRank = 0;
+    std::uint64_t kvLoraRank = 0;
+    std::uint64_t qkRopeHeadDim = 0;
+    std::uint64_t vHeadDim = 0;
+    // Dense layers before the MoE ones (DeepSeek-V3 first_k_dense_replace):
+    // layers [0, denseLayers) run a gated MLP of denseIntermediate
+    // (DeepseekV3MLP with intermediate_size), the rest the MoE block.
+    std::uint64_t denseLayers = 0;
+    std::uint64_t denseIntermediate = 0;
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
     bool finalLogitSoftcap = false;    // Gemma 2: logits = cap * tanh(logits / cap) before the loss
     // Sliding-window attention (config.json sliding_window): 0 = none. From a
@@ -155,6 +174,9 @@ struct ModelSpec {
     bool isMoe() const { return experts > 0; }
     bool hasVision() const { return vision.layers > 0; }
     bool hasSharedExpert() const { return sharedExperts > 0; }
+    bool isMla() const { return kvLoraRank > 0; }
+    bool hasDenseLayers() const { return denseLayers > 0; }
+    std::uint64_t qkNopeHeadDim() const { return headDim - qkRopeHeadDim; }
     bool classifier() const { return head == ModelHead::SequenceClassification; }
     std::uint64_t qDim() const { return heads * headDim; }
     std::uint64_t kvDim() const { return kvHeads * headDim; }

@@ -289,6 +289,72 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         addVisionTower(g, s);
 }
 
+// modeling_deepseek_v3.py (transformers 5.17) DeepseekV3Attention: multi-head
+// latent attention. q_a_proj (hidden -> q_lora_rank, attention_bias),
+// q_a_layernorm (RMSNorm over q_lora_rank) and q_b_proj (q_lora_rank ->
+// heads x qk_head_dim, no bias), or one q_proj without bias when q_lora_rank
+// is null; kv_a_proj_with_mqa (hidden -> kv_lora_rank + qk_rope_head_dim,
+// attention_bias), kv_a_layernorm (kv_lora_rank), kv_b_proj (kv_lora_rank ->
+// heads x (qk_nope_head_dim + v_head_dim), no bias); o_proj (heads x
+// v_head_dim -> hidden, attention_bias). The kinds place them for LoRA and the
+// saves: queries AttnQ, the key/value latent AttnK, its expansion AttnV.
+void addMlaAttention(TableBuilder& l, const ModelSpec& s)
+{
+    const bool bias = s.qkvBias;
+    if (s.qLoraRank > 0) {
+        l.linear("model.layers.{i}.self_attn.q_a_proj", "q_a_proj", ModuleKind::AttnQ, s.hidden, s.qLoraRank, bias);
+        l.norm("model.layers.{i}.self_attn.q_a_layernorm", "q_a_layernorm", s.qLoraRank, NormKind::RmsNorm);
+        l.linear("model.layers.{i}.self_attn.q_b_proj", "q_b_proj", ModuleKind::AttnQ, s.qLoraRank, s.qDim(), false);
+    } else {
+        l.linear("model.layers.{i}.self_attn.q_proj", "q_proj", ModuleKind::AttnQ, s.hidden, s.qDim(), false);
+    }
+    l.linear("model.layers.{i}.self_attn.kv_a_proj_with_mqa", "kv_a_proj_with_mqa", ModuleKind::AttnK, s.hidden,
+             s.kvLoraRank + s.qkRopeHeadDim, bias);
+    l.norm("model.layers.{i}.self_attn.kv_a_layernorm", "kv_a_layernorm", s.kvLoraRank, NormKind::RmsNorm);
+    l.linear("model.layers.{i}.self_attn.kv_b_proj", "kv_b_proj", ModuleKind::AttnV, s.kvLoraRank,
+             satMul(s.heads, s.qkNopeHeadDim() + s.vHeadDim), false);
+    l.linear("model.layers.{i}.self_attn.o_proj", "o_proj", ModuleKind::AttnOut, satMul(s.heads, s.vHeadDim), s.hidden,
+             s.attnOutBias);
+}
+
+// modeling_deepseek_v3.py DeepseekV3DecoderLayer: MLA, then a DeepseekV3MLP of
+// intermediate_size on the first first_k_dense_replace layers (table.denseLayer)
+// and a DeepseekV3MoE on the others (table.layer): the router
+// DeepseekV3TopkRouter (weight (n_routed_experts, hidden); its
+// e_score_correction_bias is a buffer, not a parameter), DeepseekV3Experts
+// (stacked gate_up_proj (E, 2i, h) and down_proj (E, h, i), stored per expert
+// in the checkpoint as experts.{e}.gate_proj/up_proj/down_proj; neither
+// quantized nor LoRA-targeted nor cast by autocast, as Qwen3-MoE's) and
+// shared_experts, a DeepseekV3MLP of moe_intermediate_size x n_shared_experts
+// (nn.Linears, targetable). No biases anywhere in the MLPs.
+void buildDeepseekV3(const ModelSpec& s, ParameterTable& t)
+{
+    TableBuilder g(t.global), l(t.layer), dense(t.denseLayer);
+    g.table("model.embed_tokens", "embed_tokens", ModuleKind::Embedding, s.vocab, s.hidden);
+    for (TableBuilder* b : {&l, &dense}) {
+        addMlaAttention(*b, s);
+        b->norm("model.layers.{i}.input_layernorm", "input_layernorm", s.hidden, NormKind::RmsNorm);
+        b->norm("model.layers.{i}.post_attention_layernorm", "post_attention_layernorm", s.hidden, NormKind::RmsNorm);
+    }
+    dense.linear("model.layers.{i}.mlp.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, s.denseIntermediate, false);
+    dense.linear("model.layers.{i}.mlp.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.denseIntermediate, false);
+    dense.linear("model.layers.{i}.mlp.down_proj", "down_proj", ModuleKind::MlpDown, s.denseIntermediate, s.hidden, false);
+    l.linear("model.layers.{i}.mlp.gate", "gate", ModuleKind::Router, s.hidden, s.experts, false);
+    l.linear("model.layers.{i}.mlp.experts.{e}.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, s.intermediate, false, s.experts);
+    l.linear("model.layers.{i}.mlp.experts.{e}.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.intermediate, false, s.experts);
+    l.linear("model.layers.{i}.mlp.experts.{e}.down_proj", "down_proj", ModuleKind::MlpDown, s.intermediate, s.hidden, false, s.experts);
+    const std::uint64_t shared = s.sharedExpertIntermediate;
+    l.linear("model.layers.{i}.mlp.shared_experts.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, shared, false);
+    l.linear("model.layers.{i}.mlp.shared_experts.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, shared, false);
+    l.linear("model.layers.{i}.mlp.shared_experts.down_proj", "down_proj", ModuleKind::MlpDown, shared, s.hidden, false);
+    t.denseLayers = std::min(s.denseLayers, s.layers);
+    if (t.denseLayers == 0)
+        t.denseLayer.clear();
+    g.norm("model.norm", "norm", s.hidden, NormKind::RmsNorm);
+    if (!s.tieEmbeddings)
+        g.linear("lm_head", "lm_head", ModuleKind::LmHead, s.hidden, s.vocab, false);
+}
+
 // modeling_phi3.py: fused qkv_proj (q, then k and v of the KV heads) and a
 // fused gate_up_proj of width 2 * intermediate.
 void buildPhi3(const ModelSpec& s, ParameterTable& t)
@@ -396,7 +462,12 @@ std::string ParamTensor::name() const
 
 Bytes ParameterTable::layerElements() const { return sumElements(layer); }
 Bytes ParameterTable::globalElements() const { return sumElements(global); }
-Bytes ParameterTable::totalElements() const { return satAdd(globalElements(), satMul(layers, layerElements())); }
+Bytes ParameterTable::denseLayerElements() const { return sumElements(denseLayer); }
+Bytes ParameterTable::allLayersElements() const
+{
+    return satAdd(satMul(layerRepeats(), layerElements()), satMul(layers - layerRepeats(), denseLayerElements()));
+}
+Bytes ParameterTable::totalElements() const { return satAdd(globalElements(), allLayersElements()); }
 
 Bytes ParameterTable::activeElements(std::uint64_t expertsPerToken, std::uint64_t experts) const
 {
@@ -416,13 +487,14 @@ Bytes ParameterTable::activeElements(std::uint64_t expertsPerToken, std::uint64_
     for (const ParamTensor& t : global)
         if (t.kind != ModuleKind::VisionTower)
             textGlobal = satAdd(textGlobal, t.elements());
-    return satAdd(textGlobal, satMul(layers, perLayer));
+    // Dense layers (DeepSeek-V3's first_k_dense_replace) are used whole.
+    return satAdd(textGlobal, satAdd(satMul(layerRepeats(), perLayer), satMul(layers - layerRepeats(), denseLayerElements())));
 }
 
 Bytes ParameterTable::largestTensorElements() const
 {
     Bytes largest = 0;
-    for (const auto* list : {&global, &layer})
+    for (const auto* list : {&global, &layer, &denseLayer})
         for (const ParamTensor& t : *list)
             largest = std::max(largest, satMul(t.rows, t.cols, t.stacked ? t.copies : 1));
     return largest;
@@ -444,6 +516,7 @@ ParameterTable buildParameterTable(const ModelSpec& spec)
     case Family::Olmo2:
         buildLlamaLike(spec, table);
         break;
+    case Family::DeepseekV3: buildDeepseekV3(spec, table); break;
     case Family::Phi3: buildPhi3(spec, table); break;
     case Family::Gpt2:
     case Family::GptBigCode: buildGpt2Like(spec, table); break;
@@ -464,6 +537,7 @@ const char* familyName(Family family)
     case Family::Gemma2: return "gemma2";
     case Family::Gemma3: return "gemma3";
     case Family::Llama4: return "llama4";
+    case Family::DeepseekV3: return "deepseek_v3";
     case Family::Olmo2: return "olmo2";
     case Family::Phi3: return "phi3";
     case Family::Gpt2: return "gpt2";

@@ -70,8 +70,19 @@ struct ParameterTable {
     std::vector<ParamTensor> global; // embeddings, final norm, heads
     std::vector<ParamTensor> layer;  // one layer's tensors, repeated `layers` times
     std::uint64_t layers = 0;
+    // Models whose first layers differ (DeepSeek-V3's first_k_dense_replace
+    // dense layers before the MoE ones): the first `denseLayers` of the
+    // `layers` hold `denseLayer`'s tensors instead of `layer`'s. 0 for every
+    // other family.
+    std::vector<ParamTensor> denseLayer;
+    std::uint64_t denseLayers = 0;
 
+    // How many layers hold `layer`'s tensors: every layer but the dense ones.
+    std::uint64_t layerRepeats() const { return layers - (denseLayers < layers ? denseLayers : layers); }
     Bytes layerElements() const;
+    Bytes denseLayerElements() const;
+    // Every layer's parameters: the dense ones' and the others'.
+    Bytes allLayersElements() const;
     Bytes globalElements() const;
     // Parameters counted as transformers counts them: tied weights once.
     Bytes totalElements() const;

@@ -103,7 +103,7 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
             continue;
         }
         for (std::uint64_t l = 0; l < L; ++l)
-            if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod))
+            if (rowOnLayer(row, l, plan))
                 add(static_cast<std::int64_t>(l));
         rowStart[rowIndex + 1] = static_cast<std::uint32_t>(instances.size());
     }

@@ -252,8 +252,16 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
         addPipeliningBufferRows(ctx, rows);
     const Bytes paramBytes = fsdp2ParamBytes(ctx), reduceBytes = fsdp2ReduceBytes(ctx);
     const ParallelLayout& l = *ctx.rank->layout;
-    const Bytes stageParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);
+    // The stage's layers: DeepSeek-V3's dense first layers have their own
+    // size (ParameterTable::denseLayer); the float8 all-gather's split
+    // between float8 and param_dtype is the other layers'.
+    const std::uint64_t denseLayers = ctx.table.layers - ctx.table.layerRepeats();
+    const Bytes layersParams =
+        satAdd(satMul(layerParams, ctx.table.layerRepeats()), satMul(ctx.table.denseLayerElements(), denseLayers));
+    const Bytes stageParams = satAdd(layersParams, globalParams);
     const Bytes gatheredLayer = gatheredLayerBytes(ctx, layerParams);
+    const Bytes gatheredLayers = ctx.float8AllGather ? satMul(gatheredLayer, ctx.table.layers)
+                                                     : satMul(layersParams, paramBytes);
     const Bytes linearGathered = ctx.float8AllGather ? 1 : paramBytes;
     std::size_t begin = appendParameterPieces(ctx, ctx.table.layers, true, paramBytes, linearGathered);
     rows.push_back(
@@ -264,7 +272,7 @@ void addFsdp2PipelineRows(const BuildContext& ctx, Bytes layerParams, Bytes glob
                    "the float8 all-gather) from the first forward to the step's last backward (torchtitan "
                    "apply_fsdp with pp: reshard_after_forward=False; pipelining stage.py: "
                    "set_reshard_after_backward(False))",
-                   Category::Weights, satAdd(satMul(gatheredLayer, ctx.table.layers), satMul(globalParams, paramBytes)),
+                   Category::Weights, satAdd(gatheredLayers, satMul(globalParams, paramBytes)),
                    Phase::EmbedFwd, Phase::EmbedBwd),
                begin));
     rows.push_back(

@@ -34,7 +34,24 @@ void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     const Bytes total = satAdd(ic.promptTokens, ic.newTokens);
     const Bytes T = satMul(b, prompt);
 
-    if (!m.encoder) {
+    if (m.isMla()) {
+        // Multi-head latent attention caches the compressed latent and the
+        // shared rotated key, kv_lora_rank + qk_rope_head_dim per token and
+        // layer (DeepSeek-V2, arXiv:2405.04434 §2.1.2, Table 1: (d_c + d_h^R) l
+        // elements per token; transformers 5.17 DeepseekV3Attention.forward
+        // updates the cache "while latent KV is still compressed"; vLLM and
+        // SGLang store the same), and each step expands every cached token to
+        // all heads' keys and values (expand_kv: kv_b_proj's output and the
+        // concatenated key), one layer at a time.
+        const Bytes latent = satMul(m.kvLoraRank + m.qkRopeHeadDim, satMul(total, b), kvBytes(ic.kvCacheDtype));
+        rows.push_back({"kv_cache.layer", "MLA cache of one layer at full length: (kv_lora_rank + qk_rope_head_dim) x tokens x batch x bytes (DeepSeek-V2 §2.1.2)",
+                        Category::KvCache, latent, Phase::LayerFwd, Phase::Decode, LayerSet::All, false});
+        rows.push_back({"kv_cache.grow", "DynamicCache grows by torch.cat: the old and the new copy of one layer's cache coexist",
+                        Category::Temporaries, latent, Phase::Decode, Phase::Decode, LayerSet::Global, false});
+        const Bytes expanded = satMul(satMul(total, b), satMul(m.heads, m.qkNopeHeadDim() + m.vHeadDim + m.headDim), p);
+        rows.push_back({"mla.expanded_kv", "keys and values of every cached token expanded from the latent for one layer's decode step (expand_kv: kv_b_proj output and the concatenated key)",
+                        Category::Temporaries, expanded, Phase::Decode, Phase::Decode, LayerSet::Global, false});
+    } else if (!m.encoder) {
         // 2 (K and V) x kv heads x head dim x tokens x batch x bytes, per layer.
         const Bytes cache = satMul(satMul(2 * m.kvHeads, m.headDim), satMul(total, b), kvBytes(ic.kvCacheDtype));
         rows.push_back({"kv_cache.layer", "KV cache of one layer at full length: 2 x kv heads x head dim x tokens x batch x bytes (memory-model.md §8)",
@@ -46,7 +63,9 @@ void addInferenceRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // Prefill, one layer at a time: the hidden state in and out, q/k/v, the MLP
     // intermediates alive together, and for eager attention the 16-bit scores
     // with their fp32 softmax [flag: estimate].
-    const Bytes qkv = satMul(T, satMul(m.heads + 2 * m.kvHeads, m.headDim), p);
+    // MLA: the query, the key made from the latent and kv_b_proj's output.
+    const Bytes qkv = m.isMla() ? satMul(T, satMul(m.heads, 2 * m.headDim + m.qkNopeHeadDim() + m.vHeadDim), p)
+                                : satMul(T, satMul(m.heads + 2 * m.kvHeads, m.headDim), p);
     const Bytes mlp = satMul(satMul(T, m.isMoe() ? m.intermediate * m.expertsPerToken : m.intermediate), (m.gatedMlp ? 3 : 2) * p);
     const Bytes abss = satMul(satMul(b, m.heads), satMul(prompt, prompt));
     const Bytes scores = ic.attention == Attention::Eager ? satMul(abss, m.norm == NormKind::RmsNorm ? 4 + p : 2 * p) : 0;

@@ -2,6 +2,7 @@
 // What one layer saves for backward, per family (plan/layersaves.h).
 #include "plan/layersaves.h"
 
+#include "plan/mlasaves.h"
 #include "plan/moesaves.h"
 
 #include <algorithm>
@@ -229,6 +230,12 @@ Attention savedAttentionKind(const BuildContext& ctx, const Dims& d)
     // sinks), which is what is planned for "sdpa".
     if (ctx.model.family == Family::GptOss)
         return Attention::Eager;
+    // Multi-head latent attention's values are narrower than its queries and
+    // keys: flash needs one head width for q, k and v (sdp_utils.cpp
+    // check_head_dim_size_flash), the memory-efficient kernel does not, and
+    // the key is expanded to every head.
+    if (ctx.model.isMla())
+        return Attention::Sdpa;
     if (d.p == 2 && d.d <= 256 && d.d % 8 == 0)
         return Attention::Flash;
     return d.kv == d.a ? Attention::Sdpa : Attention::Eager;
@@ -254,13 +261,16 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
     case Family::Gemma2:
     case Family::Gemma3:
     case Family::Llama4:
+    case Family::DeepseekV3:
     case Family::Phi3: {
         saveNorm(s, ctx, d, "norm1.in", "norm1.normed", "norm1.stat");
         if (!ctx.profile.fp32NormUpcast || d.r == 4)
             s.layerInputKey = "norm1.in";  // .to(float32) of an fp32 tensor is the tensor itself
         const bool fused = m.family == Family::Phi3;
         const Bytes qkvWidth = d.a * d.d + 2 * d.kv * d.d;
-        if (fused) {
+        if (m.isMla()) {
+            saveMlaAttention(s, ctx, d, attn);
+        } else if (fused) {
             saveLinearInput(s, ctx, d, "norm1.out", "qkv.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQkv), "lora.qkv_in");
         } else {
             saveLinearInput(s, ctx, d, "norm1.out", "q.in_copy", d.h, ft, targeted(ctx, ModuleKind::AttnQ), "lora.q_in");
@@ -283,7 +293,8 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             s.save("k_l2norm.in", satMul(d.T, d.kv * d.d, 4), "fp32 key, saved by the L2 norm's pow and mul");
             s.save("k_l2norm.stat", satMul(d.T, d.kv, 4), "fp32 rsqrt per token and key head");
         }
-        attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
+        if (!m.isMla())
+            attentionSaves(s, ctx, d, attn, ft, targeted(ctx, ModuleKind::AttnOut), 0);
         // With use_cache the cache's torch.cat copies the values, so attention
         // saves the copy and the fused output can go (cache_utils.py DynamicLayer.update).
         if (fused && !ctx.trainUseCache)
@@ -295,10 +306,14 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
         }
         if (m.isMoe())
             saveMoeBlock(s, ctx, d);
-        // A dense MLP, or Llama 4's shared expert (Llama4TextMoe.shared_expert,
-        // a Llama4TextMLP reading the same normed input; its width is the
-        // experts', intermediate_size).
+        // A dense MLP, or the shared experts (Llama4TextMoe.shared_expert, a
+        // Llama4TextMLP of intermediate_size; DeepseekV3MoE.shared_experts, a
+        // DeepseekV3MLP of moe_intermediate_size x n_shared_experts), reading
+        // the same normed input.
         if (!m.isMoe() || m.hasSharedExpert()) {
+            Dims mlp = d;
+            if (m.isMoe())
+                mlp.i = m.sharedExpertIntermediate;
             if (fused) {
                 saveLinearInput(s, ctx, d, "norm2.out", "gateup.in_copy", d.h, ft, targeted(ctx, ModuleKind::MlpGateUp), "lora.gateup_in");
             } else {
@@ -312,10 +327,14 @@ SavedSet layerSaves(const BuildContext& ctx, const Dims& d)
             // over the fp32-cast norms of k-bit training, so the gate and up
             // outputs and the activation are fp32 (accountant: QLoRA cases).
             const Bytes mlpOut = (ctx.quantizedBase && d.r == 4) ? 4 : d.p;
-            s.save("mlp.gate_out", satMul(d.T, d.i, mlpOut), "gate projection output, saved by the activation");
-            s.save("mlp.act_out", satMul(d.T, d.i, mlpOut), "activation output, saved by the product");
-            s.save("mlp.up_out", satMul(d.T, d.i, mlpOut), "up projection output, saved by the product");
-            saveLinearInput(s, ctx, d, "mlp.down_in", "mlp.down_in", d.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
+            s.save("mlp.gate_out", satMul(d.T, mlp.i, mlpOut), "gate projection output, saved by the activation");
+            // DeepSeek-V3's routed experts save "mlp.act_out" and "mlp.down_in"
+            // of their own (moesaves.cpp): its shared experts' are other tensors.
+            const bool ownKeys = m.family == Family::DeepseekV3 && m.isMoe();
+            s.save(ownKeys ? "shared.act_out" : "mlp.act_out", satMul(d.T, mlp.i, mlpOut), "activation output, saved by the product");
+            s.save("mlp.up_out", satMul(d.T, mlp.i, mlpOut), "up projection output, saved by the product");
+            const char* downIn = ownKeys ? "shared.down_in" : "mlp.down_in";
+            saveLinearInput(s, ctx, d, downIn, downIn, mlp.i, ft, targeted(ctx, ModuleKind::MlpDown), "lora.down_in");
         }
         break;
     }

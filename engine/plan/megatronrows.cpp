@@ -67,7 +67,7 @@ void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& 
     Bytes globalParams = 0;
     for (const ParamTensor& p : ctx.table.global)
         globalParams = satAdd(globalParams, p.elements());
-    const Bytes allParams = satAdd(satMul(layerParams, ctx.table.layers), globalParams);
+    const Bytes allParams = satAdd(ctx.table.allLayersElements(), globalParams); // dense first layers included
 
     rows.push_back(stateRow("weights.layer",
                             "parameters of one layer in the 16-bit dtype Megatron-LM's Float16Module casts the model "

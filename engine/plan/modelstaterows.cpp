@@ -276,6 +276,12 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 
     const GroupSums layer = sumGroup(ctx, ctx.table.layer, zero3 || fsdp || fsdp2);
     const GroupSums global = sumGroup(ctx, ctx.table.global, zero3 || fsdp || fsdp2);
+    // The trainable elements of every layer: DeepSeek-V3's dense first layers
+    // (ParameterTable::denseLayer) and the others.
+    const Bytes layersTrainable =
+        satAdd(satMul(layer.trainable, ctx.table.layerRepeats()),
+               satMul(sumGroup(ctx, ctx.table.denseLayer, zero3 || fsdp || fsdp2).trainable,
+                      ctx.table.layers - ctx.table.layerRepeats()));
 
     // ---- Weights -------------------------------------------------------
     TensorRow w = row("weights.layer", "parameters of one layer in their stored dtype (parameter table x bytes per element; memory-model.md §4, §5)",
@@ -543,7 +549,7 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             // partition (stage_1_and_2.py step: single_partition_of_fp32_groups
             // .grad), stage 3 one sub-group at a time, sub_group_size 1e9
             // elements by default (stage3.py _prepare_fp32_grad_for_sub_group).
-            const Bytes all = satAdd(satMul(layer.trainable, ctx.table.layers), global.trainable);
+            const Bytes all = satAdd(layersTrainable, global.trainable);
             Bytes partition = ceilDiv(all, ctx.shards);
             if (sharding == Sharding::Zero3)
                 partition = std::min<Bytes>(partition, 1'000'000'000);
@@ -551,7 +557,7 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                                Category::Gradients, satMul(partition, 4), last, last));
         }
         if (sharding == Sharding::Ddp && multi) {
-            const Bytes all = satAdd(satMul(layer.trainable, ctx.table.layers), global.trainable);
+            const Bytes all = satAdd(layersTrainable, global.trainable);
             rows.push_back(row("ddp.buckets", "DDP gradient buckets: a second copy of the gradients (gradient_as_bucket_view=False; memory-model.md §7)",
                                Category::Gradients, satMul(all, gradBytes), Phase::Load, last));
         }
@@ -560,7 +566,7 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // Stages 1 and 2 reduce gradients through an "ipg" bucket of
         // reduce_bucket_size (5e8 elements, 16-bit) kept for the run
         // (stage_1_and_2.py); stage 3 reduces a bucket per layer [flag].
-        const Bytes all = satAdd(satMul(layer.trainable, ctx.table.layers), global.trainable);
+        const Bytes all = satAdd(layersTrainable, global.trainable);
         const bool stage3 = sharding == Sharding::Zero3;
         const Bytes bucket = satMul(std::min<Bytes>(500'000'000, stage3 ? layer.trainable : all), 2);
         rows.push_back(row("zero.reduce_bucket", "ZeRO gradient reduce bucket (reduce_bucket_size 5e8 elements, 16-bit; stage 3: one layer)",
@@ -615,13 +621,13 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         rows.push_back(layerState);
         rows.push_back(globalState);
         if (ctx.deepspeedStyle) {
-            const Bytes master = ceilDiv(satMul(satAdd(satMul(layer.trainable, ctx.table.layers), global.trainable), 4), stateShards);
+            const Bytes master = ceilDiv(satMul(satAdd(layersTrainable, global.trainable), 4), stateShards);
             rows.push_back(row("optimizer.fp32_master", "fp32 master weights inside DeepSpeed's mixed-precision optimizer (ZeRO paper §3: K = 12 includes them)",
                                Category::OptimizerState, master, Phase::Load, last));
         }
         if (paged)
             ctx.note("Paged 8-bit AdamW: optimizer state lives in CUDA managed memory, outside torch's allocator counters but on the device while resident.");
-        const Bytes trainableTotal = satAdd(satMul(layer.trainable, ctx.table.layers), global.trainable);
+        const Bytes trainableTotal = satAdd(layersTrainable, global.trainable);
         const bool foreachOpt = tc.optimizer == Optimizer::AdamW || tc.optimizer == Optimizer::SgdMomentum || tc.optimizer == Optimizer::Lion;
         if (foreachOpt && ctx.profile.foreachOptimizerTemporary && !ctx.deepspeedStyle && !fusedUpdate) {
             const Bytes stateBytes = ctx.fullFinetune ? masterBytes(ctx) : 4;
@@ -634,7 +640,9 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             const std::size_t tempPieces = piecesBegin(ctx);
             if (stateShards == 1) {
                 appendTrainablePieces(ctx, leadingGlobal, 1, stateBytes);
-                appendTrainablePieces(ctx, ctx.table.layer, ctx.table.layers, stateBytes);
+                // model.parameters() order: the dense first layers, then the others.
+                appendTrainablePieces(ctx, ctx.table.denseLayer, ctx.table.layers - ctx.table.layerRepeats(), stateBytes);
+                appendTrainablePieces(ctx, ctx.table.layer, ctx.table.layerRepeats(), stateBytes);
                 appendTrainablePieces(ctx, trailingGlobal, 1, stateBytes);
             }
             attachPieces(ctx, foreachTemp, tempPieces);

@@ -14,15 +14,48 @@ namespace {
 // (modeling_mixtral.py MixtralTopKRouter: softmax of logits.float(), no cast
 // back); Qwen3-MoE casts them to the logits' dtype and gpt-oss takes its
 // softmax in it.
+// DeepSeek-V3's router (modeling_deepseek_v3.py DeepseekV3TopkRouter) runs
+// F.linear on fp32 casts of its input and weight: fp32 scores, unless
+// autocast casts the linear back to 16-bit; the expert outputs times those
+// weights promote to the wider of the two.
+Bytes routingWeightBytes(const BuildContext& ctx, const Dims& d)
+{
+    if (ctx.model.family == Family::DeepseekV3)
+        return ctx.autocast ? 2 : 4;
+    return ctx.model.family == Family::Mixtral ? 4 : d.p;
+}
+
 Bytes weightedOutputBytes(const BuildContext& ctx, const Dims& d)
 {
     const Bytes e = expertElementBytes(ctx, d);
+    if (ctx.model.family == Family::DeepseekV3)
+        return std::max(e, routingWeightBytes(ctx, d));
     return ctx.model.family == Family::Mixtral ? 4 : e;
 }
 
-Bytes routingWeightBytes(const BuildContext& ctx, const Dims& d)
+// DeepseekV3TopkRouter.forward: `hidden_states.type(torch.float32)` and
+// `self.weight.type(torch.float32)` into F.linear, sigmoid scores, a
+// group-limited top-k whose masks die with their temporaries, and the chosen
+// scores gathered and renormalised.
+void saveDeepseekRouter(SavedSet& s, const BuildContext& ctx, const Dims& d)
 {
-    return ctx.model.family == Family::Mixtral ? 4 : d.p;
+    const ModelSpec& m = ctx.model;
+    const Bytes k = m.expertsPerToken;
+    if (ctx.fullFinetune) {
+        if (ctx.autocast)
+            s.save("moe.router_in", satMul(d.T, d.h, 2), "16-bit copy of the router input cast by autocast, saved by the router linear");
+        else if (d.p == 4)
+            s.save("norm2.out", satMul(d.T, d.h, 4), "post-attention norm output, the MLP's input, saved by the router linear");
+        else
+            s.save("moe.router_in", satMul(d.T, d.h, 4), "fp32 cast of the router input, saved by the router linear");
+    }
+    // The fp32 cast of a 16-bit router weight is a tensor of its own, which
+    // the linear saves for its input's gradient.
+    if (d.p != 4 && !ctx.autocast)
+        s.save("moe.router_weight_fp32", satMul(m.experts, d.h, 4), "fp32 cast of the router weight, saved by the router linear");
+    const Bytes w = routingWeightBytes(ctx, d);
+    s.save("moe.routing", satAdd(satMul(d.T, m.experts, w), satMul(d.T, k, 8 + w)),
+           "sigmoid scores (saved by sigmoid), the top-k indices (int64, saved by gather) and the gathered scores");
 }
 
 } // namespace
@@ -42,10 +75,12 @@ void saveMoeBlock(SavedSet& s, const BuildContext& ctx, const Dims& d)
     // The router is an nn.Linear-style F.linear: with its weight trainable it
     // saves its input, the post-attention norm's output (its 16-bit cast
     // under autocast).
-    if (ft)
+    if (ft && m.family != Family::DeepseekV3)
         s.save("moe.router_in", satMul(d.T, d.h, d.p),
                "router input, saved by the router linear for its weight gradient");
-    if (m.family == Family::GptOss) {
+    if (m.family == Family::DeepseekV3) {
+        saveDeepseekRouter(s, ctx, d);
+    } else if (m.family == Family::GptOss) {
         // GptOssTopKRouter: topk of the logits (int64 indices saved), softmax
         // over the k values in the logits' dtype (output saved).
         s.save("moe.routing", satMul(d.T, k, 8 + d.p),

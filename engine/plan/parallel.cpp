@@ -428,6 +428,31 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
     return l;
 }
 
+std::uint64_t denseLayersOfChunk(const ParallelLayout& l, std::uint64_t stage, std::uint64_t chunk,
+                                 std::uint64_t denseLayers)
+{
+    const std::uint64_t virtualStage = chunk * l.pp + stage;
+    std::uint64_t first = 0;
+    for (std::uint64_t v = 0; v < virtualStage && v < l.chunkLayers.size(); ++v)
+        first += l.chunkLayers[v];
+    const std::uint64_t layers = l.layersOfChunk(stage, chunk);
+    return denseLayers <= first ? 0 : std::min(denseLayers - first, layers);
+}
+
+// A rank plans its dense layers as its first ones (ParameterTable::
+// denseLayers). They are: the dense layers are a prefix of the model, so a
+// chunk after a rank's first that holds one follows virtual stages (the
+// rank's first chunk among them) that are dense throughout.
+std::uint64_t denseLayersOfStage(const ParallelLayout& l, std::uint64_t stage, std::uint64_t denseLayers)
+{
+    if (l.stageLayers.empty())
+        return denseLayers;
+    std::uint64_t dense = 0;
+    for (std::uint64_t chunk = 0; chunk < l.vpp; ++chunk)
+        dense += denseLayersOfChunk(l, stage, chunk, denseLayers);
+    return dense;
+}
+
 ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& m, const ParallelLayout& l,
                                   std::uint64_t stage)
 {
@@ -436,6 +461,10 @@ ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& m
     r.layer.reserve(full.layer.size());
     for (const ParamTensor& t : full.layer)
         r.layer.push_back(splitTensor(t, m, l));
+    r.denseLayers = std::min(denseLayersOfStage(l, stage, full.denseLayers), r.layers);
+    if (r.denseLayers > 0)
+        for (const ParamTensor& t : full.denseLayer)
+            r.denseLayer.push_back(splitTensor(t, m, l));
     // Megatron-LM GPTModel: the embedding on the pre-process (first) stage,
     // the final norm and the output layer on the post-process (last) stage.
     bool head = false;
@@ -464,6 +493,8 @@ ModelSpec rankModelSpec(const ModelSpec& model, const ParallelLayout& l, std::ui
     ModelSpec m = model;
     if (stage < l.stageLayers.size())
         m.layers = l.stageLayers[stage];
+    m.denseLayers = std::min(denseLayersOfStage(l, stage, model.denseLayers), m.layers);
+    m.denseIntermediate = model.denseIntermediate / l.tp;
     m.heads = model.heads / l.tp;
     m.kvHeads = model.kvHeads / l.tp;
     m.intermediate = model.intermediate / l.tp;

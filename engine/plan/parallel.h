@@ -106,6 +106,12 @@ Result<ParallelLayout> parallelLayout(const Scenario& scenario);
 // and LM head on the last. A tied LM head on a last stage that is not the
 // first gets its own copy of the embedding (Megatron-LM
 // LanguageModule.setup_embeddings_and_output_layer).
+// Dense first layers (ModelSpec::denseLayers) in chunk `chunk` of pipeline
+// rank `stage`, and in all of the rank's chunks.
+std::uint64_t denseLayersOfChunk(const ParallelLayout& layout, std::uint64_t stage, std::uint64_t chunk,
+                                 std::uint64_t denseLayers);
+std::uint64_t denseLayersOfStage(const ParallelLayout& layout, std::uint64_t stage, std::uint64_t denseLayers);
+
 ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& model, const ParallelLayout& layout,
                                   std::uint64_t stage);
 

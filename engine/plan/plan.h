@@ -53,6 +53,15 @@ enum class LayerSet : std::uint8_t {
     SlidingPlain,  // kept layers that are sliding-window layers (Plan::slidingPeriod)
 };
 
+// Which of a model's layers a per-layer row is for, when its first layers
+// differ from the rest (DeepSeek-V3's first_k_dense_replace dense layers:
+// Plan::denseLayers). Every: the row is the same on every layer.
+enum class LayerBand : std::uint8_t {
+    Every,
+    Dense,  // layers [0, Plan::denseLayers)
+    Sparse, // layers [Plan::denseLayers, layers): the mixture-of-experts ones
+};
+
 struct TensorRow {
     const char* name;        // stable id, e.g. "layer.mlp.act_in"
     const char* source;      // why this number: formula and its citation
@@ -102,6 +111,9 @@ struct TensorRow {
     // block serves only its own stream: plan/cachingallocator.h). 0: the
     // compute stream. Only the allocator stream reads it.
     std::uint8_t stream = 0;
+    // For a per-layer row of a model whose first layers differ: the layers
+    // it is made for (LayerBand); planner.cpp splits the table so.
+    LayerBand band = LayerBand::Every;
 };
 
 // Streams other than the compute stream that rows are allocated on.
@@ -156,6 +168,7 @@ struct Plan {
     std::uint64_t layers = 0;
     std::uint64_t checkpointEvery = 0;   // 0: no layer checkpointed; 1: every layer; k: layers l % k == 0
     std::uint64_t slidingPeriod = 0;     // ModelSpec::slidingPeriod: 0 every layer slides; P: l % P == P - 1 does not
+    std::uint64_t denseLayers = 0;       // ParameterTable::denseLayers: the first layers, of LayerBand::Dense rows
     // Micro-batches per optimizer step (train.grad_accum) the allocator stream
     // replays the events for (allocatorstream.h); 1 for inference and for the
     // ranks of a tensor/pipeline-parallel layout, whose table is one pass.

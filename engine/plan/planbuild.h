@@ -26,15 +26,8 @@ struct RankShape {
     const InterleavedPeak* peak = nullptr;
 };
 
-struct BuildContext {
-    BuildContext(const Scenario& s, const ModelSpec& m, const ParameterTable& t, const RuntimeProfile& p, const GpuSpec& g)
-        : scenario(s), model(m), table(t), profile(p), gpu(g) {}
-    const Scenario& scenario;
-    const ModelSpec& model;
-    const ParameterTable& table;
-    const RuntimeProfile& profile;
-    const GpuSpec& gpu;
-
+// The settings of a BuildContext: everything but what it refers to.
+struct BuildSettings {
     Mode mode = Mode::Train;
     Bytes batch = 1;              // sequences per micro-batch on one GPU
     Bytes seq = 1;                // tokens per sequence (prompt + new tokens in inference)
@@ -54,12 +47,32 @@ struct BuildContext {
     bool float8Linears = false;   // torchao Float8Linear in the layers (fp8-mixed under FSDP2, plan/float8linear.h)
     bool float8AllGather = false; // FSDP2 gathers those linears' weights in float8 (plan/float8linear.h)
     bool megatron = false;        // model states as Megatron-LM keeps them (megatronrows.cpp megatronModelStates)
-    bool anyPlainLayer() const { return checkpointEvery != 1; }
-    bool anyCheckpointedLayer() const { return checkpointEvery != 0; }
     std::vector<std::string> loraTargets; // resolved PEFT target module names
     std::vector<std::string>* notes = nullptr;
     std::vector<TensorPiece>* pieces = nullptr; // Plan::pieces, for rows made of several tensors
     const RankShape* rank = nullptr;            // a rank of a tp/pp layout; nullptr: one GPU or data parallel
+    std::uint64_t loraTargetMask = 0;     // bit i: table.layer[i] is a LoRA target (BuildContext::cacheLoraTargets)
+    bool loraTargetMaskValid = false;
+};
+
+struct BuildContext : BuildSettings {
+    BuildContext(const Scenario& s, const ModelSpec& m, const ParameterTable& t, const RuntimeProfile& p, const GpuSpec& g)
+        : scenario(s), model(m), table(t), profile(p), gpu(g) {}
+    // The same settings over another view of the model and its table
+    // (planner.cpp: the dense layers of a model whose first layers differ).
+    BuildContext(const BuildContext& other, const ModelSpec& m, const ParameterTable& t)
+        : BuildSettings(other), scenario(other.scenario), model(m), table(t), profile(other.profile), gpu(other.gpu)
+    {
+        loraTargetMaskValid = false;
+    }
+    const Scenario& scenario;
+    const ModelSpec& model;
+    const ParameterTable& table;
+    const RuntimeProfile& profile;
+    const GpuSpec& gpu;
+
+    bool anyPlainLayer() const { return checkpointEvery != 1; }
+    bool anyCheckpointedLayer() const { return checkpointEvery != 0; }
     // Whether this GPU holds the word embedding (every GPU but a pipeline stage after the first).
     bool holdsEmbedding() const { return !rank || rank->stage == 0; }
 
@@ -67,8 +80,6 @@ struct BuildContext {
     // Remembers isLoraTarget() for each tensor of table.layer, which the row
     // builders ask about many times per plan (a string search each time).
     void cacheLoraTargets();
-    std::uint64_t loraTargetMask = 0;     // bit i: table.layer[i] is a LoRA target
-    bool loraTargetMaskValid = false;
     bool linearTrainable(const ParamTensor& t) const { return fullFinetune && t.isLinearWeight; }
     void note(std::string text) const { if (notes) notes->push_back(std::move(text)); }
 };

@@ -4,6 +4,7 @@
 #include "plan/asynctp.h"
 #include "plan/compiledlayer.h"
 #include "plan/compiledloss.h"
+#include "plan/denselayers.h"
 #include "plan/float8linear.h"
 #include "plan/headroomrows.h"
 #include "plan/ncclbuffers.h"
@@ -25,7 +26,7 @@ Bytes expertElements(const ParameterTable& table)
     for (const ParamTensor& t : table.layer)
         if (t.isExpert())
             n = satAdd(n, t.elements());
-    return satMul(n, table.layers);
+    return satMul(n, table.layerRepeats()); // the dense first layers have none
 }
 
 constexpr Bytes kMaxCount = 1'000'000'000;  // batch, sequence, accumulation: beyond this is a typo
@@ -286,6 +287,14 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         if (m.family == Family::Llama4)
             ctx.note("Llama 4: every layer is planned alike, with RoPE and the q/k L2 norm; the layers without RoPE "
                      "(their query temperature scaling) and chunked attention's mask are not modelled.");
+        // DeepSeek-V3 (denselayers.h, mlasaves.h): the reference accountant's
+        // deepseek-v3-tiny cases, not a GPU run.
+        if (m.family == Family::DeepseekV3)
+            ctx.note("DeepSeek-V3: its " + std::to_string(table.layers - table.layerRepeats()) +
+                     " dense first layers and " + std::to_string(table.layerRepeats()) +
+                     " mixture-of-experts layers are planned each as transformers runs them, with multi-head latent "
+                     "attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on "
+                     "a GPU.");
         if (!ctx.fullFinetune && m.classifier())
             ctx.note("LoRA on a sequence classifier: PEFT's SEQ_CLS task also trains the classifier (modules_to_save); "
                      "its num_labels x hidden weights' copy, gradient and optimizer state are left out (a few kilobytes).");
@@ -360,29 +369,55 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
 
     plan.tensors.reserve(64);
     const std::string headroomGap = sc.profile == Profile::Headroom ? headroomProgramGap(sc) : std::string("-");
-    if (rank) {
-        detail::addParallelRankRows(ctx, plan.tensors);
-    } else if (headroomGap.empty()) {
-        detail::addHeadroomRows(ctx, plan.tensors);
-    } else {
-        if (sc.profile == Profile::Headroom)
-            plan.notes.push_back("Headroom's engine does not run this scenario yet (" + headroomGap +
-                                 "): the rows follow the PyTorch model with the headroom allocator's settings.");
-        detail::addModelStateRows(ctx, plan.tensors);
-        if (sc.mode == Mode::Train)
-            detail::addActivationRows(ctx, plan.tensors);
-        else
-            detail::addInferenceRows(ctx, plan.tensors);
+    if (!rank && !headroomGap.empty() && sc.profile == Profile::Headroom)
+        plan.notes.push_back("Headroom's engine does not run this scenario yet (" + headroomGap +
+                             "): the rows follow the PyTorch model with the headroom allocator's settings.");
+    const auto buildRows = [&](const detail::BuildContext& c, std::vector<TensorRow>& rows) {
+        if (rank) {
+            detail::addParallelRankRows(c, rows);
+        } else if (headroomGap.empty()) {
+            detail::addHeadroomRows(c, rows);
+        } else {
+            detail::addModelStateRows(c, rows);
+            if (sc.mode == Mode::Train)
+                detail::addActivationRows(c, rows);
+            else
+                detail::addInferenceRows(c, rows);
+        }
+    };
+    buildRows(ctx, plan.tensors);
+    // Dense first layers (DeepSeek-V3): the same rows for the dense view of
+    // the model, merged so that each per-layer row is for the layers it
+    // describes (denselayers.h).
+    if (table.denseLayers > 0) {
+        const ModelSpec denseModel = detail::denseLayerModel(m);
+        const ParameterTable denseTable = detail::denseLayerTable(table);
+        detail::BuildContext denseCtx(ctx, denseModel, denseTable);
+        std::vector<std::string> sameNotes;
+        std::vector<TensorPiece> densePieces;
+        denseCtx.notes = &sameNotes;
+        denseCtx.pieces = &densePieces;
+        if (!denseCtx.fullFinetune)
+            denseCtx.cacheLoraTargets();
+        std::vector<TensorRow> denseRows;
+        buildRows(denseCtx, denseRows);
+        detail::mergeDenseLayerRows(plan.tensors, plan.pieces, denseRows, densePieces);
+        plan.denseLayers = table.denseLayers;
     }
 
     if (sc.mode == Mode::Train) {
         if (ctx.fullFinetune) {
             plan.trainableParameters = plan.totalParameters;
         } else {
-            for (const ParamTensor& t : table.layer)
-                if (ctx.isLoraTarget(t))
-                    plan.trainableParameters += satMul(satMul(sc.train.peft.rank, t.rows + t.cols), t.copies);
-            plan.trainableParameters = satMul(plan.trainableParameters, table.layers);
+            const auto adapters = [&](const std::vector<ParamTensor>& tensors) {
+                Bytes n = 0;
+                for (const ParamTensor& t : tensors)
+                    if (ctx.isLoraTarget(t))
+                        n += satMul(satMul(sc.train.peft.rank, t.rows + t.cols), t.copies);
+                return n;
+            };
+            plan.trainableParameters = satAdd(satMul(adapters(table.layer), table.layerRepeats()),
+                                              satMul(adapters(table.denseLayer), table.layers - table.layerRepeats()));
         }
     }
 

@@ -143,14 +143,23 @@ StepModel stepModel(const ModelSpec& m, const ParameterTable& table)
     StepModel s;
     s.layers = m.layers;
     s.hidden = m.hidden;
-    for (const ParamTensor& t : table.layer) {
-        s.layerParams += double(t.elements());
-        if (!t.isLinearWeight)
-            continue;
-        // A token reaches expertsPerToken of a layer's experts (ParameterTable::activeElements).
-        const bool expert = m.experts != 0 && t.copies == m.experts;
-        s.layerMatmulParams += expert ? double(t.rows) * double(t.cols) * double(m.expertsPerToken) : double(t.elements());
-    }
+    // Per layer, averaged over DeepSeek-V3's dense first layers and the
+    // others (ParameterTable::denseLayer): exact for the whole model, an
+    // average for a pipeline stage.
+    const double layers = std::max(1.0, double(table.layers));
+    const auto addLayer = [&](const std::vector<ParamTensor>& tensors, double share) {
+        for (const ParamTensor& t : tensors) {
+            s.layerParams += share * double(t.elements());
+            if (!t.isLinearWeight)
+                continue;
+            // A token reaches expertsPerToken of a layer's experts (ParameterTable::activeElements).
+            const bool expert = m.experts != 0 && t.copies == m.experts;
+            s.layerMatmulParams +=
+                share * (expert ? double(t.rows) * double(t.cols) * double(m.expertsPerToken) : double(t.elements()));
+        }
+    };
+    addLayer(table.layer, double(table.layerRepeats()) / layers);
+    addLayer(table.denseLayer, double(table.layers - table.layerRepeats()) / layers);
     bool head = false;
     for (const ParamTensor& t : table.global) {
         if (embeddingKind(t.kind)) {
@@ -169,6 +178,12 @@ StepModel stepModel(const ModelSpec& m, const ParameterTable& table)
     }
     s.attentionPerTokenPerSeq = 4.0 * double(m.heads) * double(m.headDim);
     s.kvWidth = double(m.kvHeads) * double(m.headDim);
+    if (m.isMla()) {
+        // Scores over the query/key head, the weighted sum over the narrower
+        // value head (DeepSeek-V2 §2.1); keys and values expanded to every head.
+        s.attentionPerTokenPerSeq = 2.0 * double(m.heads) * double(m.headDim + m.vHeadDim);
+        s.kvWidth = double(m.heads) * double(m.headDim + m.vHeadDim) / 2.0;
+    }
     return s;
 }
 

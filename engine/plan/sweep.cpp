@@ -57,6 +57,18 @@ bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery
     return false;
 }
 
+bool rowOnLayer(const TensorRow& row, std::uint64_t layer, const Plan& plan)
+{
+    if (!inLayerSet(row.layers, layer, plan.checkpointEvery, plan.slidingPeriod))
+        return false;
+    switch (row.band) {
+    case LayerBand::Every: return true;
+    case LayerBand::Dense: return layer < plan.denseLayers;
+    case LayerBand::Sparse: return layer >= plan.denseLayers;
+    }
+    return false;
+}
+
 namespace {
 
 std::uint64_t layerCount(LayerSet set, std::uint64_t layers, std::uint64_t checkpointEvery, std::uint64_t slidingPeriod = 0)
@@ -82,6 +94,16 @@ std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uin
                             std::uint64_t slidingPeriod)
 {
     return layerCount(row.layers, layers, checkpointEvery, slidingPeriod);
+}
+
+std::uint64_t instanceCount(const TensorRow& row, const Plan& plan)
+{
+    if (row.layers == LayerSet::Global || row.band == LayerBand::Every)
+        return instanceCount(row, plan.layers, plan.checkpointEvery, plan.slidingPeriod);
+    std::uint64_t count = 0;
+    for (std::uint64_t l = 0; l < plan.layers; ++l)
+        count += rowOnLayer(row, l, plan) ? 1 : 0;
+    return count;
 }
 
 namespace {
@@ -119,7 +141,7 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
     // sure no sum can wrap around.
     UInt128 grandTotal = 0;
     for (const TensorRow& row : plan.tensors)
-        grandTotal += static_cast<UInt128>(row.bytes) * instanceCount(row, L, plan.checkpointEvery, plan.slidingPeriod);
+        grandTotal += static_cast<UInt128>(row.bytes) * instanceCount(row, plan);
     if (grandTotal >= (static_cast<UInt128>(1) << 62))
         return makeError(ErrorCode::Overflow, "the scenario's tensors add up to more than 4 EiB");
 
@@ -192,6 +214,18 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
                 target[sp.hi + shift + (everyLayer ? 1 : k)].add(category, b, m, r, !negative);
             }
         };
+        // A row of some layers only (LayerBand): placed layer by layer, as
+        // the sliding-window rows below.
+        if (row.band != LayerBand::Every) {
+            for (std::uint64_t l = 0; l < L; ++l) {
+                if (!rowOnLayer(row, l, plan))
+                    continue;
+                const auto layer = static_cast<std::int64_t>(l);
+                diff[eventIndex(mode, row.allocAt, layer, L)].add(category, b, m, r, false);
+                diff[eventIndex(mode, row.freeAt, layer, L) + 1].add(category, b, m, r, true);
+            }
+            continue;
+        }
         switch (row.layers) {
         case LayerSet::Global: break;
         case LayerSet::All: progression(true, L, false); break;
@@ -324,7 +358,7 @@ std::vector<CategoryBytes> referenceTimeline(const Plan& plan, Mode mode)
             continue;
         }
         for (std::uint64_t l = 0; l < L; ++l)
-            if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod))
+            if (rowOnLayer(row, l, plan))
                 place(static_cast<std::int64_t>(l));
     }
     return timeline;

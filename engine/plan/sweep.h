@@ -42,10 +42,17 @@ Bytes allocatorBlockBytes(Bytes request);
 // is checkpointed when checkpointEvery != 0 and l % checkpointEvery == 0.
 bool inLayerSet(LayerSet set, std::uint64_t layer, std::uint64_t checkpointEvery, std::uint64_t slidingPeriod = 0);
 
+// Whether `row` has an instance on `layer` of `plan`: its LayerSet (with the
+// plan's checkpointing and sliding pattern) and its LayerBand (with the
+// plan's dense layers).
+bool rowOnLayer(const TensorRow& row, std::uint64_t layer, const Plan& plan);
+
 // How many instances of a row the step holds: 1 for a global row, else the
 // layers of its LayerSet (checkpointEvery as in Plan).
 std::uint64_t instanceCount(const TensorRow& row, std::uint64_t layers, std::uint64_t checkpointEvery,
                             std::uint64_t slidingPeriod = 0);
+// The same for a row of `plan`, its LayerBand included.
+std::uint64_t instanceCount(const TensorRow& row, const Plan& plan);
 
 // Steps the caching allocator simulation runs (the second starts with the
 // first one's cache).

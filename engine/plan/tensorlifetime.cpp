@@ -16,7 +16,7 @@ std::uint64_t rowInstances(const Plan& plan, const TensorRow& row)
         return 1;
     std::uint64_t count = 0;
     for (std::uint64_t l = 0; l < plan.layers; ++l)
-        count += inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod) ? 1 : 0;
+        count += rowOnLayer(row, l, plan) ? 1 : 0;
     return count;
 }
 
@@ -34,7 +34,7 @@ std::uint64_t rowInstancesLiveAt(const Plan& plan, const TensorRow& row, std::si
     // O(layers) per row: a front end asks for one category's rows at a time.
     std::uint64_t live = 0;
     for (std::uint64_t l = 0; l < plan.layers; ++l)
-        if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod) && liveFor(static_cast<std::int64_t>(l)))
+        if (rowOnLayer(row, l, plan) && liveFor(static_cast<std::int64_t>(l)))
             ++live;
     return live;
 }

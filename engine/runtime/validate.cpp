@@ -50,7 +50,7 @@ std::map<std::string, Bytes> plannedTensors(const Plan& plan, std::size_t e)
             total = alive(-1) ? row.bytes : 0;
         } else {
             for (std::uint64_t l = 0; l < L; ++l) {
-                if (inLayerSet(row.layers, l, plan.checkpointEvery, plan.slidingPeriod) && alive(static_cast<std::int64_t>(l)))
+                if (rowOnLayer(row, l, plan) && alive(static_cast<std::int64_t>(l)))
                     total += row.bytes;
             }
         }

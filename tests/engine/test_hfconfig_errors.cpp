@@ -140,7 +140,7 @@ private slots:
         QCOMPARE(missing.error().code, ErrorCode::FileNotFound);
         QVERIFY(missing.error().detail.find("no-such-config.json") != std::string::npos);
 
-        QCOMPARE(supportedModelTypes().size(), 20u);
+        QCOMPARE(supportedModelTypes().size(), 21u);
     }
 };
 

@@ -175,7 +175,7 @@ private slots:
             Bytes total = 0;
             for (const TensorRow& r : p.tensors)
                 if (std::string(r.name) == "attn.mask_bias")
-                    total += r.bytes * instanceCount(r, p.layers, p.checkpointEvery, p.slidingPeriod);
+                    total += r.bytes * instanceCount(r, p);
             return total;
         };
         QCOMPARE(biasTotal(mustPlan(s)), Bytes(22) * 4 * MiB);

@@ -12,10 +12,12 @@ TorchFunctionMode (that breaks checkpoint recompute).
 - sdpa:      scaled_dot_product_attention picks its kernel as CUDA would
              (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp,
              select_sdp_backend, priority flash > efficient > math): flash for
-             fp16/bf16 with no mask and head_dim <= 256 (it handles grouped
-             KV heads); memory-efficient for fp32 or masked inputs without
-             grouped KV heads; otherwise the math path. Flash and efficient
-             save the output and the fp32 log-sum-exp, never the s x s matrix.
+             fp16/bf16 with no mask and q, k, v of one head_dim <= 256 (it
+             handles grouped KV heads); memory-efficient for fp32, masked
+             inputs or a value head dim unlike q's (DeepSeek's latent
+             attention) without grouped KV heads; otherwise the math path.
+             Flash and efficient save the output and the fp32 log-sum-exp,
+             never the s x s matrix.
 - attn_bwd_scratch: the flash backward's fp32 dq accumulator and softmax_d,
              and expanded dk/dv for grouped KV heads
              (aten/src/ATen/native/transformers/cuda/flash_attn/flash_api.cpp,
@@ -195,12 +197,21 @@ def _sdpa_cuda(original):
             query, key, value = _low(query), _low(key), _low(value)
         dt = query.dtype
         d = query.shape[-1]
+        dv = value.shape[-1]
         grouped = key.shape[-3] != query.shape[-3]
-        if dt in (torch.float16, torch.bfloat16) and attn_mask is None and d <= 256 and d % 8 == 0:
+        # sdp_utils.cpp check_head_dim_size_flash: q, k and v must have the
+        # same last dimension (<= 256); check_head_dim_size_mem_efficient
+        # only needs q and k equal, and q's and v's last dimensions aligned
+        # (minimum_gemm_alignment: 8 for 16-bit, 4 for fp32 on sm_80+), so
+        # multi-head latent attention (DeepSeek-V3: qk 192, v 128) runs the
+        # memory-efficient kernel, whose output has v's head dim.
+        same_dims = d == key.shape[-1] == dv
+        align = 4 if dt == torch.float32 else 8
+        if dt in (torch.float16, torch.bfloat16) and attn_mask is None and same_dims and d <= 256 and d % 8 == 0:
             out = torch.ops.aten._scaled_dot_product_flash_attention(
                 query, key, value, dropout_p, is_causal, False, scale=scale)
             return out[0]
-        if not grouped and d % (4 if dt == torch.float32 else 8) == 0:
+        if not grouped and d == key.shape[-1] and d % align == 0 and dv % align == 0:
             needs_grad = query.requires_grad or key.requires_grad or value.requires_grad
             if attn_mask is not None and attn_mask.dtype == torch.bool:
                 # scaled_dot_product_attention (aten/src/ATen/native/transformers/
@@ -368,9 +379,10 @@ class Patches:
         return False
 
 
-def attention_kernel_note(dtype, grouped, masked, head_dim):
+def attention_kernel_note(dtype, grouped, masked, head_dim, v_head_dim=None):
     """The kernel _sdpa_cuda picks, in words (for the report)."""
-    if dtype in (torch.float16, torch.bfloat16) and not masked and head_dim <= 256:
+    same = v_head_dim is None or v_head_dim == head_dim
+    if dtype in (torch.float16, torch.bfloat16) and not masked and head_dim <= 256 and same:
         return "flash"
     if not grouped:
         return "efficient"

@@ -50,6 +50,9 @@ EXPECTED_CLASS = {
     "llama4_text": "Llama4ForCausalLM",
     # Image-text: the count includes Llama4VisionModel and the projector.
     "llama4": "Llama4ForConditionalGeneration",
+    # Multi-head latent attention, dense first layers, then MoE; the
+    # multi-token-prediction layer of the checkpoint is not built.
+    "deepseek_v3": "DeepseekV3ForCausalLM",
     "olmo2": "Olmo2ForCausalLM",
     "phi3": "Phi3ForCausalLM",
     "gpt2": "GPT2LMHeadModel",

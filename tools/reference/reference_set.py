@@ -38,9 +38,15 @@ GPU = "h100-sxm-80gb"
 # MoE, one shared expert, top-1 of 8 experts, qk L2 norm) at hidden 512 and 4
 # layers, vocabulary 8192 (so that the layers, not the logits, make the
 # peak), every layer with RoPE; its cases run in seconds.
+# deepseek-v3-tiny is a DeepSeek-V3-shaped deepseek_v3 config (multi-head
+# latent attention with q and kv LoRA ranks, qk head dim 48 against v head dim
+# 32; one dense layer, then DeepseekV3MoE: sigmoid group-top-k router, top-4 of
+# 16 experts in 4 groups, one shared expert) at hidden 512 and 4 layers,
+# vocabulary 8192; its cases run in seconds.
 EXTRA_CONFIGS = {"bigcode/gpt_bigcode-santacoder": "gpt-bigcode-santacoder.json",
                  "Qwen/Qwen3-30B-A3B-4layers": "qwen3-moe-4layers.json",
-                 "llama4-text-tiny": "llama4-text-tiny.json"}
+                 "llama4-text-tiny": "llama4-text-tiny.json",
+                 "deepseek-v3-tiny": "deepseek-v3-tiny.json"}
 
 
 def catalog_configs():
@@ -237,6 +243,7 @@ PLAN = [
 # sdpa path, so eager. SGD keeps the activations, not the optimizer step, at
 # the peak.
 MOE_LORA = {"method": "lora", "rank": 16, "alpha": 32, "targets": ["q_proj", "v_proj"]}
+MLA_LORA = {**MOE_LORA, "targets": ["q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj", "o_proj"]}
 PLAN += [
     ("Qwen/Qwen3-30B-A3B", "qwen3_moe", [
         {}, {"optimizer": "sgd", "micro_batch": 8, "seq_len": 2048},
@@ -270,6 +277,22 @@ PLAN += [
         {"optimizer": "sgd", "micro_batch": 2, "seq_len": 512},
         {"peft": MOE_LORA, "micro_batch": 2, "seq_len": 512},
         {"optimizer": "sgd", "micro_batch": 2, "seq_len": 1024, "checkpointing": "full"}]),
+    # DeepSeek-V3's multi-head latent attention (q_a/q_b and kv_a/kv_b
+    # projections, qk head dim 48 against v head dim 32, so sdpa runs the
+    # memory-efficient kernel, not flash) and DeepseekV3MoE (sigmoid router
+    # with group top-k, fp32 in pure bf16 but bf16 under autocast; grouped_mm
+    # experts; one shared expert) after one dense layer. MOE_LORA's q_proj and v_proj do not exist in latent
+    # attention (peft raises "Target modules ... not found"), so its LoRA case
+    # adapts all five attention linears; all-linear adds the dense MLP and the
+    # shared experts (not the router or the 3-D experts).
+    ("deepseek-v3-tiny", "deepseek_v3", [
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 512},
+        {"precision": "bf16", "optimizer": "sgd", "micro_batch": 2, "seq_len": 512},
+        {"micro_batch": 2, "seq_len": 512},
+        {"peft": MLA_LORA, "micro_batch": 2, "seq_len": 512},
+        {"peft": {**MLA_LORA, "rank": 32, "targets": ["all-linear"]}, "micro_batch": 2, "seq_len": 512},
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 1024, "checkpointing": "full"},
+        {"optimizer": "sgd", "attention": "eager", "micro_batch": 2, "seq_len": 512}]),
 ]
 
 # torchtitan's op-level selective activation checkpointing (accountant.py

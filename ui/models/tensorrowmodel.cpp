@@ -104,6 +104,10 @@ QVariant TensorRowModel::data(const QModelIndex& index, int role) const
         if (index.column() == Instances) {
             if (row.tensor.layers == LayerSet::Global)
                 return tr("a single instance");
+            if (row.tensor.band != LayerBand::Every)
+                //: %1 instances, %2 a set of layers ("kept layers"), %3 "dense layers" or "MoE layers"
+                return tr("%1 instances, %2, %3").arg(row.instances).arg(DisplayNames::layerSet(row.tensor.layers))
+                    .arg(row.tensor.band == LayerBand::Dense ? tr("dense layers") : tr("MoE layers"));
             //: e.g. "32 instances, each layer"
             return tr("%1 instances, %2").arg(row.instances).arg(DisplayNames::layerSet(row.tensor.layers));
         }

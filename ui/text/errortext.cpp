@@ -50,6 +50,15 @@ const std::vector<Phrase>& notePhrases()
                                   "without RoPE (their query temperature scaling) and chunked attention's mask are not "
                                   "modelled.");
          }},
+        {anchored(
+             R"(DeepSeek-V3: its (\d+) dense first layers and (\d+) mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU\.)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 dense layers, %2 mixture-of-experts layers
+             return ErrorText::tr("DeepSeek-V3: its %1 dense first layers and %2 mixture-of-experts layers are planned "
+                                  "each as transformers runs them, with multi-head latent attention on the "
+                                  "memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
         {anchored(R"(ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.");
@@ -231,6 +240,38 @@ const std::vector<Phrase>& detailPhrases()
              //: %1 a config.json field, %2 a layer index
              const QString text = ErrorText::tr("%1 makes layer %2 dense: dense layers among mixture-of-experts "
                                                 "layers are not planned yet.")
+                                      .arg(m.captured(2), m.captured(3));
+             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+         }},
+        // DeepSeek-V3's group-limited router (model/hfconfigdeepseek.cpp): a
+        // config its first forward would fail on.
+        {anchored(R"re((?:(.+?): )?"n_routed_experts" (\d+) is not divisible by "n_group" (\d+))re"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 routed experts, %2 expert groups (DeepSeek-V3's n_group)
+             const QString text = ErrorText::tr("The %1 routed experts do not divide into %2 groups (n_group).")
+                                      .arg(m.captured(2), m.captured(3));
+             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+         }},
+        {anchored(R"re((?:(.+?): )?"n_group" (\d+) leaves fewer than 2 of the (\d+) routed experts in a group.*)re"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 expert groups (n_group), %2 routed experts
+             const QString text = ErrorText::tr("%1 groups (n_group) leave fewer than 2 of the %2 routed experts in a "
+                                                "group; the router scores each group by its best two.")
+                                      .arg(m.captured(2), m.captured(3));
+             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+         }},
+        {anchored(R"re((?:(.+?): )?"topk_group" (\d+) exceeds "n_group" (\d+))re"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 groups a token keeps (topk_group), %2 expert groups (n_group)
+             const QString text = ErrorText::tr("A token keeps %1 expert groups (topk_group), more than the %2 there are (n_group).")
+                                      .arg(m.captured(2), m.captured(3));
+             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+         }},
+        {anchored(R"re((?:(.+?): )?"num_experts_per_tok" (\d+) exceeds the experts of the "topk_group" groups a token keeps \((\d+)\))re"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 experts per token, %2 experts in the groups a token keeps
+             const QString text = ErrorText::tr("%1 experts per token is more than the %2 experts of the groups a token "
+                                                "keeps (topk_group).")
                                       .arg(m.captured(2), m.captured(3));
              return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
          }},
