@@ -2294,6 +2294,16 @@ time</source>
         <source>%1 (from the Hugging Face Hub)</source>
         <translation>%1 (Hugging Face Hub에서)</translation>
     </message>
+    <message>
+        <source>%1 layers · hidden %2 · %3 heads (latent %4) · vocabulary %5</source>
+        <extracomment>multi-head latent attention (DeepSeek-V3): %4 the key/value latent&apos;s width</extracomment>
+        <translation>레이어 %1 · 히든 %2 · 헤드 %3 (잠재 %4) · 어휘 %5</translation>
+    </message>
+    <message>
+        <source> · dense first layers: %1</source>
+        <extracomment>DeepSeek-V3&apos;s first_k_dense_replace: the first layers run a dense MLP</extracomment>
+        <translation> · 앞쪽 밀집(dense) 레이어: %1</translation>
+    </message>
 </context>
 <context>
     <name>PeftGroup</name>

@@ -275,14 +275,25 @@ void ModelPicker::updateSummary()
 {
     const ModelSpec spec = model();
     const QLocale locale;
-    QString text = tr("%1 layers · hidden %2 · %3 heads (%4 KV) · vocabulary %5")
-                       .arg(spec.layers)
-                       .arg(locale.toString(static_cast<qulonglong>(spec.hidden)))
-                       .arg(spec.heads)
-                       .arg(spec.kvHeads)
-                       .arg(locale.toString(static_cast<qulonglong>(spec.vocab)));
+    QString text = spec.isMla()
+                       //: multi-head latent attention (DeepSeek-V3): %4 the key/value latent's width
+                       ? tr("%1 layers · hidden %2 · %3 heads (latent %4) · vocabulary %5")
+                             .arg(spec.layers)
+                             .arg(locale.toString(static_cast<qulonglong>(spec.hidden)))
+                             .arg(spec.heads)
+                             .arg(spec.kvLoraRank)
+                             .arg(locale.toString(static_cast<qulonglong>(spec.vocab)))
+                       : tr("%1 layers · hidden %2 · %3 heads (%4 KV) · vocabulary %5")
+                             .arg(spec.layers)
+                             .arg(locale.toString(static_cast<qulonglong>(spec.hidden)))
+                             .arg(spec.heads)
+                             .arg(spec.kvHeads)
+                             .arg(locale.toString(static_cast<qulonglong>(spec.vocab)));
     if (spec.isMoe())
         text += tr(" · %1 experts, %2 per token").arg(spec.experts).arg(spec.expertsPerToken);
+    if (spec.hasDenseLayers())
+        //: DeepSeek-V3's first_k_dense_replace: the first layers run a dense MLP
+        text += tr(" · dense first layers: %1").arg(spec.denseLayers);
     if (spec.classifier())
         text += tr(" · classifier over %1 labels").arg(locale.toString(static_cast<qulonglong>(spec.numLabels)));
     m_summary->setText(text);
