@@ -25,6 +25,13 @@ QRegularExpression anchored(const char* pattern)
     return QRegularExpression(QLatin1Char('^') + QLatin1String(pattern) + QLatin1Char('$'));
 }
 
+// A config.json refusal read from a file names the file first (its first
+// capture, empty for text): the translated sentence keeps it.
+QString afterPath(const QRegularExpressionMatch& m, const QString& text)
+{
+    return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+}
+
 const std::vector<Phrase>& notePhrases()
 {
     static const std::vector<Phrase> phrases = {
@@ -229,51 +236,45 @@ const std::vector<Phrase>& detailPhrases()
              R"re((?:(.+?): )?"(decoder_sparse_step|interleave_moe_layer_step)" is (\d+): dense layers between (?:sparse|MoE) ones are not planned yet.*)re"),
          [](const QRegularExpressionMatch& m) {
              //: %1 a config.json field, %2 its value
-             const QString text = ErrorText::tr("%1 is %2: this model has dense layers between its mixture-of-experts "
+             return afterPath(m, ErrorText::tr("%1 is %2: this model has dense layers between its mixture-of-experts "
                                                 "layers, which are not planned yet (every layer must be a "
                                                 "mixture-of-experts layer).")
-                                      .arg(m.captured(2), m.captured(3));
-             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+                                      .arg(m.captured(2), m.captured(3)));
          }},
         {anchored(R"re((?:(.+?): )?"(mlp_only_layers|moe_layers)" (?:makes|leaves) layer (\d+) dense: dense layers among .*)re"),
          [](const QRegularExpressionMatch& m) {
              //: %1 a config.json field, %2 a layer index
-             const QString text = ErrorText::tr("%1 makes layer %2 dense: dense layers among mixture-of-experts "
+             return afterPath(m, ErrorText::tr("%1 makes layer %2 dense: dense layers among mixture-of-experts "
                                                 "layers are not planned yet.")
-                                      .arg(m.captured(2), m.captured(3));
-             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+                                      .arg(m.captured(2), m.captured(3)));
          }},
         // DeepSeek-V3's group-limited router (model/hfconfigdeepseek.cpp): a
         // config its first forward would fail on.
         {anchored(R"re((?:(.+?): )?"n_routed_experts" (\d+) is not divisible by "n_group" (\d+))re"),
          [](const QRegularExpressionMatch& m) {
              //: %1 routed experts, %2 expert groups (DeepSeek-V3's n_group)
-             const QString text = ErrorText::tr("The %1 routed experts do not divide into %2 groups (n_group).")
-                                      .arg(m.captured(2), m.captured(3));
-             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+             return afterPath(m, ErrorText::tr("The %1 routed experts do not divide into %2 groups (n_group).")
+                                      .arg(m.captured(2), m.captured(3)));
          }},
         {anchored(R"re((?:(.+?): )?"n_group" (\d+) leaves fewer than 2 of the (\d+) routed experts in a group.*)re"),
          [](const QRegularExpressionMatch& m) {
              //: %1 expert groups (n_group), %2 routed experts
-             const QString text = ErrorText::tr("%1 groups (n_group) leave fewer than 2 of the %2 routed experts in a "
-                                                "group; the router scores each group by its best two.")
-                                      .arg(m.captured(2), m.captured(3));
-             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+             return afterPath(m, ErrorText::tr("%1 groups (n_group) leave fewer than 2 of the %2 routed experts in a "
+                                               "group; the router scores each group by its best two.")
+                                     .arg(m.captured(2), m.captured(3)));
          }},
         {anchored(R"re((?:(.+?): )?"topk_group" (\d+) exceeds "n_group" (\d+))re"),
          [](const QRegularExpressionMatch& m) {
              //: %1 groups a token keeps (topk_group), %2 expert groups (n_group)
-             const QString text = ErrorText::tr("A token keeps %1 expert groups (topk_group), more than the %2 there are (n_group).")
-                                      .arg(m.captured(2), m.captured(3));
-             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+             return afterPath(m, ErrorText::tr("A token keeps %1 expert groups (topk_group), more than the %2 there are (n_group).")
+                                      .arg(m.captured(2), m.captured(3)));
          }},
         {anchored(R"re((?:(.+?): )?"num_experts_per_tok" (\d+) exceeds the experts of the "topk_group" groups a token keeps \((\d+)\))re"),
          [](const QRegularExpressionMatch& m) {
              //: %1 experts per token, %2 experts in the groups a token keeps
-             const QString text = ErrorText::tr("%1 experts per token is more than the %2 experts of the groups a token "
+             return afterPath(m, ErrorText::tr("%1 experts per token is more than the %2 experts of the groups a token "
                                                 "keeps (topk_group).")
-                                      .arg(m.captured(2), m.captured(3));
-             return m.captured(1).isEmpty() ? text : QStringLiteral("%1: %2").arg(m.captured(1), text);
+                                      .arg(m.captured(2), m.captured(3)));
          }},
         {anchored(R"(no layout of (\d+) GPUs plans: (.+))"),
          [](const QRegularExpressionMatch& m) {
