@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/denselayers.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -51,10 +52,30 @@ bool samePieces(const TensorRow& a, const std::vector<TensorPiece>& aPieces, con
 } // namespace
 
 void mergeDenseLayerRows(std::vector<TensorRow>& rows, std::vector<TensorPiece>& pieces,
-                         const std::vector<TensorRow>& denseRows, const std::vector<TensorPiece>& densePieces)
+                         const std::vector<TensorRow>& denseRows, const std::vector<TensorPiece>& densePieces,
+                         std::uint64_t denseLayers, std::uint64_t layers)
 {
     const std::size_t own = rows.size();
     std::vector<bool> matched(own, false);
+    // Global rows that differ: each view's share by layer count.
+    for (const TensorRow& d : denseRows) {
+        if (d.layers != LayerSet::Global || layers == 0)
+            continue;
+        for (std::size_t i = 0; i < own; ++i) {
+            TensorRow& r = rows[i];
+            if (matched[i] || r.layers != LayerSet::Global || !sameSlot(r, d))
+                continue;
+            matched[i] = true;
+            if (r.bytes != d.bytes) {
+                const UInt128 mixed = static_cast<UInt128>(d.bytes) * denseLayers +
+                                                static_cast<UInt128>(r.bytes) * (layers - denseLayers);
+                r.bytes = static_cast<Bytes>(mixed / layers);
+                r.pieceBegin = r.pieceEnd = 0;
+            }
+            break;
+        }
+    }
+    std::fill(matched.begin(), matched.end(), false);
     // Where each dense-view row ends up: a row of `rows` it equals, or a new one.
     constexpr std::size_t kDropped = ~std::size_t{0};
     std::vector<std::size_t> target(denseRows.size(), kDropped);

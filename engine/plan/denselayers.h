@@ -27,9 +27,12 @@ ParameterTable denseLayerTable(const ParameterTable& table);
 // layer; one that differs is kept for the other layers (LayerBand::Sparse)
 // and the dense view's is added for the dense ones (LayerBand::Dense), with
 // its tensors appended to `pieces` (and its references to other rows
-// renumbered). The dense view's global rows are dropped: they are the same
-// totals, made from the same table.
+// renumbered). A global row the same in both views stays; one that differs
+// sums something over the layers as if each were of its view's kind (a
+// pipeline stage's micro-batches in flight: parallelrows.cpp), so it takes
+// each view's share by layer count, denseLayers of `layers`, as one tensor.
 void mergeDenseLayerRows(std::vector<TensorRow>& rows, std::vector<TensorPiece>& pieces,
-                         const std::vector<TensorRow>& denseRows, const std::vector<TensorPiece>& densePieces);
+                         const std::vector<TensorRow>& denseRows, const std::vector<TensorPiece>& densePieces,
+                         std::uint64_t denseLayers, std::uint64_t layers);
 
 } // namespace headroom::detail

@@ -401,7 +401,7 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
             denseCtx.cacheLoraTargets();
         std::vector<TensorRow> denseRows;
         buildRows(denseCtx, denseRows);
-        detail::mergeDenseLayerRows(plan.tensors, plan.pieces, denseRows, densePieces);
+        detail::mergeDenseLayerRows(plan.tensors, plan.pieces, denseRows, densePieces, table.denseLayers, table.layers);
         plan.denseLayers = table.denseLayers;
     }
 
