@@ -1071,6 +1071,25 @@
         <extracomment>%1 experts per token, %2 experts in the groups a token keeps</extracomment>
         <translation>토큰당 전문가 %1개는 토큰이 유지하는 그룹(topk_group)의 전문가 %2개보다 많습니다.</translation>
     </message>
+    <message>
+        <source>Expert parallelism splits the routed experts of a mixture-of-experts model; this %1 model has none.</source>
+        <extracomment>%1 a model family (llama, gemma...)</extracomment>
+        <translation>전문가 병렬화는 전문가 혼합(MoE) 모델의 라우팅 전문가를 나눕니다. 이 %1 모델에는 전문가가 없습니다.</translation>
+    </message>
+    <message>
+        <source>The %1 routed experts do not divide by the expert-parallel degree %2.</source>
+        <extracomment>%1 routed experts, %2 the expert-parallel degree</extracomment>
+        <translation>라우팅 전문가 %1개가 전문가 병렬 차수 %2로 나누어떨어지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The expert-parallel degree %1 must divide the %2 data-parallel (times context-parallel) GPUs: the expert-parallel GPUs are data-parallel ones.</source>
+        <extracomment>%1 the expert-parallel degree, %2 the data-parallel x context-parallel GPUs</extracomment>
+        <translation>전문가 병렬 차수 %1은 데이터 병렬(× 컨텍스트 병렬) GPU %2개를 나누어떨어뜨려야 합니다. 전문가 병렬 GPU는 데이터 병렬 GPU 중에서 나옵니다.</translation>
+    </message>
+    <message>
+        <source>Expert parallelism is planned as Megatron-LM runs it: full fine-tuning in bf16 or fp16 mixed precision or fp32, AdamW or SGD, with DDP or the distributed optimizer (ZeRO-1) and no CPU offload.</source>
+        <translation>전문가 병렬화는 Megatron-LM 방식대로 계획합니다: bf16 또는 fp16 혼합 정밀도나 fp32의 전체 파인튜닝, AdamW 또는 SGD, DDP 또는 분산 옵티마이저(ZeRO-1), CPU 오프로드 없음.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>
@@ -3047,6 +3066,14 @@ time</source>
     <message>
         <source>FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded gradients (torchtitan&apos;s data_parallel_replicate_degree); 1 shards over all of them</source>
         <translation>데이터 병렬 GPU를 그룹으로 나눠 FSDP2가 그룹 안에서 샤딩하고, 그룹끼리 샤딩된 그래디언트를 all-reduce함 (torchtitan의 data_parallel_replicate_degree); 1이면 전체에 걸쳐 샤딩</translation>
+    </message>
+    <message>
+        <source>Expert parallel</source>
+        <translation>전문가 병렬</translation>
+    </message>
+    <message>
+        <source>Data-parallel GPUs that split each mixture-of-experts layer&apos;s routed experts, exchanging tokens by all-to-all (Megatron-LM&apos;s expert parallelism; full fine-tuning with DDP or the distributed optimizer)</source>
+        <translation>각 전문가 혼합(MoE) 레이어의 라우팅 전문가를 나누어 가지며 all-to-all로 토큰을 주고받는 데이터 병렬 GPU 수 (Megatron-LM의 전문가 병렬화, DDP 또는 분산 옵티마이저를 쓰는 전체 파인튜닝)</translation>
     </message>
 </context>
 <context>

@@ -101,6 +101,7 @@ std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
 std::string getVpp(const Scenario& s) { return count(s.hardware.parallel.vpp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
+std::string getEp(const Scenario& s) { return count(s.hardware.parallel.ep); }
 std::string getDpReplicate(const Scenario& s) { return count(s.hardware.parallel.dpReplicate); }
 std::string getCompileLoss(const Scenario& s) { return train(s) ? onOff(s.train.compileLoss) : ""; }
 std::string getFloat8AllGather(const Scenario& s) { return onOff(s.train.float8AllGather); }
@@ -283,6 +284,10 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("cp", "N",
             "context-parallel degree (torchtitan's ring attention, seq / cp tokens per GPU; needs --sharding fsdp2)",
             "cp", getCp);
+        add("ep", "N",
+            "expert-parallel degree: each MoE layer's routed experts split over N data-parallel GPUs "
+            "(Megatron-LM's expert parallelism; full fine-tuning with --sharding ddp or zero1)",
+            "ep", getEp);
         add("dp-replicate", "N",
             "HSDP: the data-parallel GPUs form N replicate groups, FSDP2 sharding within each (needs --sharding fsdp2)",
             "dp-replicate", getDpReplicate);

@@ -291,6 +291,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     HR_COUNT("pp", s.hardware.parallel.pp);
     HR_COUNT("vpp", s.hardware.parallel.vpp);
     HR_COUNT("cp", s.hardware.parallel.cp);
+    HR_COUNT("ep", s.hardware.parallel.ep);
     HR_COUNT("dp-replicate", s.hardware.parallel.dpReplicate);
     if (o.has("sp"))
         s.hardware.parallel.sp = true;

@@ -246,6 +246,12 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
     if (l.interleaved()) // the planner's split divides evenly then (parallel.cpp), as get_num_layers_to_build asserts
         arg("--num-virtual-stages-per-pipeline-rank", n(l.vpp));
     arg("--context-parallel-size", "1");  // Headroom plans no context parallelism
+    if (l.ep > 1) {
+        // The experts split over ep data-parallel ranks, tokens exchanged by
+        // all-to-all, as planned (plan/parallelrows.cpp addExpertParallelRows).
+        arg("--expert-model-parallel-size", n(l.ep));
+        arg("--moe-token-dispatcher-type", "alltoall");
+    }
     if (sc.hardware.sharding == Sharding::Zero1)
         arg("--use-distributed-optimizer");
 

@@ -59,6 +59,8 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
         j["parallel"] = {{"tp", plan.tensorParallel}, {"pp", plan.pipelineParallel}, {"dp", plan.dataParallel}};
         if (plan.contextParallel > 1) // written only when used, so earlier layouts' JSON is as before
             j["parallel"]["cp"] = plan.contextParallel;
+        if (plan.expertParallel > 1)
+            j["parallel"]["ep"] = plan.expertParallel;
         if (plan.virtualStages > 1) // likewise: interleaved 1F1B only
             j["parallel"]["vpp"] = plan.virtualStages;
         nlohmann::json ranks = nlohmann::json::array();

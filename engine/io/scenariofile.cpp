@@ -275,8 +275,8 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         // checks that the layout divides the GPUs, the model and the sequence).
         if (const json* parallel = h.object("parallel")) {
             Reader p(*parallel, "hardware.parallel", error);
-            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "async_tp", "dp_replicate", "dp_shard", "zero",
-                         "distributed_optimizer"});
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "ep", "async_tp", "dp_replicate", "dp_shard",
+                         "zero", "distributed_optimizer"});
             ParallelConfig& l = c.parallel;
             p.integer("tp", 1, kMaxGpus, l.tp);
             p.boolean("sp", l.sp);
@@ -284,6 +284,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
             p.enumeration("pp_schedule", parsePipelineSchedule, pipelineScheduleName, l.ppSchedule);
             p.integer("vpp", 1, kMaxGpus, l.vpp);
             p.integer("cp", 1, kMaxGpus, l.cp);
+            p.integer("ep", 1, kMaxGpus, l.ep);
             p.boolean("async_tp", l.asyncTp);
             p.integer("dp_replicate", 1, kMaxGpus, l.dpReplicate);
             checkDpShard(p, c);
@@ -411,6 +412,8 @@ ordered scenarioToOrdered(const Scenario& scenario)
     // cp only when used, so a tp/pp scenario saves the same text as before it.
     if (h.parallel.cp != 1)
         document["hardware"]["parallel"]["cp"] = h.parallel.cp;
+    if (h.parallel.ep != 1)
+        document["hardware"]["parallel"]["ep"] = h.parallel.ep;
     if (h.parallel.asyncTp)
         document["hardware"]["parallel"]["async_tp"] = true;
     // HSDP only when used; dp_shard is derived, written so the file reads whole.

@@ -55,6 +55,10 @@ struct ParamTensor {
     // The copies are one stacked tensor (a 3-D nn.Parameter of experts x
     // rows x cols, gpt-oss's GptOssExperts), not one tensor per expert.
     bool stacked = false;
+    // A rank's share of a layer's routed experts under expert parallelism
+    // (plan/parallel.cpp rankParameterTable): copies is experts / ep, which
+    // may be 1, and the tensor is an expert all the same.
+    bool expertShare = false;
 
     Bytes elements() const { return satMul(rows, cols, copies); }
     // An expert weight (MoE: copies > 1). transformers 5.17 keeps every
@@ -62,7 +66,7 @@ struct ParamTensor {
     // GptOssExperts) run by aten::_grouped_mm: bitsandbytes does not quantize
     // them, PEFT's target_modules does not adapt them, autocast does not cast
     // them (plan/moesaves.h; accountant: the MoE reference cases).
-    bool isExpert() const { return copies > 1; }
+    bool isExpert() const { return copies > 1 || expertShare; }
     std::string name() const;  // full parameter name, e.g. "model.layers.{i}.self_attn.q_proj.weight"
 };
 

@@ -68,6 +68,20 @@ void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& 
     for (const ParamTensor& p : ctx.table.global)
         globalParams = satAdd(globalParams, p.elements());
     const Bytes allParams = satAdd(ctx.table.allLayersElements(), globalParams); // dense first layers included
+    // Under expert parallelism the distributed optimizer shards a rank's
+    // experts over the ranks that hold the same experts, the expert
+    // data-parallel group (dp / ep; distrib_optimizer.py builds one buffer per
+    // group, param_and_grad_buffer.py), and the other parameters over dp.
+    Bytes layerExperts = 0;
+    for (const ParamTensor& p : ctx.table.layer)
+        if (p.isExpert())
+            layerExperts = satAdd(layerExperts, p.elements());
+    const ParallelLayout& layout = *ctx.rank->layout;
+    const Bytes expertShards = shards > 1 ? layout.expertDataParallel() : 1;
+    const auto shardedLayer = [&](Bytes bytesPerElement) {
+        return satAdd(ceilDiv(satMul(layerParams - layerExperts, bytesPerElement), shards),
+                      ceilDiv(satMul(layerExperts, bytesPerElement), expertShards));
+    };
 
     rows.push_back(stateRow("weights.layer",
                             "parameters of one layer in the 16-bit dtype Megatron-LM's Float16Module casts the model "
@@ -84,8 +98,7 @@ void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& 
         rows.push_back(stateRow("optimizer.main_params_layer",
                                 "fp32 main parameters of one layer in Megatron-LM's mixed-precision optimizer (sharded "
                                 "over dp by the distributed optimizer)",
-                                Category::OptimizerState, ceilDiv(satMul(layerParams, mainParamBytes), shards),
-                                LayerSet::All));
+                                Category::OptimizerState, shardedLayer(mainParamBytes), LayerSet::All));
         rows.push_back(stateRow(
             "optimizer.main_params_global", "fp32 main parameters of the embeddings, final norm and output layer",
             Category::OptimizerState, ceilDiv(satMul(globalParams, mainParamBytes), shards), LayerSet::Global));
@@ -94,8 +107,7 @@ void addMegatronModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& 
         rows.push_back(stateRow("optimizer.layer",
                                 "Adam's two fp32 moments (SGD momentum: one) of one layer's parameters, in the fused "
                                 "optimizer (sharded over dp by the distributed optimizer)",
-                                Category::OptimizerState, ceilDiv(satMul(layerParams, momentBytes), shards),
-                                LayerSet::All));
+                                Category::OptimizerState, shardedLayer(momentBytes), LayerSet::All));
         rows.push_back(
             stateRow("optimizer.global", "the optimizer's moments of the embeddings, final norm and output layer",
                      Category::OptimizerState, ceilDiv(satMul(globalParams, momentBytes), shards), LayerSet::Global));

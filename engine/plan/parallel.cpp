@@ -288,6 +288,44 @@ InterleavedPeak interleavedPeak(const ParallelLayout& l, std::uint64_t stage, co
     return now;
 }
 
+namespace {
+
+// Expert parallelism as Megatron-LM runs it (megatron/core/transformer/moe:
+// experts split over --expert-model-parallel-size ranks, the alltoall token
+// dispatcher, expert tensor parallelism 1), over model states as
+// megatronrows.cpp plans them.
+std::optional<Error> expertParallelChecks(const Scenario& sc, const ParallelLayout& l, std::uint64_t ep)
+{
+    const ModelSpec& m = sc.model;
+    if (ep == 0)
+        return invalid("hardware.parallel.ep: must be at least 1, got 0");
+    if (ep == 1)
+        return std::nullopt;
+    if (!m.isMoe())
+        return invalid(std::string("hardware.parallel.ep: expert parallelism splits the routed experts of a "
+                                   "mixture-of-experts model; ") + familyName(m.family) + " has none");
+    if (m.experts % ep != 0)
+        return invalid("hardware.parallel.ep: " + n(m.experts) + " routed experts do not divide by ep " + n(ep));
+    if ((l.dp * l.cp) % ep != 0)
+        return invalid("hardware.parallel.ep: " + n(ep) + " must divide the data-parallel x context-parallel degree " +
+                       n(l.dp * l.cp) + " (hardware.count / (tp x pp)); the expert-parallel ranks are data-parallel ranks");
+    const TrainConfig& t = sc.train;
+    const Sharding s = sc.hardware.sharding;
+    const bool megatron = !l.fsdp2 && (s == Sharding::None || s == Sharding::Ddp || s == Sharding::Zero1) &&
+                          (t.precision == Precision::Bf16Mixed || t.precision == Precision::Fp16Mixed ||
+                           t.precision == Precision::Fp32) &&
+                          (t.optimizer == Optimizer::AdamW || t.optimizer == Optimizer::Sgd ||
+                           t.optimizer == Optimizer::SgdMomentum) &&
+                          !t.optimizerInBackward && !sc.hardware.cpuOffload;
+    if (!megatron)
+        return unsupported("hardware.parallel.ep: expert parallelism is planned as Megatron-LM runs it: full "
+                           "fine-tuning in bf16 or fp16 mixed precision or fp32, AdamW or SGD, with DDP or the "
+                           "distributed optimizer (sharding ddp or zero1) and no CPU offload");
+    return std::nullopt;
+}
+
+} // namespace
+
 Result<ParallelLayout> parallelLayout(const Scenario& sc)
 {
     const ParallelConfig& p = sc.hardware.parallel;
@@ -335,6 +373,9 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
                            " / (tp x pp x cp))");
         l.dpReplicate = p.dpReplicate;
     }
+    if (auto e = expertParallelChecks(sc, l, p.ep))
+        return *e;
+    l.ep = p.ep;
     if (auto e = torchtitanChecks(sc, p))
         return *e;
 
@@ -459,8 +500,15 @@ ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& m
     ParameterTable r;
     r.layers = stage < l.stageLayers.size() ? l.stageLayers[stage] : full.layers;
     r.layer.reserve(full.layer.size());
-    for (const ParamTensor& t : full.layer)
+    for (const ParamTensor& t : full.layer) {
         r.layer.push_back(splitTensor(t, m, l));
+        // Expert parallelism: the rank holds experts / ep of each layer's
+        // routed experts (parallelLayout checks that ep divides them).
+        if (l.ep > 1 && m.isMoe() && t.copies == m.experts) {
+            r.layer.back().copies = t.copies / l.ep;
+            r.layer.back().expertShare = true;
+        }
+    }
     r.denseLayers = std::min(denseLayersOfStage(l, stage, full.denseLayers), r.layers);
     if (r.denseLayers > 0)
         for (const ParamTensor& t : full.denseLayer)

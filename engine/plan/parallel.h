@@ -34,6 +34,13 @@ struct ParallelLayout {
     // (transformer_layer.py get_transformer_layer_offset) and torchtitan
     // (pipelining_utils.py stage_ids_this_rank, style "loop") assign them.
     std::uint64_t vpp = 1;
+    // Expert parallelism (Megatron-LM's --expert-model-parallel-size, with
+    // expert tensor parallelism 1): each MoE layer's routed experts split over
+    // ep ranks of the data-parallel x context-parallel group; the experts'
+    // own data-parallel group (the ranks holding the same experts) is
+    // dp x cp / ep (megatron/core/parallel_state.py initialize_model_parallel).
+    std::uint64_t ep = 1;
+    std::uint64_t expertDataParallel() const { return dp * cp / ep; }
     std::uint64_t microBatches = 1;         // micro-batches per step on one pipeline: grad_accum
     std::uint64_t paddedVocab = 0;          // the vocabulary padded to a multiple of tp
     std::vector<std::uint64_t>
@@ -43,7 +50,7 @@ struct ParallelLayout {
 
     // Any model parallelism: the planner plans each stage (tp = pp = cp = 1
     // is today's plan, byte for byte).
-    bool modelParallel() const { return tp > 1 || pp > 1 || cp > 1; }
+    bool modelParallel() const { return tp > 1 || pp > 1 || cp > 1 || ep > 1; }
     // The ranks one parameter is sharded over: FSDP2 shards over torchtitan's
     // dp_shard_cp mesh (parallel_dims.py build_mesh flattens dp_shard and cp;
     // parallelize_llama.py apply_fsdp takes world_mesh["dp_shard_cp"], and

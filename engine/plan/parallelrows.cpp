@@ -238,6 +238,30 @@ void addRankActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows
 
 } // namespace
 
+// Expert parallelism (Megatron-LM's MoEAlltoAllTokenDispatcher,
+// megatron/core/transformer/moe/token_dispatcher.py): a MoE layer permutes
+// its tokens x top-k rows by expert, sends them to the ranks that hold those
+// experts (all_to_all) and receives as many for its own experts; after the
+// experts the same exchange runs back. Each exchange holds the rows sent and
+// the rows received at once, the one buffer more than one GPU's dispatch
+// (the saved rows are the layer saves' already), forward and backward. Routing
+// is taken as balanced: a rank receives tokens x top-k rows.
+void addExpertParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+{
+    const ParallelLayout& l = *ctx.rank->layout;
+    const Bytes exchanged = satMul(satMul(ctx.tokens, ctx.model.expertsPerToken), satMul(ctx.model.hidden, ctx.act));
+    rows.push_back({"moe.all_to_all",
+                    "expert parallelism: the token-slot rows received from the other expert-parallel ranks while the "
+                    "ones sent are alive (all_to_all of Megatron-LM's alltoall token dispatcher; balanced routing)",
+                    Category::Temporaries, exchanged, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+    rows.push_back({"moe.all_to_all_bwd", "the same exchange of the rows' gradients in the layer's backward",
+                    Category::Temporaries, exchanged, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    ctx.note("Expert parallelism: each GPU holds " + std::to_string(ctx.model.experts / l.ep) + " of each MoE layer's " +
+             std::to_string(ctx.model.experts) + " routed experts (ep " + std::to_string(l.ep) +
+             "), their optimizer states sharded over the " + std::to_string(l.expertDataParallel()) +
+             " GPUs that hold the same experts; tokens are taken as routed evenly, and an uneven step holds more.");
+}
+
 void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     const RankShape& rank = *ctx.rank;
@@ -266,6 +290,8 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // model-state rows are the stage's own already, so only the activation
     // rows are placed.
     addRankActivationRows(ctx, rows, l.fsdp2 ? activationsBegin : 0);
+    if (l.ep > 1 && ctx.model.isMoe())
+        addExpertParallelRows(ctx, rows);
 
     if (l.interleaved()) {
         // The other chunk micro-batches in flight at the rank's peak: what
@@ -417,6 +443,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     worst.pipelineParallel = layout.pp;
     worst.dataParallel = layout.dp;
     worst.contextParallel = layout.cp;
+    worst.expertParallel = layout.ep;
     worst.virtualStages = layout.vpp;
     // The model's own counts, not the rank's.
     worst.totalParameters = table.totalElements();
@@ -483,7 +510,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     }
     worst.notes.push_back(
         "Not modelled with tensor and pipeline parallelism: point-to-point send and receive buffers (NCCL's "
-        "communicators are counted in device used), context and expert parallelism.");
+        "communicators are counted in device used), context parallelism, expert tensor parallelism and uneven "
+        "expert routing.");
     return worst;
 }
 

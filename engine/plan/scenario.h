@@ -150,10 +150,14 @@ struct ParallelConfig {
     // (torch 2.11 fsdp/_fully_shard/_fsdp_collectives.py foreach_reduce: in
     // place on the reduce-scatter output). 1: plain FSDP.
     std::uint64_t dpReplicate = 1;
+    // Expert parallelism (Megatron-LM --expert-model-parallel-size): the
+    // routed experts of each MoE layer split over ep ranks of the
+    // data-parallel group, tokens exchanged by all-to-all (plan/parallel.h).
+    std::uint64_t ep = 1;
     bool isDefault() const
     {
         return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 &&
-               !asyncTp && dpReplicate == 1;
+               !asyncTp && dpReplicate == 1 && ep == 1;
     }
 };
 

@@ -152,7 +152,8 @@ private slots:
             "hardware.parallel.pp_schedule");
         row("cp zero", "/hardware/parallel/cp", "0", E::InvalidArgument, "hardware.parallel.cp");
         row("cp fraction", "/hardware/parallel/cp", "2.5", E::InvalidArgument, "hardware.parallel.cp");
-        row("parallel unknown field", "/hardware/parallel/ep", "2", E::InvalidArgument, "hardware.parallel.ep");
+        row("parallel unknown field", "/hardware/parallel/etp", "2", E::InvalidArgument, "hardware.parallel.etp");
+        row("parallel ep zero", "/hardware/parallel/ep", "0", E::InvalidArgument, "hardware.parallel.ep");
         row("global batch zero", "/train/global_batch", "0", E::InvalidArgument, "train.global_batch");
     }
 

@@ -55,6 +55,8 @@ CASES = {
     # over pp 3 (9, 9, 10), one layer in 5 recomputed as blocks (2 a stage).
     "qwen3-pp3-dp2-every-5": ("qwen3-0.6b", ["--gpus", "6", "--pp", "3", "--sharding", "zero1", "--checkpointing",
                                              "every-k", "--checkpoint-every", "5", "--grad-accum", "6"]),
+    # Routed experts split over 4 of the 8 data-parallel ranks (expert parallelism), the distributed optimizer.
+    "mixtral-ep4-dp8-zero1": ("mixtral-8x7b", ["--gpus", "8", "--ep", "4", "--sharding", "zero1", "--seq-len", "1024"]),
     # Routed experts (Mixtral), pp 4, SGD with momentum in fp32, one GPU per stage.
     "mixtral-pp4-sgd-fp32": ("mixtral-8x7b", ["--gpus", "4", "--pp", "4", "--optimizer", "sgd-momentum",
                                               "--precision", "fp32", "--seq-len", "1024"]),
@@ -290,11 +292,19 @@ class MegatronArgs(common.TempDirTest):
                 self.assertEqual(config.tensor_model_parallel_size, tp)
                 self.assertEqual(config.pipeline_model_parallel_size, pp)
                 self.assertEqual(config.sequence_parallel, layout.get("sp", False))
+                ep = layout.get("ep", 1)
+                self.assertEqual(config.expert_model_parallel_size, ep)
+                if ep > 1:
+                    self.assertEqual(config.moe_token_dispatcher_type, "alltoall")
                 with FakeWorld(hw["count"], tensor_model_parallel_size=config.tensor_model_parallel_size,
                                pipeline_model_parallel_size=config.pipeline_model_parallel_size,
-                               context_parallel_size=config.context_parallel_size) as state:
+                               context_parallel_size=config.context_parallel_size,
+                               expert_model_parallel_size=config.expert_model_parallel_size) as state:
                     dp = state.get_data_parallel_world_size()
                     self.assertEqual(dp, hw["count"] // (tp * pp))
+                    # The ranks holding the same experts: dp / ep (the planner's expert data-parallel degree).
+                    self.assertEqual(state.get_expert_model_parallel_world_size(), ep)
+                    self.assertEqual(state.get_expert_data_parallel_world_size(), dp // ep)
                     stages = [get_num_layers_to_build(config, pp_rank=r) for r in range(pp)]
                     if pp > 1:
                         self.assertEqual(stages, [rank["layers"] for rank in plan["ranks"]])

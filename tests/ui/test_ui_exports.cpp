@@ -329,7 +329,23 @@ private slots:
         Scenario oddMicroBatches = unevenChunks;
         oddMicroBatches.hardware.parallel.vpp = 2;
         oddMicroBatches.train.gradAccum = 3;
-        for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches}) {
+        // Expert parallelism's refusals: a dense model, 8 experts over ep 3,
+        // ep past the data-parallel GPUs, and FSDP2.
+        Scenario epDense = fullFinetune();
+        epDense.hardware.count = 2;
+        epDense.hardware.parallel.ep = 2;
+        Scenario epMoe = epDense;
+        epMoe.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
+        epMoe.hardware.sharding = Sharding::Zero1;
+        Scenario epUneven = epMoe;
+        epUneven.hardware.count = 3;
+        epUneven.hardware.parallel.ep = 3;
+        Scenario epPastDp = epMoe;
+        epPastDp.hardware.parallel.ep = 4;
+        Scenario epFsdp2 = epMoe;
+        epFsdp2.hardware.sharding = Sharding::Fsdp2;
+        for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
+                                  epDense, epUneven, epPastDp, epFsdp2}) {
             auto plan = makePlan(s);
             QVERIFY(!plan);
             errors.push_back(plan.error());

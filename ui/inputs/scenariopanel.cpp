@@ -68,6 +68,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_pipelineParallel(makeSpin(1, kMaxGpus))
     , m_virtualStages(makeSpin(1, kMaxGpus))
     , m_contextParallel(makeSpin(1, kMaxGpus))
+    , m_expertParallel(makeSpin(1, kMaxGpus))
     , m_dpReplicate(makeSpin(1, kMaxGpus))
     , m_asyncTp(new QCheckBox(this))
     , m_mode(new QComboBox(this))
@@ -151,6 +152,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
             "separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages"));
     addField(hardwareForm, m_contextParallel, QT_TR_NOOP("Context parallel"),
              QT_TR_NOOP("GPUs that split every sequence (torchtitan's ring attention), each holding sequence / context tokens; needs FSDP2 sharding"));
+    addField(hardwareForm, m_expertParallel, QT_TR_NOOP("Expert parallel"),
+             QT_TR_NOOP("Data-parallel GPUs that split each mixture-of-experts layer's routed experts, exchanging "
+                        "tokens by all-to-all (Megatron-LM's expert parallelism; full fine-tuning with DDP or the "
+                        "distributed optimizer)"));
     addField(hardwareForm, m_dpReplicate, QT_TR_NOOP("Replicate groups (HSDP)"),
              QT_TR_NOOP("FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded "
                         "gradients (torchtitan's data_parallel_replicate_degree); 1 shards over all of them"));
@@ -252,6 +257,7 @@ void ScenarioPanel::nameInputs()
                                                       {m_pipelineParallel, "pipelineParallel"},
                                                       {m_virtualStages, "virtualStages"},
                                                       {m_contextParallel, "contextParallel"},
+                                                      {m_expertParallel, "expertParallel"},
                                                       {m_dpReplicate, "dpReplicate"},
                                                       {m_asyncTp, "asyncTp"},
                                                       {m_mode, "mode"},
@@ -406,6 +412,7 @@ std::vector<QWidget*> ScenarioPanel::inputsInReadingOrder() const
             m_pipelineParallel,
             m_virtualStages,
             m_contextParallel,
+            m_expertParallel,
             m_dpReplicate,
             m_asyncTp,
             m_precision,
@@ -580,6 +587,7 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_sequenceParallel->setChecked(hw.parallel.sp);
     m_pipelineParallel->setValue(clampToSpin(hw.parallel.pp, m_pipelineParallel));
     m_contextParallel->setValue(clampToSpin(hw.parallel.cp, m_contextParallel));
+    m_expertParallel->setValue(clampToSpin(hw.parallel.ep, m_expertParallel));
     m_dpReplicate->setValue(clampToSpin(hw.parallel.dpReplicate, m_dpReplicate));
     m_gpusPerNode = hw.gpusPerNode;
     m_ppSchedule = hw.parallel.ppSchedule;
@@ -640,6 +648,7 @@ Scenario ScenarioPanel::scenario() const
     s.hardware.parallel.vpp = spinValue(m_virtualStages);
     s.hardware.parallel.asyncTp = m_asyncTp->isChecked();
     s.hardware.parallel.cp = spinValue(m_contextParallel);
+    s.hardware.parallel.ep = spinValue(m_expertParallel);
     s.hardware.parallel.dpReplicate = spinValue(m_dpReplicate);
     s.hardware.gpusPerNode = m_gpusPerNode;
     // A global batch from the file follows the panel's effective batch (micro-batch x accumulation x

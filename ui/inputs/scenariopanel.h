@@ -80,6 +80,7 @@ private:
     QSpinBox* m_pipelineParallel;    // hardware.parallel.pp
     QSpinBox* m_virtualStages;       // hardware.parallel.vpp
     QSpinBox* m_contextParallel;     // hardware.parallel.cp
+    QSpinBox* m_expertParallel;      // hardware.parallel.ep
     QSpinBox* m_dpReplicate;         // hardware.parallel.dp_replicate (HSDP)
     QCheckBox* m_asyncTp;            // hardware.parallel.async_tp
     // Run

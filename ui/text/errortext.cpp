@@ -276,6 +276,32 @@ const std::vector<Phrase>& detailPhrases()
                                                 "keeps (topk_group).")
                                       .arg(m.captured(2), m.captured(3)));
          }},
+        // Expert parallelism (engine/plan/parallel.cpp expertParallelChecks).
+        {anchored(R"(hardware\.parallel\.ep: expert parallelism splits the routed experts of a mixture-of-experts model; (.+) has none)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 a model family (llama, gemma...)
+             return ErrorText::tr("Expert parallelism splits the routed experts of a mixture-of-experts model; this "
+                                  "%1 model has none.").arg(m.captured(1));
+         }},
+        {anchored(R"(hardware\.parallel\.ep: (\d+) routed experts do not divide by ep (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 routed experts, %2 the expert-parallel degree
+             return ErrorText::tr("The %1 routed experts do not divide by the expert-parallel degree %2.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(R"(hardware\.parallel\.ep: (\d+) must divide the data-parallel x context-parallel degree (\d+) .*)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the expert-parallel degree, %2 the data-parallel x context-parallel GPUs
+             return ErrorText::tr("The expert-parallel degree %1 must divide the %2 data-parallel (times "
+                                  "context-parallel) GPUs: the expert-parallel GPUs are data-parallel ones.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(R"(hardware\.parallel\.ep: expert parallelism is planned as Megatron-LM runs it: .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Expert parallelism is planned as Megatron-LM runs it: full fine-tuning in bf16 or "
+                                  "fp16 mixed precision or fp32, AdamW or SGD, with DDP or the distributed optimizer "
+                                  "(ZeRO-1) and no CPU offload.");
+         }},
         {anchored(R"(no layout of (\d+) GPUs plans: (.+))"),
          [](const QRegularExpressionMatch& m) {
              const QString reason = ErrorText::knownDetail(m.captured(2).toStdString());
