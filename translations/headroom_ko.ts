@@ -1793,6 +1793,11 @@ time</source>
         <source>CP</source>
         <translation>CP</translation>
     </message>
+    <message>
+        <source>Expert-parallel communication %1 (%2).</source>
+        <extracomment>the MoE layers&apos; token all-to-alls: %1 the time, %2 where they run</extracomment>
+        <translation>전문가 병렬 통신 %1 (%2).</translation>
+    </message>
 </context>
 <context>
     <name>MainWindow</name>
@@ -3321,6 +3326,19 @@ time</source>
     <message>
         <source>cp</source>
         <translation>cp</translation>
+    </message>
+    <message>
+        <source>expert-parallel communication</source>
+        <translation>전문가 병렬 통신</translation>
+    </message>
+    <message>
+        <source>%1 (ep %2)</source>
+        <extracomment>expert parallelism in a layout, after the data-parallel degree: %1 &quot;dp N&quot;, %2 the ep degree</extracomment>
+        <translation>%1 (ep %2)</translation>
+    </message>
+    <message>
+        <source>ep</source>
+        <translation>ep</translation>
     </message>
 </context>
 <context>

@@ -38,6 +38,7 @@ std::string layoutName(const LayoutCandidate& c)
            (c.dpReplicate > 1
                 ? " (HSDP " + std::to_string(c.dpReplicate) + " x " + std::to_string(c.dp / c.dpReplicate) + ")"
                 : std::string()) +
+           (c.ep > 1 ? " (ep " + std::to_string(c.ep) + ")" : std::string()) +
            ", " + shardingName(c.sharding) + ", micro-batch " + std::to_string(c.microBatch) + " x " +
            std::to_string(c.gradAccum) + ", checkpointing " + checkpointingName(c.checkpointing);
 }
@@ -53,6 +54,7 @@ nlohmann::json toJson(const LayoutCandidate& c)
               {"cp", c.cp},
               {"dp", c.dp},
               {"dp_replicate", c.dpReplicate},
+              {"ep", c.ep},
               {"sharding", shardingName(c.sharding)},
               {"micro_batch", c.microBatch},
               {"grad_accum", c.gradAccum},
@@ -70,12 +72,14 @@ nlohmann::json toJson(const LayoutCandidate& c)
               {"pipeline_send", t.pipelineSendSeconds},
               {"bubble", t.bubbleSeconds},
               {"data_parallel", t.dataParallelSeconds},
-              {"context_parallel", t.contextParallelSeconds}}},
+              {"context_parallel", t.contextParallelSeconds},
+              {"expert_parallel", t.expertParallelSeconds}}},
             {"inter_node",
              {{"tp", t.tensorParallelInterNode},
               {"pp", t.pipelineInterNode},
               {"dp", t.dataParallelInterNode},
-              {"cp", t.contextParallelInterNode}}},
+              {"cp", t.contextParallelInterNode},
+              {"ep", t.expertParallelInterNode}}},
             {"bubble_fraction", t.bubbleFraction},
             {"tokens_per_second_per_gpu", t.tokensPerSecondPerGpu},
             {"mfu", t.mfu}};
@@ -181,6 +185,8 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
         shape += " x " + std::to_string(c.dp);
         if (c.dpReplicate > 1)
             shape += 'r' + std::to_string(c.dpReplicate);
+        if (c.ep > 1)
+            shape += 'e' + std::to_string(c.ep);
         const std::string batch = std::to_string(c.microBatch) + " x " + std::to_string(c.gradAccum);
         std::snprintf(line, sizeof line, "  %-3zu %-13s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %.0f, %.1f%%\n", k + 1, shape.c_str(),
                     shardingName(c.sharding), batch.c_str(), checkpointingName(c.checkpointing),
@@ -193,7 +199,7 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
     std::cout
         << "(tp \"2s\": tensor parallelism 2 with sequence parallelism; pp \"4v2\": 4 stages interleaved, 2 "
            "virtual stages each; \"4c2\": 4 stages, context parallelism 2; dp \"16r2\": HSDP, 2 replicate groups of "
-           "8.)\n";
+           "8; \"16e8\": the experts split over 8 of the 16.)\n";
     const StepTime& t = r.layouts.front().time;
     std::cout << "#1, " << layoutName(r.layouts.front()) << ": compute " << seconds(t.computeSeconds)
               << ", tensor-parallel " << seconds(t.tensorParallelSeconds) << ", pipeline sends "
@@ -202,6 +208,9 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
     if (r.layouts.front().cp > 1)
         std::cout << ", context-parallel " << seconds(t.contextParallelSeconds)
                   << (t.contextParallelInterNode ? " (between nodes)" : " (inside a node)");
+    if (r.layouts.front().ep > 1)
+        std::cout << ", expert-parallel " << seconds(t.expertParallelSeconds)
+                  << (t.expertParallelInterNode ? " (between nodes)" : " (inside a node)");
     std::cout << ".\n";
     if (r.layouts.size() > 1)
         std::cout << whyBest(r.layouts[0], r.layouts[1]) << "\n";

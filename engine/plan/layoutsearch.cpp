@@ -99,6 +99,21 @@ std::vector<std::uint64_t> cpChoices(std::uint64_t rest, std::uint64_t seqLen)
     return c;
 }
 
+// Expert-parallel degrees to try: 1, and for a mixture of experts under
+// Megatron-LM's model states (DDP or the distributed optimizer: parallel.cpp
+// expertParallelChecks) each divisor of the routed experts that divides the
+// data-parallel x context-parallel GPUs.
+std::vector<std::uint64_t> epChoices(const ModelSpec& model, Sharding sharding, std::uint64_t dpcp)
+{
+    std::vector<std::uint64_t> choices{1};
+    if (!model.isMoe() || (sharding != Sharding::Ddp && sharding != Sharding::Zero1))
+        return choices;
+    for (std::uint64_t ep = 2; ep <= model.experts && ep <= dpcp; ++ep)
+        if (model.experts % ep == 0 && dpcp % ep == 0)
+            choices.push_back(ep);
+    return choices;
+}
+
 constexpr Checkpointing kCheckpointings[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
 
 void setLayout(Scenario& sc, const LayoutCandidate& c)
@@ -109,6 +124,7 @@ void setLayout(Scenario& sc, const LayoutCandidate& c)
     sc.hardware.parallel.vpp = c.vpp;
     sc.hardware.parallel.cp = c.cp;
     sc.hardware.parallel.dpReplicate = c.dpReplicate;
+    sc.hardware.parallel.ep = c.ep;
     sc.hardware.sharding = c.sharding;
     sc.train.microBatch = c.microBatch;
     sc.train.gradAccum = c.gradAccum;
@@ -220,6 +236,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     // every tp > 1 of an FSDP2 scenario planned without sp.
     shape.hardware.parallel.cp = 1;
     shape.hardware.parallel.dpReplicate = 1;
+    shape.hardware.parallel.ep = 1;
     shape.hardware.sharding = Sharding::Ddp;
     for (std::uint64_t tp : divisorsUpTo(std::min(count, r.links.gpusPerNode), r.links.gpusPerNode)) {
         if (count % tp != 0 || r.links.gpusPerNode % tp != 0)
@@ -308,12 +325,14 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                     c.gradAccum = perReplica / mb;
                     for (std::uint64_t vpp : vppChoices(fsdp2 ? 1 : pp, base.model.layers, c.gradAccum))
                         for (std::uint64_t replicas : replicateChoices(sharding, tp * cp, dp, r.links.gpusPerNode))
-                            for (Checkpointing ckpt : kCheckpointings) {
-                                c.vpp = vpp;
-                                c.dpReplicate = replicas;
-                                c.checkpointing = ckpt;
-                                evaluate(c);
-                            }
+                            for (std::uint64_t ep : epChoices(base.model, sharding, dp * cp))
+                                for (Checkpointing ckpt : kCheckpointings) {
+                                    c.vpp = vpp;
+                                    c.dpReplicate = replicas;
+                                    c.ep = ep;
+                                    c.checkpointing = ckpt;
+                                    evaluate(c);
+                                }
                 }
         if (options.progress && !options.progress(k + 1, pairs.size())) {
             r.cancelled = true;

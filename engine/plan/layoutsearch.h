@@ -34,6 +34,7 @@ struct LayoutCandidate {
     std::uint64_t vpp = 1; // virtual stages per pipeline rank: above 1, interleaved 1F1B
     std::uint64_t dpReplicate = 1; // FSDP2's HSDP replicate groups (dp / dpReplicate ranks shard within one)
     std::uint64_t cp = 1;          // context parallelism: each rank holds seq / cp tokens (FSDP2 over dp x cp)
+    std::uint64_t ep = 1;          // expert parallelism: MoE layers' routed experts split over ep of the dp ranks
     bool sp = false;
     Sharding sharding = Sharding::None;
     std::uint64_t microBatch = 1, gradAccum = 1;

@@ -150,6 +150,8 @@ StepModel stepModel(const ModelSpec& m, const ParameterTable& table)
     const auto addLayer = [&](const std::vector<ParamTensor>& tensors, double share) {
         for (const ParamTensor& t : tensors) {
             s.layerParams += share * double(t.elements());
+            if (m.experts != 0 && t.copies == m.experts)
+                s.layerExpertParams += share * double(t.elements());
             if (!t.isLinearWeight)
                 continue;
             // A token reaches expertsPerToken of a layer's experts (ParameterTable::activeElements).
@@ -160,6 +162,8 @@ StepModel stepModel(const ModelSpec& m, const ParameterTable& table)
     };
     addLayer(table.layer, double(table.layerRepeats()) / layers);
     addLayer(table.denseLayer, double(table.layers - table.layerRepeats()) / layers);
+    s.moeLayerFraction = m.isMoe() ? double(table.layerRepeats()) / layers : 0.0;
+    s.expertsPerToken = double(m.expertsPerToken);
     bool head = false;
     for (const ParamTensor& t : table.global) {
         if (embeddingKind(t.kind)) {
@@ -210,6 +214,7 @@ const char* stepTermName(StepTerm term)
     case StepTerm::Bubble: return "pipeline bubble";
     case StepTerm::DataParallel: return "data-parallel communication";
     case StepTerm::ContextParallel: return "context-parallel communication";
+    case StepTerm::ExpertParallel: return "expert-parallel communication";
     }
     return "";
 }
@@ -223,6 +228,7 @@ double stepTermSeconds(const StepTime& t, StepTerm term)
     case StepTerm::Bubble: return t.bubbleSeconds;
     case StepTerm::DataParallel: return t.dataParallelSeconds;
     case StepTerm::ContextParallel: return t.contextParallelSeconds;
+    case StepTerm::ExpertParallel: return t.expertParallelSeconds;
     }
     return 0;
 }
@@ -285,12 +291,24 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     const double cpCollective = ringGatherOrScatter(kvBytes, cp) / bandwidth(out.contextParallelInterNode);
     const double cpCollectivesPerLayer = 3.0 + recomputedCollectives / 2.0;
     // Forward activations to the next stage and their gradients back, 1/t each (scatter/gather).
+    // Expert parallelism (Megatron-LM's alltoall dispatcher): each MoE layer
+    // sends its tokens x top-k rows to the experts' ranks and takes them
+    // back, an all-to-all each way in the forward and in the backward (and
+    // again in a full recompute); a rank keeps 1 / ep of its rows.
+    const std::uint64_t ep = std::max<std::uint64_t>(layout.ep, 1);
+    out.expertParallelInterNode = crossesNodes(tp, ep, links.gpusPerNode);
+    const double allToAll = ep > 1 ? tokensPerMicroBatch * model.expertsPerToken * double(model.hidden) * act *
+                                         double(ep - 1) / double(ep) / bandwidth(out.expertParallelInterNode)
+                                   : 0.0;
+    const double allToAllsPerMoeLayer = 4.0 + recomputedCollectives;
+    // A rank's share of a layer's parameters: the experts split over ep.
+    const double rankLayerParams = model.layerParams - model.layerExpertParams * (1.0 - 1.0 / double(ep));
     const double send =
         pp > 1 ? 2.0 * tokensPerMicroBatch * double(model.hidden) * act / double(tp) / bandwidth(out.pipelineInterNode)
                : 0.0;
 
     // The slowest stage sets the pace of the pipeline; the largest stage the data-parallel time.
-    double slotCompute = 0, slotTp = 0, slotCp = 0, largestStageParams = 0;
+    double slotCompute = 0, slotTp = 0, slotCp = 0, slotEp = 0, largestStageParams = 0;
     for (std::uint64_t stage = 0; stage < pp; ++stage) {
         const double layers = double(layout.stageLayers[stage]);
         const bool last = stage + 1 == pp;
@@ -298,12 +316,14 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
         const double compute = rate > 0 ? flops / rate : std::numeric_limits<double>::infinity();
         const double comm = layers * collectivesPerLayer * collective;
         const double ring = layers * cpCollectivesPerLayer * cpCollective;
-        if (stage == 0 || compute + comm + ring > slotCompute + slotTp + slotCp) {
+        const double exchange = layers * model.moeLayerFraction * allToAllsPerMoeLayer * allToAll;
+        if (stage == 0 || compute + comm + ring + exchange > slotCompute + slotTp + slotCp + slotEp) {
             slotCompute = compute;
             slotTp = comm;
             slotCp = ring;
+            slotEp = exchange;
         }
-        double params = layers * model.layerParams;
+        double params = layers * rankLayerParams;
         if (stage == 0)
             params += model.embeddingParams;
         if (last)
@@ -313,11 +333,12 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     out.computeSeconds = double(m) * slotCompute;
     out.tensorParallelSeconds = double(m) * slotTp;
     out.contextParallelSeconds = double(m) * slotCp;
+    out.expertParallelSeconds = double(m) * slotEp;
     // Interleaved 1F1B (vpp > 1; Narayanan et al. 2021, arXiv:2104.04473
     // §2.2.2): the bubble shrinks to (p - 1) / v slots of a whole stage, and
     // each micro-batch crosses v times as many stage boundaries.
     const double vpp = double(std::max<std::uint64_t>(layout.vpp, 1));
-    const double slot = slotCompute + slotTp + slotCp + send * vpp; // one micro-batch through the stage
+    const double slot = slotCompute + slotTp + slotCp + slotEp + send * vpp; // one micro-batch through the stage
     out.pipelineSendSeconds = double(m) * send * vpp;
     out.bubbleSeconds = double(pp - 1) * slot / vpp;
     out.bubbleFraction = (double(pp - 1) / vpp) / (double(m) + double(pp - 1) / vpp);
@@ -335,7 +356,7 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
             ringAllReduce(largestStageParams / double(layout.shardDegree()) * dtype.grad, replicas) /
             bandwidth(replicaInterNode);
     out.stepSeconds = out.computeSeconds + out.tensorParallelSeconds + out.pipelineSendSeconds + out.bubbleSeconds +
-                      out.dataParallelSeconds + out.contextParallelSeconds;
+                      out.dataParallelSeconds + out.contextParallelSeconds + out.expertParallelSeconds;
 
     const double gpus = double(tp * pp * dp * cp);
     const double tokensPerStep = tokensPerMicroBatch * double(cp) * double(m) * double(dp);

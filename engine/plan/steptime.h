@@ -61,6 +61,11 @@ struct StepModel {
     double tiedHeadParams = 0;     // a tied head: the last stage's own copy when pp > 1 (plan/parallel.h)
     double attentionPerTokenPerSeq = 0; // 4 x heads x head_dim: one layer's forward attention FLOPs per token, per token of context
     double kvWidth = 0; // kv_heads x head_dim: the keys (or values) of one token, what ring attention moves
+    // Mixture of experts: one layer's routed-expert parameters and the share of
+    // layers that have them (averaged, as layerParams), the experts a token reaches.
+    double layerExpertParams = 0;
+    double moeLayerFraction = 0;
+    double expertsPerToken = 0;
     std::uint64_t layers = 0;
     std::uint64_t hidden = 0;
 };
@@ -87,20 +92,23 @@ struct StepTime {
     double dataParallelSeconds =
         0; // gradient reduction and, with ZeRO/FSDP, parameter gathers (HSDP: and the replicas' all-reduce)
     double contextParallelSeconds = 0; // ring attention's key/value all-gathers and their gradients' reduce-scatters
+    double expertParallelSeconds = 0;  // the MoE layers' token all-to-alls (dispatch and combine, both passes)
     double stepSeconds = 0;
     double bubbleFraction = 0; // (p - 1) / (m + p - 1); interleaved ((p - 1) / v) / (m + (p - 1) / v)
     double tokensPerSecondPerGpu = 0;
     double mfu = 0;                   // model FLOPs per second per GPU over the dense bf16 peak
     bool tensorParallelInterNode = false, pipelineInterNode = false, contextParallelInterNode = false;
     bool dataParallelInterNode = false; // the shard group's or, under HSDP, the replicate group's links cross nodes
+    bool expertParallelInterNode = false;
 };
 
 // Names of the terms, for "why the best beats the runner-up".
-enum class StepTerm { Compute, TensorParallel, PipelineSend, Bubble, DataParallel, ContextParallel };
+enum class StepTerm { Compute, TensorParallel, PipelineSend, Bubble, DataParallel, ContextParallel, ExpertParallel };
 const char* stepTermName(StepTerm term); // "compute", "tensor-parallel", ...
 double stepTermSeconds(const StepTime& t, StepTerm term);
 inline constexpr StepTerm kStepTerms[] = {StepTerm::Compute, StepTerm::TensorParallel, StepTerm::PipelineSend,
-                                          StepTerm::Bubble,  StepTerm::DataParallel,   StepTerm::ContextParallel};
+                                          StepTerm::Bubble,  StepTerm::DataParallel,   StepTerm::ContextParallel,
+                                          StepTerm::ExpertParallel};
 
 // The step time of `scenario` (train mode; its micro-batch, grad_accum,
 // sequence, checkpointing, precision and sharding) laid out as `layout`

@@ -212,6 +212,45 @@ private slots:
     // reduce-scatters their gradients: 4 collectives of (cp - 1) / cp of the
     // sequence's keys and values a layer, inside a node (ranks 1 apart).
     // FSDP2 shards over dp x cp = 16 ranks, which span two nodes of 8.
+    // Expert parallelism's all-to-alls (steptime.cpp): Mixtral 8x7B, 16 GPUs
+    // over 2 nodes, ep 4 inside a node; per micro-batch and MoE layer four
+    // all-to-alls (dispatch and combine, forward and backward) and two more in
+    // a full recompute, each moving (ep - 1) / ep of tokens x top-k x hidden
+    // bf16 rows; the search tries ep for a mixture of experts and finds one.
+    void expertParallelTerm()
+    {
+        Scenario sc;
+        sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
+        sc.train.peft.method = PeftMethod::None;
+        sc.train.weightQuant = WeightQuant::None;
+        sc.train.optimizer = Optimizer::AdamW;
+        sc.train.microBatch = 1;
+        sc.train.seqLen = 1024;
+        sc.train.gradAccum = 2;
+        sc.train.checkpointing = Checkpointing::Full;
+        sc.hardware.gpu = "h100-sxm-80gb";
+        sc.hardware.count = 16;
+        sc.hardware.sharding = Sharding::Zero1;
+        sc.hardware.parallel.ep = 4;
+        const Interconnect links{8, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        auto layout = parallelLayout(sc);
+        QVERIFY2(layout, layout ? "" : layout.error().detail.c_str());
+        const StepTime t =
+            estimateStepTime(stepModel(sc.model, buildParameterTable(sc.model)), sc, layout.value(), gpu, links);
+        QVERIFY(!t.expertParallelInterNode);
+        const double rows = 1024.0 * 2 * 4096 * 2; // tokens x top-2 x hidden, bf16
+        QVERIFY(close(t.expertParallelSeconds, 2 * 32 * 6 * (3.0 / 4 * rows) / 400e9));
+        sc.hardware.parallel.ep = 1;
+        sc.train.globalBatch = 32;
+        LayoutSearchOptions options;
+        options.keep = 40;
+        const auto result = searchLayouts(sc, options);
+        QVERIFY2(result, result ? "" : result.error().detail.c_str());
+        QVERIFY(std::any_of(result->layouts.begin(), result->layouts.end(),
+                            [](const LayoutCandidate& c) { return c.ep > 1 && c.time.expertParallelSeconds > 0; }));
+    }
+
     void contextParallelTerm()
     {
         Scenario sc = smallScenario(16);

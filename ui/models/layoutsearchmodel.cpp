@@ -146,6 +146,11 @@ QString LayoutSearchModel::toolTip(const LayoutCandidate& c, int column) const
             text += QLatin1Char(' ') +
                     tr("Context-parallel communication %1 (%2).")
                         .arg(SearchText::seconds(t.contextParallelSeconds), where(t.contextParallelInterNode));
+        if (c.ep > 1)
+            //: the MoE layers' token all-to-alls: %1 the time, %2 where they run
+            text += QLatin1Char(' ') +
+                    tr("Expert-parallel communication %1 (%2).")
+                        .arg(SearchText::seconds(t.expertParallelSeconds), where(t.expertParallelInterNode));
         return text + QLatin1Char(' ') + tr("No overlap is assumed: the step is their sum.");
     }
     default: return QString();

@@ -66,6 +66,7 @@ QString SearchText::stepTerm(StepTerm term)
     case StepTerm::Bubble: return tr("pipeline bubble");
     case StepTerm::DataParallel: return tr("data-parallel communication");
     case StepTerm::ContextParallel: return tr("context-parallel communication");
+    case StepTerm::ExpertParallel: return tr("expert-parallel communication");
     }
     return QString();
 }
@@ -84,6 +85,9 @@ QString SearchText::layout(const LayoutCandidate& c)
         dp = tr("cp %1 × dp %2").arg(number(c.cp), dp);
     else
         dp = tr("dp %1").arg(dp);
+    //: expert parallelism in a layout, after the data-parallel degree: %1 "dp N", %2 the ep degree
+    if (c.ep > 1)
+        dp = tr("%1 (ep %2)").arg(dp, number(c.ep));
     //: a parallel layout: %1 tensor, %2 pipeline degrees, %3 "dp N" or "cp N × dp N", sharding, micro-batch × accumulation, checkpointing
     return tr("tp %1 × pp %2 × %3, %4, micro-batch %5 × %6, checkpointing %7")
         .arg(tp, pp, dp, shortSharding(c.sharding), number(c.microBatch), number(c.gradAccum),
@@ -106,6 +110,7 @@ QString SearchText::differences(const LayoutCandidate& a, const LayoutCandidate&
     differ(tr("cp"), number(a.cp), number(b.cp));
     differ(tr("dp"), number(a.dp), number(b.dp));
     differ(tr("replicate groups"), number(a.dpReplicate), number(b.dpReplicate));
+    differ(tr("ep"), number(a.ep), number(b.ep));
     differ(tr("sharding"), shortSharding(a.sharding), shortSharding(b.sharding));
     differ(tr("micro-batch"), number(a.microBatch), number(b.microBatch));
     differ(tr("accumulation"), number(a.gradAccum), number(b.gradAccum));
