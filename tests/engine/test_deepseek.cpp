@@ -34,33 +34,11 @@ nlohmann::json readConfig(const char* name)
     return nlohmann::json::parse(in);
 }
 
-// tests/data/configs/deepseek-v3-tiny.json's shape, built here so that the
-// test does not depend on the reference data: hidden 512, 4 layers of which
-// the first is dense (intermediate 1536), 16 routed experts of 256, top 4,
-// one shared expert, MLA with q rank 192, kv rank 128, heads of 32 + 16 and
+// The reference set's 4-layer DeepSeek-V3-shaped config: hidden 512, the
+// first layer dense (intermediate 1536), 16 routed experts of 256, top 4, one
+// shared expert, MLA with q rank 192, kv rank 128, heads of 32 + 16 and
 // values of 32.
-nlohmann::json tinyConfig()
-{
-    nlohmann::json c = readConfig("deepseek-v3.json");
-    c["hidden_size"] = 512;
-    c["num_hidden_layers"] = 4;
-    c["first_k_dense_replace"] = 1;
-    c["intermediate_size"] = 1536;
-    c["moe_intermediate_size"] = 256;
-    c["n_routed_experts"] = 16;
-    c["num_experts_per_tok"] = 4;
-    c["n_group"] = 4;
-    c["topk_group"] = 2;
-    c["num_attention_heads"] = 8;
-    c["num_key_value_heads"] = 8;
-    c["q_lora_rank"] = 192;
-    c["kv_lora_rank"] = 128;
-    c["qk_nope_head_dim"] = 32;
-    c["qk_rope_head_dim"] = 16;
-    c["v_head_dim"] = 32;
-    c["vocab_size"] = 8192;
-    return c;
-}
+nlohmann::json tinyConfig() { return readConfig("deepseek-v3-tiny.json"); }
 
 Scenario trainScenario(const ModelSpec& model)
 {
