@@ -958,10 +958,6 @@
         <translation>MLP 너비 %1이(가) 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
     </message>
     <message>
-        <source>Tensor parallelism is planned for Llama-layout models without experts (Llama, Mistral, Qwen, Gemma, Phi-3), not %1.</source>
-        <translation>텐서 병렬은 전문가(expert)가 없는 Llama 구조 모델(Llama, Mistral, Qwen, Gemma, Phi-3)만 계획합니다. %1은(는) 해당하지 않습니다.</translation>
-    </message>
-    <message>
         <source>Tensor and pipeline parallelism are planned for decoder language models without a vision tower, not %1.</source>
         <translation>텐서 병렬과 파이프라인 병렬은 비전 타워가 없는 디코더 언어 모델만 계획합니다. %1은(는) 해당하지 않습니다.</translation>
     </message>
@@ -1082,13 +1078,53 @@
         <translation>라우팅 전문가 %1개가 전문가 병렬 차수 %2로 나누어떨어지지 않습니다.</translation>
     </message>
     <message>
-        <source>The expert-parallel degree %1 must divide the %2 data-parallel (times context-parallel) GPUs: the expert-parallel GPUs are data-parallel ones.</source>
-        <extracomment>%1 the expert-parallel degree, %2 the data-parallel x context-parallel GPUs</extracomment>
-        <translation>전문가 병렬 차수 %1은 데이터 병렬(× 컨텍스트 병렬) GPU %2개를 나누어떨어뜨려야 합니다. 전문가 병렬 GPU는 데이터 병렬 GPU 중에서 나옵니다.</translation>
-    </message>
-    <message>
         <source>Expert parallelism is planned as Megatron-LM runs it: full fine-tuning in bf16 or fp16 mixed precision or fp32, AdamW or SGD, with DDP or the distributed optimizer (ZeRO-1) and no CPU offload.</source>
         <translation>전문가 병렬화는 Megatron-LM 방식대로 계획합니다: bf16 또는 fp16 혼합 정밀도나 fp32의 전체 파인튜닝, AdamW 또는 SGD, DDP 또는 분산 옵티마이저(ZeRO-1), CPU 오프로드 없음.</translation>
+    </message>
+    <message>
+        <source>Expert tensor parallelism %1 times expert parallelism %2 must divide the %3 GPUs of a pipeline stage (tensor x context x data parallel): Megatron-LM lays the experts over the same GPUs as the other layers.</source>
+        <extracomment>%1 expert tensor-parallel degree, %2 expert-parallel degree, %3 GPUs of one pipeline stage</extracomment>
+        <translation>전문가 텐서 병렬 %1 곱하기 전문가 병렬 %2는 파이프라인 단계 하나의 GPU %3개(텐서 × 컨텍스트 × 데이터 병렬)를 나누어떨어지게 해야 합니다. Megatron-LM은 전문가를 다른 층과 같은 GPU에 배치합니다.</translation>
+    </message>
+    <message>
+        <source>Expert tensor parallelism splits the routed experts of a mixture-of-experts model; this %1 model has none.</source>
+        <extracomment>%1 a model family (llama, gemma...)</extracomment>
+        <translation>전문가 텐서 병렬은 전문가 혼합(MoE) 모델의 라우팅 전문가를 나눕니다. 이 %1 모델에는 전문가가 없습니다.</translation>
+    </message>
+    <message>
+        <source>The expert width %1 does not divide by expert tensor parallelism %2.</source>
+        <extracomment>%1 the experts&apos; intermediate width, %2 the expert tensor-parallel degree</extracomment>
+        <translation>전문가 폭 %1은(는) 전문가 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Megatron-LM trains mixture-of-experts layers under tensor parallelism only with sequence parallelism; turn sequence parallelism on.</source>
+        <translation>Megatron-LM은 텐서 병렬에서 전문가 혼합 층을 시퀀스 병렬과 함께일 때만 학습합니다. 시퀀스 병렬을 켜세요.</translation>
+    </message>
+    <message>
+        <source>Mixture-of-experts models under tensor parallelism are planned as Megatron-LM runs them, with DDP or the distributed optimizer (ZeRO-1); FSDP2&apos;s (torchtitan&apos;s) is not modelled.</source>
+        <translation>텐서 병렬의 전문가 혼합 모델은 Megatron-LM 방식대로 DDP나 분산 옵티마이저(ZeRO-1)로 계획합니다. FSDP2(torchtitan) 방식은 모델링하지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Capacity factors and routing imbalance apply to mixture-of-experts models; this %1 model has no experts.</source>
+        <extracomment>%1 a model family (llama, gemma...)</extracomment>
+        <translation>용량 계수와 라우팅 불균형은 전문가 혼합 모델에 적용됩니다. 이 %1 모델에는 전문가가 없습니다.</translation>
+    </message>
+    <message>
+        <source>Capacity factors and routing imbalance are planned as Megatron-LM&apos;s token dispatcher runs them: with tensor, pipeline or expert parallelism above 1 and DDP or the distributed optimizer (ZeRO-1).</source>
+        <translation>용량 계수와 라우팅 불균형은 Megatron-LM의 토큰 디스패처 방식대로 계획합니다. 텐서, 파이프라인 또는 전문가 병렬이 1보다 크고 DDP나 분산 옵티마이저(ZeRO-1)를 쓸 때입니다.</translation>
+    </message>
+    <message>
+        <source>Padding the experts&apos; input to capacity needs a capacity factor.</source>
+        <translation>전문가 입력을 용량까지 채우려면 용량 계수가 필요합니다.</translation>
+    </message>
+    <message>
+        <source>A routing imbalance of %1 is more than the busiest expert-parallel GPU can receive: at most %2 times the even share.</source>
+        <extracomment>%1 the imbalance asked for, %2 the most one GPU can receive (a ratio)</extracomment>
+        <translation>라우팅 불균형 %1은(는) 가장 바쁜 전문가 병렬 GPU가 받을 수 있는 양보다 큽니다. 많아야 균등 몫의 %2배입니다.</translation>
+    </message>
+    <message>
+        <source>Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE), not %1.</source>
+        <translation>텐서 병렬은 Llama 구조 모델(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE)에 대해 계획하며 %1은(는) 대상이 아닙니다.</translation>
     </message>
 </context>
 <context>
@@ -1795,7 +1831,7 @@ time</source>
     </message>
     <message>
         <source>Expert-parallel communication %1 (%2).</source>
-        <extracomment>the MoE layers&apos; token all-to-alls: %1 the time, %2 where they run</extracomment>
+        <extracomment>the MoE layers&apos; token all-to-alls and expert tensor-parallel gathers: %1 the time, %2 where the all-to-alls run</extracomment>
         <translation>전문가 병렬 통신 %1 (%2).</translation>
     </message>
 </context>
@@ -3080,6 +3116,48 @@ time</source>
         <source>Data-parallel GPUs that split each mixture-of-experts layer&apos;s routed experts, exchanging tokens by all-to-all (Megatron-LM&apos;s expert parallelism; full fine-tuning with DDP or the distributed optimizer)</source>
         <translation>각 전문가 혼합(MoE) 레이어의 라우팅 전문가를 나누어 가지며 all-to-all로 토큰을 주고받는 데이터 병렬 GPU 수 (Megatron-LM의 전문가 병렬화, DDP 또는 분산 옵티마이저를 쓰는 전체 파인튜닝)</translation>
     </message>
+    <message>
+        <source>Expert tensor parallel</source>
+        <translation>전문가 텐서 병렬</translation>
+    </message>
+    <message>
+        <source>GPUs that split each routed expert&apos;s linears, as tensor parallelism splits a dense MLP (Megatron-LM&apos;s expert tensor parallelism; the default is the tensor-parallel degree, 1 keeps each expert whole)</source>
+        <translation>라우팅 전문가 각각의 선형층을 나누어 갖는 GPU 수로, 텐서 병렬이 밀집 MLP를 나누듯 나눕니다(Megatron-LM의 전문가 텐서 병렬. 기본값은 텐서 병렬 차수이고 1이면 전문가를 통째로 둡니다)</translation>
+    </message>
+    <message>
+        <source>Expert capacity factor</source>
+        <translation>전문가 용량 계수</translation>
+    </message>
+    <message>
+        <source>Each expert takes at most this many times its even share of token slots and drops the rest (Megatron-LM&apos;s capacity factor; with tensor, pipeline or expert parallelism)</source>
+        <translation>전문가마다 토큰 슬롯을 균등 몫의 최대 이 배수만큼 받고 나머지는 버립니다(Megatron-LM의 용량 계수. 텐서, 파이프라인 또는 전문가 병렬과 함께)</translation>
+    </message>
+    <message>
+        <source>Pad experts to capacity</source>
+        <translation>전문가 입력을 용량까지 채우기</translation>
+    </message>
+    <message>
+        <source>Every expert&apos;s input is padded to its capacity, so each holds the capacity factor times its even share</source>
+        <translation>모든 전문가의 입력을 용량까지 채워서, 전문가마다 균등 몫의 용량 계수배를 갖습니다</translation>
+    </message>
+    <message>
+        <source>Routing imbalance</source>
+        <translation>라우팅 불균형</translation>
+    </message>
+    <message>
+        <source>Plan for uneven routing: the busiest expert-parallel GPU receives this many times the even share of token slots (1: balanced; a what-if, not measured)</source>
+        <translation>고르지 않은 라우팅을 가정해 계획합니다. 가장 바쁜 전문가 병렬 GPU가 토큰 슬롯을 균등 몫의 이 배수만큼 받습니다(1: 균등. 측정값이 아닌 가정)</translation>
+    </message>
+    <message>
+        <source>as tensor parallel</source>
+        <extracomment>the expert tensor-parallel field&apos;s value 0</extracomment>
+        <translation>텐서 병렬과 같게</translation>
+    </message>
+    <message>
+        <source>dropless</source>
+        <extracomment>the capacity factor field&apos;s value 0: no capacity, no token dropped</extracomment>
+        <translation>버림 없음</translation>
+    </message>
 </context>
 <context>
     <name>Screenshot</name>
@@ -3339,6 +3417,15 @@ time</source>
     <message>
         <source>ep</source>
         <translation>ep</translation>
+    </message>
+    <message>
+        <source>%1 (expert TP %2)</source>
+        <extracomment>expert tensor parallelism in a layout when it differs from tp: %1 the layout so far, %2 the etp degree</extracomment>
+        <translation>%1 (전문가 TP %2)</translation>
+    </message>
+    <message>
+        <source>expert TP</source>
+        <translation>전문가 TP</translation>
     </message>
 </context>
 <context>

@@ -102,6 +102,13 @@ std::string getVpp(const Scenario& s) { return count(s.hardware.parallel.vpp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
 std::string getEp(const Scenario& s) { return count(s.hardware.parallel.ep); }
+std::string getEtp(const Scenario& s) { return count(s.hardware.parallel.expertTensorParallel()); }
+std::string getMoeCapacityFactor(const Scenario& s)
+{
+    return train(s) && s.train.moe.capacityFactor > 0.0 ? real(s.train.moe.capacityFactor) : "";
+}
+std::string getMoePadToCapacity(const Scenario& s) { return train(s) ? onOff(s.train.moe.padToCapacity) : ""; }
+std::string getMoeImbalance(const Scenario& s) { return train(s) ? real(s.train.moe.imbalance) : ""; }
 std::string getDpReplicate(const Scenario& s) { return count(s.hardware.parallel.dpReplicate); }
 std::string getCompileLoss(const Scenario& s) { return train(s) ? onOff(s.train.compileLoss) : ""; }
 std::string getFloat8AllGather(const Scenario& s) { return onOff(s.train.float8AllGather); }
@@ -288,6 +295,10 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             "expert-parallel degree: each MoE layer's routed experts split over N data-parallel GPUs "
             "(Megatron-LM's expert parallelism; full fine-tuning with --sharding ddp or zero1)",
             "ep", getEp);
+        add("etp", "N",
+            "expert tensor-parallel degree: each routed expert's linears split over N GPUs (Megatron-LM's "
+            "expert_tensor_parallel_size; default: the --tp degree)",
+            "etp", getEtp);
         add("dp-replicate", "N",
             "HSDP: the data-parallel GPUs form N replicate groups, FSDP2 sharding within each (needs --sharding fsdp2)",
             "dp-replicate", getDpReplicate);
@@ -297,6 +308,16 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             "async-tp", getAsyncTp);
         add("global-batch", "N", "sequences per step; must equal micro-batch x grad-accum x data-parallel degree",
             "global-batch", getGlobalBatch);
+        add("moe-capacity-factor", "X",
+            "mixture of experts: each expert takes at most X times its even share of token slots and drops the rest "
+            "(Megatron-LM's moe_expert_capacity_factor; needs --tp, --pp or --ep above 1)",
+            "moe-capacity-factor", getMoeCapacityFactor);
+        add("moe-pad-to-capacity", "", "pad every expert's input to its capacity (moe_pad_expert_input_to_capacity)",
+            "moe-pad-to-capacity", getMoePadToCapacity);
+        add("moe-imbalance", "X",
+            "plan for uneven routing: the busiest expert-parallel GPU receives X times the even share of token slots "
+            "(default 1)",
+            "moe-imbalance", getMoeImbalance);
         group = "Inference (with --mode inference)";
         add("batch", "N", "sequences generated together", "batch", getBatch);
         add("prompt-tokens", "N", "prompt length", "prompt-tokens", getPromptTokens);

@@ -292,6 +292,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     HR_COUNT("vpp", s.hardware.parallel.vpp);
     HR_COUNT("cp", s.hardware.parallel.cp);
     HR_COUNT("ep", s.hardware.parallel.ep);
+    HR_COUNT("etp", s.hardware.parallel.etp);
     HR_COUNT("dp-replicate", s.hardware.parallel.dpReplicate);
     if (o.has("sp"))
         s.hardware.parallel.sp = true;
@@ -299,6 +300,24 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
         s.hardware.parallel.asyncTp = true;
     HR_TRY(parseEnum(o, "pp-schedule", parsePipelineSchedule, s.hardware.parallel.ppSchedule, "1f1b, gpipe"));
     HR_COUNT("global-batch", t.globalBatch);
+    if (o.has("moe-capacity-factor")) {
+        auto v = parseReal("moe-capacity-factor", o.value("moe-capacity-factor"));
+        if (!v)
+            return v.error();
+        if (!(v.value() > 0 && v.value() <= 1e3))
+            return makeError(ErrorCode::InvalidArgument, "--moe-capacity-factor: must be above 0 and at most 1000");
+        t.moe.capacityFactor = v.value();
+    }
+    if (o.has("moe-pad-to-capacity"))
+        t.moe.padToCapacity = true;
+    if (o.has("moe-imbalance")) {
+        auto v = parseReal("moe-imbalance", o.value("moe-imbalance"));
+        if (!v)
+            return v.error();
+        if (!(v.value() >= 1 && v.value() <= 1e3))
+            return makeError(ErrorCode::InvalidArgument, "--moe-imbalance: must be from 1 to 1000");
+        t.moe.imbalance = v.value();
+    }
     HR_TRY(parseEnum(o, "profile", parseProfile, s.profile, "pytorch, headroom"));
     HR_COUNT("batch", in.batch);
     HR_COUNT("prompt-tokens", in.promptTokens);

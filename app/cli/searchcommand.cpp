@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -38,9 +39,31 @@ std::string layoutName(const LayoutCandidate& c)
            (c.dpReplicate > 1
                 ? " (HSDP " + std::to_string(c.dpReplicate) + " x " + std::to_string(c.dp / c.dpReplicate) + ")"
                 : std::string()) +
-           (c.ep > 1 ? " (ep " + std::to_string(c.ep) + ")" : std::string()) +
+           (c.ep > 1 ? " (ep " + std::to_string(c.ep) +
+                           (c.expertTensorParallel() != c.tp ? ", etp " + std::to_string(c.expertTensorParallel()) : "") +
+                           ")"
+                     : c.expertTensorParallel() != c.tp ? " (etp " + std::to_string(c.expertTensorParallel()) + ")"
+                                                        : std::string()) +
            ", " + shardingName(c.sharding) + ", micro-batch " + std::to_string(c.microBatch) + " x " +
            std::to_string(c.gradAccum) + ", checkpointing " + checkpointingName(c.checkpointing);
+}
+
+// A layout in the table's short notation (explained under the table).
+std::string shapeText(const LayoutCandidate& c)
+{
+    std::string shape = std::to_string(c.tp) + (c.sp ? "s" : "") + " x " + std::to_string(c.pp);
+    if (c.vpp > 1)
+        shape += 'v' + std::to_string(c.vpp); // GCC 12 warns, wrongly, on "v" + std::string (-Wrestrict)
+    if (c.cp > 1)
+        shape += 'c' + std::to_string(c.cp);
+    shape += " x " + std::to_string(c.dp);
+    if (c.dpReplicate > 1)
+        shape += 'r' + std::to_string(c.dpReplicate);
+    if (c.ep > 1)
+        shape += 'e' + std::to_string(c.ep);
+    if (c.expertTensorParallel() != c.tp)
+        shape += 't' + std::to_string(c.expertTensorParallel());
+    return shape;
 }
 
 nlohmann::json toJson(const LayoutCandidate& c)
@@ -55,6 +78,7 @@ nlohmann::json toJson(const LayoutCandidate& c)
               {"dp", c.dp},
               {"dp_replicate", c.dpReplicate},
               {"ep", c.ep},
+              {"etp", c.expertTensorParallel()},
               {"sharding", shardingName(c.sharding)},
               {"micro_batch", c.microBatch},
               {"grad_accum", c.gradAccum},
@@ -171,24 +195,24 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
         return;
     }
     std::cout << "Best " << r.layouts.size() << " (each re-planned with the allocator simulation):\n";
+    // The layout column as wide as its widest entry ("2s x 4v2 x 4e4t1").
+    std::vector<std::string> shapes;
+    int shapeWidth = 13;
+    for (const LayoutCandidate& c : r.layouts) {
+        shapes.push_back(shapeText(c));
+        shapeWidth = std::max(shapeWidth, int(shapes.back().size()));
+    }
     char line[256];
-    std::snprintf(line, sizeof line, "  %-3s %-13s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %s\n", "#", "tp x pp x dp", "sharding",
-                "mb x acc", "checkpoint", "peak alloc", "reserved", "dev used", "step", "MFU", "tok/s/GPU, bubble");
+    std::snprintf(line, sizeof line, "  %-3s %-*s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %s\n", "#", shapeWidth,
+                  "tp x pp x dp", "sharding", "mb x acc", "checkpoint", "peak alloc", "reserved", "dev used", "step",
+                  "MFU", "tok/s/GPU, bubble");
     std::cout << line;
     for (std::size_t k = 0; k < r.layouts.size(); ++k) {
         const LayoutCandidate& c = r.layouts[k];
-        std::string shape = std::to_string(c.tp) + (c.sp ? "s" : "") + " x " + std::to_string(c.pp);
-        if (c.vpp > 1)
-            shape += 'v' + std::to_string(c.vpp); // GCC 12 warns, wrongly, on "v" + std::string (-Wrestrict)
-        if (c.cp > 1)
-            shape += 'c' + std::to_string(c.cp);
-        shape += " x " + std::to_string(c.dp);
-        if (c.dpReplicate > 1)
-            shape += 'r' + std::to_string(c.dpReplicate);
-        if (c.ep > 1)
-            shape += 'e' + std::to_string(c.ep);
+        const std::string& shape = shapes[k];
         const std::string batch = std::to_string(c.microBatch) + " x " + std::to_string(c.gradAccum);
-        std::snprintf(line, sizeof line, "  %-3zu %-13s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %.0f, %.1f%%\n", k + 1, shape.c_str(),
+        std::snprintf(line, sizeof line, "  %-3zu %-*s %-8s %-9s %-13s %-10s %-10s %-10s %-9s %-5s %.0f, %.1f%%\n", k + 1,
+                      shapeWidth, shape.c_str(),
                     shardingName(c.sharding), batch.c_str(), checkpointingName(c.checkpointing),
                     gib(double(c.peakAllocatedBytes)).c_str(), gib(double(c.peakReservedBytes)).c_str(),
                     gib(double(c.deviceUsedBytes)).c_str(), seconds(c.time.stepSeconds).c_str(),
@@ -199,7 +223,8 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
     std::cout
         << "(tp \"2s\": tensor parallelism 2 with sequence parallelism; pp \"4v2\": 4 stages interleaved, 2 "
            "virtual stages each; \"4c2\": 4 stages, context parallelism 2; dp \"16r2\": HSDP, 2 replicate groups of "
-           "8; \"16e8\": the experts split over 8 of the 16.)\n";
+           "8; \"16e8\": the experts split over 8 of the 16; \"t1\" after it: each expert whole on one GPU, not split over "
+           "the tp GPUs.)\n";
     const StepTime& t = r.layouts.front().time;
     std::cout << "#1, " << layoutName(r.layouts.front()) << ": compute " << seconds(t.computeSeconds)
               << ", tensor-parallel " << seconds(t.tensorParallelSeconds) << ", pipeline sends "
@@ -208,7 +233,7 @@ void printText(const Scenario& sc, const LayoutSearchResult& r, const std::strin
     if (r.layouts.front().cp > 1)
         std::cout << ", context-parallel " << seconds(t.contextParallelSeconds)
                   << (t.contextParallelInterNode ? " (between nodes)" : " (inside a node)");
-    if (r.layouts.front().ep > 1)
+    if (t.expertParallelSeconds > 0)
         std::cout << ", expert-parallel " << seconds(t.expertParallelSeconds)
                   << (t.expertParallelInterNode ? " (between nodes)" : " (inside a node)");
     std::cout << ".\n";

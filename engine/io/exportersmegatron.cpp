@@ -33,6 +33,7 @@
 #include "plan/parallel.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,13 @@ namespace headroom::exportdetail {
 namespace {
 
 std::string n(std::uint64_t v) { return std::to_string(v); }
+
+std::string decimal(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
 
 Error refuse(const std::string& why)
 {
@@ -246,11 +254,20 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
     if (l.interleaved()) // the planner's split divides evenly then (parallel.cpp), as get_num_layers_to_build asserts
         arg("--num-virtual-stages-per-pipeline-rank", n(l.vpp));
     arg("--context-parallel-size", "1");  // Headroom plans no context parallelism
-    if (l.ep > 1) {
-        // The experts split over ep data-parallel ranks, tokens exchanged by
-        // all-to-all, as planned (plan/parallelrows.cpp addExpertParallelRows).
-        arg("--expert-model-parallel-size", n(l.ep));
-        arg("--moe-token-dispatcher-type", "alltoall");
+    if (m.isMoe()) {
+        // The experts split over ep ranks and each over etp (Megatron-LM's
+        // default etp is tp: written either way, so the file says it), tokens
+        // exchanged by the alltoall dispatcher, as planned
+        // (plan/parallelrows.cpp addExpertDispatchRows).
+        if (l.ep > 1)
+            arg("--expert-model-parallel-size", n(l.ep));
+        arg("--expert-tensor-parallel-size", n(l.etp));
+        if (l.dispatchesExperts())
+            arg("--moe-token-dispatcher-type", "alltoall");
+        if (t.moe.capacityFactor > 0.0)
+            arg("--moe-expert-capacity-factor", decimal(t.moe.capacityFactor));
+        if (t.moe.padToCapacity)
+            arg("--moe-pad-expert-input-to-capacity");
     }
     if (sc.hardware.sharding == Sharding::Zero1)
         arg("--use-distributed-optimizer");

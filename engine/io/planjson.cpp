@@ -61,6 +61,8 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
             j["parallel"]["cp"] = plan.contextParallel;
         if (plan.expertParallel > 1)
             j["parallel"]["ep"] = plan.expertParallel;
+        if (plan.expertTensorParallel != 0) // a mixture of experts'
+            j["parallel"]["etp"] = plan.expertTensorParallel;
         if (plan.virtualStages > 1) // likewise: interleaved 1F1B only
             j["parallel"]["vpp"] = plan.virtualStages;
         nlohmann::json ranks = nlohmann::json::array();

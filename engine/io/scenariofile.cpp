@@ -172,7 +172,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         t.allowOnly({"precision", "weight_quant", "optimizer", "peft", "micro_batch", "seq_len", "grad_accum",
                      "checkpointing", "checkpoint_every", "attention", "chunked_cross_entropy", "loss_chunks",
                      "optimizer_in_backward", "activation_offload", "compile", "compile_loss", "float8_all_gather",
-                     "galore_rank", "loop", "use_cache", "global_batch"});
+                     "galore_rank", "loop", "use_cache", "global_batch", "moe"});
         TrainConfig& c = s.train;
         t.enumeration("precision", parsePrecision, precisionName, c.precision);
         t.enumeration("weight_quant", parseWeightQuant, weightQuantName, c.weightQuant);
@@ -221,6 +221,15 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         t.integer("galore_rank", 1, kMaxRank, c.galoreRank);
         t.enumeration("loop", parseTrainingLoop, trainingLoopName, c.loop);
         t.integer("global_batch", 1, kMaxCount, c.globalBatch);  // absent: 0, not given
+        // Megatron-LM's capacity factor and padding, and a routing imbalance
+        // to plan for (scenario.h MoeRouting; plan/parallel.cpp checks them).
+        if (const json* moe = t.object("moe")) {
+            Reader r(*moe, "train.moe", error);
+            r.allowOnly({"capacity_factor", "pad_to_capacity", "imbalance"});
+            r.number("capacity_factor", 0.0, true, 1e3, false, c.moe.capacityFactor);
+            r.boolean("pad_to_capacity", c.moe.padToCapacity);
+            r.number("imbalance", 1.0, false, 1e3, false, c.moe.imbalance);
+        }
         // use_cache: true or false as passed to the model, or "config" for the
         // config.json's own value (the default when absent).
         if (const json* cache = t.find("use_cache"); cache && !t.failed()) {
@@ -275,7 +284,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         // checks that the layout divides the GPUs, the model and the sequence).
         if (const json* parallel = h.object("parallel")) {
             Reader p(*parallel, "hardware.parallel", error);
-            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "ep", "async_tp", "dp_replicate", "dp_shard",
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "vpp", "cp", "ep", "etp", "async_tp", "dp_replicate", "dp_shard",
                          "zero", "distributed_optimizer"});
             ParallelConfig& l = c.parallel;
             p.integer("tp", 1, kMaxGpus, l.tp);
@@ -285,6 +294,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
             p.integer("vpp", 1, kMaxGpus, l.vpp);
             p.integer("cp", 1, kMaxGpus, l.cp);
             p.integer("ep", 1, kMaxGpus, l.ep);
+            p.integer("etp", 1, kMaxGpus, l.etp); // absent: 0, the tensor-parallel degree
             p.boolean("async_tp", l.asyncTp);
             p.integer("dp_replicate", 1, kMaxGpus, l.dpReplicate);
             checkDpShard(p, c);
@@ -401,6 +411,16 @@ ordered scenarioToOrdered(const Scenario& scenario)
         document["train"]["compile_loss"] = true;
     if (t.float8AllGather)
         document["train"]["float8_all_gather"] = true;
+    if (!t.moe.isDefault()) {
+        ordered moe = ordered::object();
+        if (t.moe.capacityFactor != 0.0)
+            moe["capacity_factor"] = t.moe.capacityFactor;
+        if (t.moe.padToCapacity)
+            moe["pad_to_capacity"] = true;
+        if (t.moe.imbalance != 1.0)
+            moe["imbalance"] = t.moe.imbalance;
+        document["train"]["moe"] = moe;
+    }
     if (!h.parallel.isDefault())
         document["hardware"]["parallel"] = ordered{
             {"tp", h.parallel.tp},
@@ -414,6 +434,8 @@ ordered scenarioToOrdered(const Scenario& scenario)
         document["hardware"]["parallel"]["cp"] = h.parallel.cp;
     if (h.parallel.ep != 1)
         document["hardware"]["parallel"]["ep"] = h.parallel.ep;
+    if (h.parallel.etp != 0)
+        document["hardware"]["parallel"]["etp"] = h.parallel.etp;
     if (h.parallel.asyncTp)
         document["hardware"]["parallel"]["async_tp"] = true;
     // HSDP only when used; dp_shard is derived, written so the file reads whole.

@@ -101,17 +101,31 @@ std::vector<std::uint64_t> cpChoices(std::uint64_t rest, std::uint64_t seqLen)
 
 // Expert-parallel degrees to try: 1, and for a mixture of experts under
 // Megatron-LM's model states (DDP or the distributed optimizer: parallel.cpp
-// expertParallelChecks) each divisor of the routed experts that divides the
-// data-parallel x context-parallel GPUs.
-std::vector<std::uint64_t> epChoices(const ModelSpec& model, Sharding sharding, std::uint64_t dpcp)
+// expertParallelChecks) each divisor of the routed experts that, times etp,
+// divides the GPUs of a pipeline stage (tp x dp x cp).
+std::vector<std::uint64_t> epChoices(const ModelSpec& model, Sharding sharding, std::uint64_t stageGpus,
+                                     std::uint64_t etp)
 {
     std::vector<std::uint64_t> choices{1};
     if (!model.isMoe() || (sharding != Sharding::Ddp && sharding != Sharding::Zero1))
         return choices;
-    for (std::uint64_t ep = 2; ep <= model.experts && ep <= dpcp; ++ep)
-        if (model.experts % ep == 0 && dpcp % ep == 0)
+    for (std::uint64_t ep = 2; ep <= model.experts && ep * etp <= stageGpus; ++ep)
+        if (model.experts % ep == 0 && stageGpus % (ep * etp) == 0)
             choices.push_back(ep);
     return choices;
+}
+
+// Expert tensor-parallel degrees to try (ParallelConfig::etp, 0 = tp): for a
+// mixture of experts under tensor parallelism, Megatron-LM's default (the
+// experts split as the dense layers are) and whole experts (etp 1, which
+// Megatron-LM advises for fine-grained experts); else the default alone.
+std::vector<std::uint64_t> etpChoices(const ModelSpec& model, std::uint64_t tp)
+{
+    if (model.isMoe() && tp > 1 && model.intermediate % tp == 0)
+        return {0, 1};
+    if (model.isMoe() && tp > 1)
+        return {1};
+    return {0};
 }
 
 constexpr Checkpointing kCheckpointings[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
@@ -125,6 +139,7 @@ void setLayout(Scenario& sc, const LayoutCandidate& c)
     sc.hardware.parallel.cp = c.cp;
     sc.hardware.parallel.dpReplicate = c.dpReplicate;
     sc.hardware.parallel.ep = c.ep;
+    sc.hardware.parallel.etp = c.etp;
     sc.hardware.sharding = c.sharding;
     sc.train.microBatch = c.microBatch;
     sc.train.gradAccum = c.gradAccum;
@@ -237,6 +252,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     shape.hardware.parallel.cp = 1;
     shape.hardware.parallel.dpReplicate = 1;
     shape.hardware.parallel.ep = 1;
+    shape.hardware.parallel.etp = base.model.isMoe() ? 1 : 0; // etpChoices tries the others
     shape.hardware.sharding = Sharding::Ddp;
     for (std::uint64_t tp : divisorsUpTo(std::min(count, r.links.gpusPerNode), r.links.gpusPerNode)) {
         if (count % tp != 0 || r.links.gpusPerNode % tp != 0)
@@ -246,9 +262,11 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                 shape.hardware.parallel.tp = tp;
                 shape.hardware.parallel.pp = pp;
                 shape.hardware.parallel.cp = cp;
-                // Context parallelism is planned under FSDP2 only, with sp under tp.
+                // Context parallelism is planned under FSDP2 only, with sp
+                // under tp; a mixture of experts under tp with sp too
+                // (parallel.cpp: Megatron-LM's MoELayer requires it).
                 shape.hardware.sharding = cp > 1 ? Sharding::Fsdp2 : Sharding::Ddp;
-                shape.hardware.parallel.sp = cp > 1 && tp > 1;
+                shape.hardware.parallel.sp = tp > 1 && (cp > 1 || base.model.isMoe());
                 if (auto accepted = parallelLayout(shape); !accepted) {
                     ++refusals[accepted.error().detail];
                     ++r.refusedShapes;
@@ -312,7 +330,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
             for (Sharding sharding : shardings)
                 for (std::uint64_t mb = 1; mb <= perReplica; mb *= 2) {
                     const bool fsdp2 = sharding == Sharding::Fsdp2;
-                    if (perReplica % mb != 0 || (fsdp2 && tp > 1 && !sp))
+                    if (perReplica % mb != 0 || ((fsdp2 || base.model.isMoe()) && tp > 1 && !sp))
                         continue;
                     LayoutCandidate c;
                     c.tp = tp;
@@ -325,14 +343,17 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                     c.gradAccum = perReplica / mb;
                     for (std::uint64_t vpp : vppChoices(fsdp2 ? 1 : pp, base.model.layers, c.gradAccum))
                         for (std::uint64_t replicas : replicateChoices(sharding, tp * cp, dp, r.links.gpusPerNode))
-                            for (std::uint64_t ep : epChoices(base.model, sharding, dp * cp))
-                                for (Checkpointing ckpt : kCheckpointings) {
-                                    c.vpp = vpp;
-                                    c.dpReplicate = replicas;
-                                    c.ep = ep;
-                                    c.checkpointing = ckpt;
-                                    evaluate(c);
-                                }
+                            for (std::uint64_t etp : etpChoices(base.model, tp))
+                                for (std::uint64_t ep :
+                                     epChoices(base.model, sharding, tp * dp * cp, etp == 0 ? tp : etp))
+                                    for (Checkpointing ckpt : kCheckpointings) {
+                                        c.vpp = vpp;
+                                        c.dpReplicate = replicas;
+                                        c.etp = etp;
+                                        c.ep = ep;
+                                        c.checkpointing = ckpt;
+                                        evaluate(c);
+                                    }
                 }
         if (options.progress && !options.progress(k + 1, pairs.size())) {
             r.cancelled = true;

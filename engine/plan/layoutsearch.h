@@ -35,6 +35,10 @@ struct LayoutCandidate {
     std::uint64_t dpReplicate = 1; // FSDP2's HSDP replicate groups (dp / dpReplicate ranks shard within one)
     std::uint64_t cp = 1;          // context parallelism: each rank holds seq / cp tokens (FSDP2 over dp x cp)
     std::uint64_t ep = 1;          // expert parallelism: MoE layers' routed experts split over ep of the dp ranks
+    // Expert tensor parallelism: each routed expert split over etp GPUs;
+    // 0 is the tensor-parallel degree (ParallelConfig::etp).
+    std::uint64_t etp = 0;
+    std::uint64_t expertTensorParallel() const { return etp == 0 ? tp : etp; }
     bool sp = false;
     Sharding sharding = Sharding::None;
     std::uint64_t microBatch = 1, gradAccum = 1;

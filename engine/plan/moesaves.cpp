@@ -4,6 +4,7 @@
 #include "plan/llama4moesaves.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace headroom::detail {
 
@@ -147,6 +148,17 @@ TensorPiece moeBackwardTemporaries(const BuildContext& ctx, const Dims& d)
     const TensorPiece atGather{satMul(slots, d.h, weightedOutputBytes(ctx, d)), 3};
     const TensorPiece atProduct{satMul(slots, d.i, expertElementBytes(ctx, d)), ctx.fullFinetune ? 2U : 3U};
     return satMul(atGather.bytes, atGather.count) >= satMul(atProduct.bytes, atProduct.count) ? atGather : atProduct;
+}
+
+bool expertSlotRow(const ModelSpec& model, const char* name)
+{
+    if (!model.isMoe() || model.family == Family::Llama4)
+        return false;
+    for (const char* key : {"moe.gathered", "moe.up_out", "mlp.act_out", "mlp.down_in", "moe.expert_out",
+                            "mlp.gate_clamped", "mlp.sigmoid_out", "mlp.glu", "mlp.up_plus_one"})
+        if (std::strcmp(key, name) == 0)
+            return true;
+    return false;
 }
 
 } // namespace headroom::detail

@@ -36,4 +36,12 @@ Bytes moeForwardTemporaryBytes(const BuildContext& ctx, const Dims& d);
 // width. As the allocator sees them: tensors of one size, and how many.
 TensorPiece moeBackwardTemporaries(const BuildContext& ctx, const Dims& d);
 
+// Whether a saved row of saveMoeBlock holds the token slots on the experts'
+// side (the gathered input, the expert projections, the expert output):
+// what a GPU holds of them follows how many slots reach its experts, which
+// expert tensor parallelism, capacity factors and uneven routing change
+// (plan/parallelrows.cpp). Not the router's rows, nor the dispatch indices
+// (the tokens' own side), nor Llama 4's block.
+bool expertSlotRow(const ModelSpec& model, const char* name);
+
 } // namespace headroom::detail

@@ -65,6 +65,7 @@
 #include "plan/parallel.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <optional>
 #include <string>
 
@@ -80,6 +81,9 @@ std::string n(std::uint64_t v) { return std::to_string(v); }
 // width (layersaves.cpp, the Llama branch), so that dividing heads, KV heads
 // and the width by tp divides exactly the attention and MLP inner
 // activations (Korthikanti et al. 2022 §4.2.1).
+// Mixtral and Qwen3-MoE have Llama's attention and routed experts of
+// gated MLPs (moesaves.cpp), which expert tensor parallelism splits as a
+// dense MLP.
 bool tensorParallelFamily(const ModelSpec& m)
 {
     switch (m.family) {
@@ -88,9 +92,14 @@ bool tensorParallelFamily(const ModelSpec& m)
     case Family::Gemma2:
     case Family::Gemma3:
     case Family::Phi3: return !m.isMoe();
+    case Family::Mixtral:
+    case Family::Qwen3Moe: return true;
     default: return false;
     }
 }
+
+// A routed expert's tensor: one of `experts` stacked copies.
+bool routedExpert(const ParamTensor& t, const ModelSpec& m) { return m.experts > 1 && t.copies == m.experts; }
 
 bool columnParallel(ModuleKind k)
 {
@@ -110,13 +119,18 @@ bool embeddingKind(ModuleKind k)
 // (never reached) from under-counting.
 ParamTensor splitTensor(ParamTensor t, const ModelSpec& m, const ParallelLayout& l)
 {
-    if (l.tp == 1)
+    // Routed experts split over the expert tensor-parallel ranks
+    // (megatron/core/transformer/moe/experts.py: fc1 column-parallel and fc2
+    // row-parallel over the expert TP group); the router stays whole
+    // (moe/router.py TopKRouter: a replicated weight).
+    const std::uint64_t ways = routedExpert(t, m) ? l.etp : l.tp;
+    if (ways == 1)
         return t;
     if (columnParallel(t.kind)) {
-        t.rows = ceilDiv(t.rows, l.tp); // ColumnParallelLinear: weight and bias per partition
+        t.rows = ceilDiv(t.rows, ways); // ColumnParallelLinear: weight and bias per partition
     } else if (rowParallel(t.kind)) {
         if (!t.isBias)
-            t.cols = ceilDiv(t.cols, l.tp); // RowParallelLinear: input features split, bias whole
+            t.cols = ceilDiv(t.cols, ways); // RowParallelLinear: input features split, bias whole
     } else if ((t.kind == ModuleKind::Embedding || t.kind == ModuleKind::LmHead) && t.rows == m.vocab) {
         t.rows =
             l.paddedVocab / l.tp; // VocabParallelEmbedding; the output layer is column-parallel over the vocabulary
@@ -291,24 +305,34 @@ InterleavedPeak interleavedPeak(const ParallelLayout& l, std::uint64_t stage, co
 namespace {
 
 // Expert parallelism as Megatron-LM runs it (megatron/core/transformer/moe:
-// experts split over --expert-model-parallel-size ranks, the alltoall token
-// dispatcher, expert tensor parallelism 1), over model states as
-// megatronrows.cpp plans them.
-std::optional<Error> expertParallelChecks(const Scenario& sc, const ParallelLayout& l, std::uint64_t ep)
+// experts split over --expert-model-parallel-size ranks and each over
+// --expert-tensor-parallel-size ranks, the alltoall token dispatcher), over
+// model states as megatronrows.cpp plans them.
+std::optional<Error> expertParallelChecks(const Scenario& sc, const ParallelLayout& l, std::uint64_t ep,
+                                          std::uint64_t etp)
 {
     const ModelSpec& m = sc.model;
     if (ep == 0)
         return invalid("hardware.parallel.ep: must be at least 1, got 0");
-    if (ep == 1)
+    if (sc.hardware.parallel.etp != 0 && !m.isMoe() && etp != l.tp)
+        return invalid(std::string("hardware.parallel.etp: expert tensor parallelism splits the routed experts of a "
+                                   "mixture-of-experts model; ") + familyName(m.family) + " has none");
+    if (ep == 1 && etp == 1)
         return std::nullopt;
     if (!m.isMoe())
-        return invalid(std::string("hardware.parallel.ep: expert parallelism splits the routed experts of a "
-                                   "mixture-of-experts model; ") + familyName(m.family) + " has none");
+        return ep == 1 ? std::nullopt
+                       : std::optional<Error>(invalid(std::string("hardware.parallel.ep: expert parallelism splits the "
+                                                                  "routed experts of a mixture-of-experts model; ") +
+                                                      familyName(m.family) + " has none"));
     if (m.experts % ep != 0)
         return invalid("hardware.parallel.ep: " + n(m.experts) + " routed experts do not divide by ep " + n(ep));
-    if ((l.dp * l.cp) % ep != 0)
-        return invalid("hardware.parallel.ep: " + n(ep) + " must divide the data-parallel x context-parallel degree " +
-                       n(l.dp * l.cp) + " (hardware.count / (tp x pp)); the expert-parallel ranks are data-parallel ranks");
+    if (etp > l.tp * l.dp * l.cp || (l.tp * l.dp * l.cp) % (etp * ep) != 0)
+        return invalid("hardware.parallel.ep: etp " + n(etp) + " x ep " + n(ep) +
+                       " must divide the GPUs of a pipeline stage, tp x cp x dp = " + n(l.tp * l.dp * l.cp) +
+                       " (Megatron-LM lays the experts over the same GPUs as the other layers)");
+    if (m.intermediate % etp != 0)
+        return invalid("hardware.parallel.etp: the expert width " + n(m.intermediate) + " does not divide by etp " +
+                       n(etp));
     const TrainConfig& t = sc.train;
     const Sharding s = sc.hardware.sharding;
     const bool megatron = !l.fsdp2 && (s == Sharding::None || s == Sharding::Ddp || s == Sharding::Zero1) &&
@@ -324,7 +348,53 @@ std::optional<Error> expertParallelChecks(const Scenario& sc, const ParallelLayo
     return std::nullopt;
 }
 
+std::string decimal(double v)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", v);
+    return text;
+}
+
+// Capacity factors and a routing imbalance (scenario.h MoeRouting) act on
+// Megatron-LM's token dispatcher: planned where the plan is Megatron-LM's.
+std::optional<Error> moeRoutingChecks(const Scenario& sc, const ParallelLayout& l)
+{
+    const MoeRouting& r = sc.train.moe;
+    const ModelSpec& m = sc.model;
+    if (r.isDefault() || sc.mode != Mode::Train)
+        return std::nullopt;
+    if (!m.isMoe())
+        return invalid(std::string("train.moe: capacity factors and routing imbalance apply to mixture-of-experts "
+                                   "models; ") + familyName(m.family) + " has no experts");
+    if (!l.modelParallel() || l.fsdp2)
+        return unsupported("train.moe: capacity factors and routing imbalance are planned as Megatron-LM's token "
+                           "dispatcher runs them, with tensor, pipeline or expert parallelism (tp, pp or ep above 1) "
+                           "and sharding ddp or zero1");
+    if (r.padToCapacity && r.capacityFactor == 0.0)
+        return invalid("train.moe.pad_to_capacity: padding to capacity needs a capacity factor (Megatron-LM: "
+                       "moe_expert_capacity_factor must be set to use moe_pad_expert_input_to_capacity)");
+    // The busiest rank receives at most min(top-k, experts / ep) slots of
+    // each token of the ep ranks (a token's top-k experts are distinct);
+    // balanced routing gives it top-k slots per token of one rank's: a ratio
+    // of ep x min(k, E / ep) / k.
+    const std::uint64_t k = std::max<std::uint64_t>(m.expertsPerToken, 1);
+    const double most = static_cast<double>(l.ep) * static_cast<double>(std::min(k, m.experts / l.ep)) /
+                        static_cast<double>(k);
+    if (r.imbalance > most)
+        return invalid("train.moe.imbalance: " + decimal(r.imbalance) +
+                       " is more than the busiest expert-parallel rank can receive, ep x min(top-k, experts / ep) / "
+                       "top-k = " + decimal(most));
+    return std::nullopt;
+}
+
 } // namespace
+
+double expertSlotFactor(const MoeRouting& r)
+{
+    if (r.padToCapacity)
+        return r.capacityFactor;
+    return r.capacityFactor > 0.0 ? std::min(r.imbalance, r.capacityFactor) : r.imbalance;
+}
 
 Result<ParallelLayout> parallelLayout(const Scenario& sc)
 {
@@ -373,9 +443,12 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
                            " / (tp x pp x cp))");
         l.dpReplicate = p.dpReplicate;
     }
-    if (auto e = expertParallelChecks(sc, l, p.ep))
+    l.etp = p.expertTensorParallel();
+    if (auto e = expertParallelChecks(sc, l, p.ep, l.etp))
         return *e;
     l.ep = p.ep;
+    if (auto e = moeRoutingChecks(sc, l))
+        return *e;
     if (auto e = torchtitanChecks(sc, p))
         return *e;
 
@@ -402,16 +475,25 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
     if (p.tp > 1) {
         if (!tensorParallelFamily(m))
             return unsupported(
-                std::string(
-                    "hardware.parallel.tp: tensor parallelism is planned for Llama-layout models without experts "
-                    "(Llama, Mistral, Qwen, Gemma, Phi-3); got ") +
-                familyName(m.family) + (m.isMoe() ? " with experts" : ""));
+                std::string("hardware.parallel.tp: tensor parallelism is planned for Llama-layout models (Llama, "
+                            "Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE); got ") +
+                familyName(m.family));
+        // megatron/core/transformer/moe/moe_layer.py MoELayer.forward raises
+        // in training when attention is tensor-parallel without sequence
+        // parallelism; torchtitan's MoE plans are not modelled.
+        if (m.isMoe() && !p.sp)
+            return unsupported("hardware.parallel.sp: Megatron-LM trains mixture-of-experts layers under tensor "
+                               "parallelism with sequence parallelism only (MoELayer raises otherwise); set sp");
+        if (m.isMoe() && l.fsdp2)
+            return unsupported("hardware.parallel.tp: mixture-of-experts models under tensor parallelism are planned "
+                               "as Megatron-LM runs them, with sharding ddp or zero1; FSDP2's (torchtitan's) is not "
+                               "modelled");
         if (m.heads % p.tp != 0)
             return invalid("hardware.parallel.tp: " + n(m.heads) + " attention heads do not divide by tp " + n(p.tp));
         if (m.kvHeads % p.tp != 0)
             return invalid("hardware.parallel.tp: " + n(m.kvHeads) + " KV heads do not divide by tp " + n(p.tp) +
                            " (replicating KV heads over tensor-parallel ranks is not modelled)");
-        if (m.intermediate % p.tp != 0)
+        if (!m.isMoe() && m.intermediate % p.tp != 0)
             return invalid("hardware.parallel.tp: the MLP width " + n(m.intermediate) + " does not divide by tp " +
                            n(p.tp));
     }
@@ -545,7 +627,8 @@ ModelSpec rankModelSpec(const ModelSpec& model, const ParallelLayout& l, std::ui
     m.denseIntermediate = model.denseIntermediate / l.tp;
     m.heads = model.heads / l.tp;
     m.kvHeads = model.kvHeads / l.tp;
-    m.intermediate = model.intermediate / l.tp;
+    // A mixture of experts' `intermediate` is its experts' width.
+    m.intermediate = model.intermediate / (model.experts > 1 ? l.etp : l.tp);
     m.vocab = l.paddedVocab / l.tp;
     if (l.pp > 1)
         m.tieEmbeddings = false; // each stage's copy is its own tensor (synchronised by an all-reduce)

@@ -34,13 +34,17 @@ struct ParallelLayout {
     // (transformer_layer.py get_transformer_layer_offset) and torchtitan
     // (pipelining_utils.py stage_ids_this_rank, style "loop") assign them.
     std::uint64_t vpp = 1;
-    // Expert parallelism (Megatron-LM's --expert-model-parallel-size, with
-    // expert tensor parallelism 1): each MoE layer's routed experts split over
-    // ep ranks of the data-parallel x context-parallel group; the experts'
-    // own data-parallel group (the ranks holding the same experts) is
-    // dp x cp / ep (megatron/core/parallel_state.py initialize_model_parallel).
+    // Expert parallelism (Megatron-LM's --expert-model-parallel-size and
+    // --expert-tensor-parallel-size): each MoE layer's routed experts split
+    // over ep ranks, each expert's linears over etp ranks. Megatron-LM lays
+    // the experts over the same GPUs as the dense layers, tp x cp x dp of a
+    // pipeline stage = etp x ep x expert dp (megatron/core/parallel_state.py
+    // initialize_model_parallel, expert_decoder_rank_generator): the experts'
+    // own data-parallel group (the ranks holding the same expert shard) is
+    // tp x cp x dp / (etp x ep).
     std::uint64_t ep = 1;
-    std::uint64_t expertDataParallel() const { return dp * cp / ep; }
+    std::uint64_t etp = 1;
+    std::uint64_t expertDataParallel() const { return tp * dp * cp / (etp * ep); }
     std::uint64_t microBatches = 1;         // micro-batches per step on one pipeline: grad_accum
     std::uint64_t paddedVocab = 0;          // the vocabulary padded to a multiple of tp
     std::vector<std::uint64_t>
@@ -51,6 +55,10 @@ struct ParallelLayout {
     // Any model parallelism: the planner plans each stage (tp = pp = cp = 1
     // is today's plan, byte for byte).
     bool modelParallel() const { return tp > 1 || pp > 1 || cp > 1 || ep > 1; }
+    // Megatron-LM's MoE dispatcher exchanges token slots between GPUs: over
+    // the expert-parallel ranks (all-to-all) and the expert tensor-parallel
+    // ones (all-gather, reduce-scatter).
+    bool dispatchesExperts() const { return ep > 1 || etp > 1; }
     // The ranks one parameter is sharded over: FSDP2 shards over torchtitan's
     // dp_shard_cp mesh (parallel_dims.py build_mesh flattens dp_shard and cp;
     // parallelize_llama.py apply_fsdp takes world_mesh["dp_shard_cp"], and
@@ -113,6 +121,11 @@ Result<ParallelLayout> parallelLayout(const Scenario& scenario);
 // and LM head on the last. A tied LM head on a last stage that is not the
 // first gets its own copy of the embedding (Megatron-LM
 // LanguageModule.setup_embeddings_and_output_layer).
+// How many times the even share of token slots the busiest rank's experts
+// take (scenario.h MoeRouting): the capacity when the input is padded to it,
+// else the imbalance, capped by the capacity when tokens are dropped.
+double expertSlotFactor(const MoeRouting& routing);
+
 // Dense first layers (ModelSpec::denseLayers) in chunk `chunk` of pipeline
 // rank `stage`, and in all of the rank's chunks.
 std::uint64_t denseLayersOfChunk(const ParallelLayout& layout, std::uint64_t stage, std::uint64_t chunk,

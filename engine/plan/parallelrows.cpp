@@ -32,7 +32,11 @@
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
+#include "plan/moesaves.h"
+
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace headroom::detail {
@@ -40,31 +44,28 @@ namespace headroom::detail {
 namespace {
 
 // The build context for the same rank with another model and table (the
-// rank's with the tensor-parallel widths undivided): only those differ.
+// rank's with the tensor-parallel widths undivided): every setting the same
+// (Megatron-LM's loss rows among them), notes and pieces left out, as this
+// build is only compared.
 BuildContext withModel(const BuildContext& ctx, const ModelSpec& model, const ParameterTable& table)
 {
-    BuildContext w(ctx.scenario, model, table, ctx.profile, ctx.gpu);
-    w.mode = ctx.mode;
-    w.batch = ctx.batch;
-    w.seq = ctx.seq;
-    w.tokens = ctx.tokens;
-    w.act = ctx.act;
-    w.residual = ctx.residual;
-    w.autocast = ctx.autocast;
-    w.fullFinetune = ctx.fullFinetune;
-    w.quantizedBase = ctx.quantizedBase;
-    w.deepspeedStyle = ctx.deepspeedStyle;
-    w.dropoutActive = ctx.dropoutActive;
-    w.trainUseCache = ctx.trainUseCache;
-    w.shards = ctx.shards;
-    w.checkpointEvery = ctx.checkpointEvery;
-    w.selectiveOps = ctx.selectiveOps;
-    w.compiledLayers = ctx.compiledLayers;
-    w.float8Linears = ctx.float8Linears;
-    w.float8AllGather = ctx.float8AllGather;
-    w.loraTargets = ctx.loraTargets;
-    w.rank = ctx.rank;
-    return w; // notes and pieces stay null: this build is only compared
+    BuildContext w(ctx, model, table);
+    w.notes = nullptr;
+    w.pieces = nullptr;
+    return w;
+}
+
+Bytes scaledBytes(Bytes bytes, double factor)
+{
+    const long double scaled = std::ceil(static_cast<long double>(bytes) * factor);
+    return scaled >= static_cast<long double>(~Bytes{0}) ? ~Bytes{0} : static_cast<Bytes>(scaled);
+}
+
+std::string formatFactor(double factor)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", factor);
+    return text;
 }
 
 // Sequence parallelism (Korthikanti et al. 2022 §4.2.2): the activation rows
@@ -96,11 +97,39 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
     }
     for (std::size_t i = 0; i < undivided.size(); ++i) {
         TensorRow& row = rows[begin + i];
+        // The experts' token slots: the dispatcher gathers each rank's
+        // sequence shard (tokens / tp) over the etp ranks of its expert
+        // (token_dispatcher.py MoEAlltoAllTokenDispatcher.token_dispatch:
+        // gather_from_sequence_parallel_region over the expert TP group), so a
+        // GPU holds tokens x top-k x etp / tp slots, at the expert width / etp
+        // the rank's model already has. The rank's rows are over all the
+        // tokens: scale them by etp / tp.
+        if (expertSlotRow(ctx.model, row.name)) {
+            row.bytes = ceilDiv(satMul(row.bytes, l.etp), l.tp);
+            row.pieceBegin = row.pieceEnd = 0;
+            continue;
+        }
         if (std::strcmp(row.name, undivided[i].name) != 0 || row.bytes != undivided[i].bytes)
             continue;
         if (l.fsdp2 && keptWholeUnderDTensorSequenceParallel(row.name))
             continue;
         row.bytes = ceilDiv(row.bytes, l.tp);
+        row.pieceBegin = row.pieceEnd = 0;
+    }
+}
+
+// Capacity factors and uneven routing (scenario.h MoeRouting): the busiest
+// rank's experts take expertSlotFactor times the even share of token slots.
+void applyExpertSlotFactor(const BuildContext& ctx, std::vector<TensorRow>& rows, std::size_t begin)
+{
+    const double factor = expertSlotFactor(ctx.scenario.train.moe);
+    if (factor == 1.0 || !ctx.model.isMoe())
+        return;
+    for (std::size_t i = begin; i < rows.size(); ++i) {
+        TensorRow& row = rows[i];
+        if (!expertSlotRow(ctx.model, row.name))
+            continue;
+        row.bytes = scaledBytes(row.bytes, factor);
         row.pieceBegin = row.pieceEnd = 0;
     }
 }
@@ -213,6 +242,7 @@ void addRankActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows
     addActivationRows(ctx, rows);
     if (l.sp && l.tp > 1)
         applySequenceParallel(ctx, rows, activationsBegin);
+    applyExpertSlotFactor(ctx, rows, activationsBegin);
     if (l.fsdp2)
         addTorchtitanRankRows(ctx, rows);
 
@@ -238,28 +268,59 @@ void addRankActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows
 
 } // namespace
 
-// Expert parallelism (Megatron-LM's MoEAlltoAllTokenDispatcher,
-// megatron/core/transformer/moe/token_dispatcher.py): a MoE layer permutes
-// its tokens x top-k rows by expert, sends them to the ranks that hold those
-// experts (all_to_all) and receives as many for its own experts; after the
-// experts the same exchange runs back. Each exchange holds the rows sent and
-// the rows received at once, the one buffer more than one GPU's dispatch
-// (the saved rows are the layer saves' already), forward and backward. Routing
-// is taken as balanced: a rank receives tokens x top-k rows.
-void addExpertParallelRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
+// The token dispatcher's exchanges (Megatron-LM's MoEAlltoAllTokenDispatcher,
+// megatron/core/transformer/moe/token_dispatcher.py token_dispatch and
+// token_combine). A GPU's own token slots are its sequence shard's, tokens /
+// tp x top-k. Expert parallelism: the layer permutes them by expert, sends
+// them to the ranks that hold those experts (all_to_all) and receives as many
+// for its own; each exchange holds the slots sent and the slots received at
+// once, the one buffer more than one GPU's dispatch (the saved rows are the
+// layer saves' already). Expert tensor parallelism: the received slots are
+// then all-gathered over the etp ranks and sorted by local expert, the
+// gathered buffer alive beside its sorted copy; the combine reduce-scatters
+// the expert outputs back. The same runs in the layer's backward. The
+// received side takes the busiest rank's share (expertSlotFactor: 1 under
+// balanced routing).
+void addExpertDispatchRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
 {
     const ParallelLayout& l = *ctx.rank->layout;
-    const Bytes exchanged = satMul(satMul(ctx.tokens, ctx.model.expertsPerToken), satMul(ctx.model.hidden, ctx.act));
-    rows.push_back({"moe.all_to_all",
-                    "expert parallelism: the token-slot rows received from the other expert-parallel ranks while the "
-                    "ones sent are alive (all_to_all of Megatron-LM's alltoall token dispatcher; balanced routing)",
-                    Category::Temporaries, exchanged, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
-    rows.push_back({"moe.all_to_all_bwd", "the same exchange of the rows' gradients in the layer's backward",
-                    Category::Temporaries, exchanged, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
-    ctx.note("Expert parallelism: each GPU holds " + std::to_string(ctx.model.experts / l.ep) + " of each MoE layer's " +
-             std::to_string(ctx.model.experts) + " routed experts (ep " + std::to_string(l.ep) +
-             "), their optimizer states sharded over the " + std::to_string(l.expertDataParallel()) +
-             " GPUs that hold the same experts; tokens are taken as routed evenly, and an uneven step holds more.");
+    const double factor = expertSlotFactor(ctx.scenario.train.moe);
+    const Bytes localTokens = l.sp ? ceilDiv(ctx.tokens, l.tp) : ctx.tokens;
+    const Bytes slotBytes = satMul(satMul(localTokens, ctx.model.expertsPerToken), satMul(ctx.model.hidden, ctx.act));
+    if (l.ep > 1) {
+        const Bytes received = scaledBytes(slotBytes, factor);
+        rows.push_back({"moe.all_to_all",
+                        "expert parallelism: the token-slot rows received from the other expert-parallel ranks while "
+                        "the ones sent are alive (all_to_all of Megatron-LM's alltoall token dispatcher)",
+                        Category::Temporaries, received, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+        rows.push_back({"moe.all_to_all_bwd", "the same exchange of the rows' gradients in the layer's backward",
+                        Category::Temporaries, received, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    }
+    if (l.etp > 1) {
+        const Bytes gathered = scaledBytes(satMul(slotBytes, l.etp), factor);
+        rows.push_back({"moe.etp_all_gather",
+                        "expert tensor parallelism: the received token slots all-gathered over the etp ranks of each "
+                        "expert, alive while they are sorted by local expert (Megatron-LM's alltoall token "
+                        "dispatcher, gather_from_sequence_parallel_region)",
+                        Category::Temporaries, gathered, Phase::LayerFwd, Phase::LayerFwd, LayerSet::All, false});
+        rows.push_back({"moe.etp_all_gather_bwd",
+                        "the expert outputs' gradients gathered the same way in the layer's backward",
+                        Category::Temporaries, gathered, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    }
+    std::string note = "Mixture of experts on Megatron-LM's alltoall dispatcher: each GPU holds " +
+                       std::to_string(ctx.model.experts / l.ep) + " of each MoE layer's " +
+                       std::to_string(ctx.model.experts) + " routed experts (ep " + std::to_string(l.ep) + ")" +
+                       (l.etp > 1 ? ", each split over " + std::to_string(l.etp) + " GPUs (etp)" : std::string()) +
+                       (l.expertDataParallel() > 1
+                            ? ", their gradients reduced and optimizer states sharded over the " +
+                                  std::to_string(l.expertDataParallel()) + " GPUs that hold the same expert shards. "
+                            : std::string(", no other GPU holding the same expert shards. "));
+    if (factor == 1.0)
+        note += "Tokens are taken as routed evenly; an uneven step holds more.";
+    else
+        note += "The busiest GPU's experts take " + formatFactor(factor) +
+                " times the even share of token slots (train.moe: capacity factor, padding, imbalance).";
+    ctx.note(note);
 }
 
 void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
@@ -290,8 +351,8 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // model-state rows are the stage's own already, so only the activation
     // rows are placed.
     addRankActivationRows(ctx, rows, l.fsdp2 ? activationsBegin : 0);
-    if (l.ep > 1 && ctx.model.isMoe())
-        addExpertParallelRows(ctx, rows);
+    if (l.dispatchesExperts() && ctx.model.isMoe())
+        addExpertDispatchRows(ctx, rows);
 
     if (l.interleaved()) {
         // The other chunk micro-batches in flight at the rank's peak: what
@@ -444,6 +505,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     worst.dataParallel = layout.dp;
     worst.contextParallel = layout.cp;
     worst.expertParallel = layout.ep;
+    worst.expertTensorParallel = sc.model.isMoe() ? layout.etp : 0;
     worst.virtualStages = layout.vpp;
     // The model's own counts, not the rank's.
     worst.totalParameters = table.totalElements();
@@ -510,8 +572,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     }
     worst.notes.push_back(
         "Not modelled with tensor and pipeline parallelism: point-to-point send and receive buffers (NCCL's "
-        "communicators are counted in device used), context parallelism, expert tensor parallelism and uneven "
-        "expert routing.");
+        "communicators are counted in device used), context parallelism, and mixture-of-experts layers' own "
+        "activations (their saves are transformers').");
     return worst;
 }
 

@@ -210,6 +210,7 @@ struct Plan {
     std::size_t worstRank = 0;
     std::uint64_t tensorParallel = 1, pipelineParallel = 1, dataParallel = 1, contextParallel = 1;
     std::uint64_t expertParallel = 1; // routed experts split over this many data-parallel ranks
+    std::uint64_t expertTensorParallel = 0; // each routed expert split over this many GPUs; 0: no experts
     std::uint64_t virtualStages = 1; // model chunks per pipeline rank (vpp; interleaved 1F1B when above 1)
 };
 

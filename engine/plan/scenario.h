@@ -60,6 +60,24 @@ enum class TrainingLoop {
 enum class UseCache { ConfigDefault, On, Off };
 enum class Attention { Eager, Sdpa, Flash };
 
+// How a mixture of experts' token slots (a token's copy for one of its top-k
+// experts) reach the experts, as Megatron-LM's router and token dispatcher
+// run them (megatron/core/transformer/moe/router.py, token_dispatcher.py);
+// planned on Megatron-LM layouts only (plan/parallel.h).
+struct MoeRouting {
+    // --moe-expert-capacity-factor: an expert takes at most
+    // ceil(tokens x top-k x factor / experts) slots from each rank
+    // (moe_utils.py get_capacity) and drops the rest; 0: dropless, the default.
+    double capacityFactor = 0.0;
+    // --moe-pad-expert-input-to-capacity: every expert's input is padded to
+    // its capacity (token_dispatcher.py preprocess, drop_and_pad).
+    bool padToCapacity = false;
+    // The token slots the busiest expert-parallel rank receives over the even
+    // share: 1 is balanced routing. A what-if: nothing measures it ahead of a run.
+    double imbalance = 1.0;
+    bool isDefault() const { return capacityFactor == 0.0 && !padToCapacity && imbalance == 1.0; }
+};
+
 struct TrainConfig {
     Precision precision = Precision::Bf16Mixed;
     WeightQuant weightQuant = WeightQuant::None;
@@ -101,6 +119,7 @@ struct TrainConfig {
     // data-parallel degree (plan/parallel.h), so a layout cannot change the
     // batch silently.
     std::uint64_t globalBatch = 0;
+    MoeRouting moe;
 };
 
 enum class KvCacheDtype { Fp32, Fp16, Bf16, Fp8, Int8 };
@@ -154,10 +173,17 @@ struct ParallelConfig {
     // routed experts of each MoE layer split over ep ranks of the
     // data-parallel group, tokens exchanged by all-to-all (plan/parallel.h).
     std::uint64_t ep = 1;
+    // Expert tensor parallelism (Megatron-LM --expert-tensor-parallel-size):
+    // each routed expert's linears split over etp ranks, as tensor
+    // parallelism splits a dense MLP. 0: the tensor-parallel degree, Megatron-
+    // LM's default (megatron/training/arguments.py: "if
+    // args.expert_tensor_parallel_size is None: ... = tensor_model_parallel_size").
+    std::uint64_t etp = 0;
+    std::uint64_t expertTensorParallel() const { return etp == 0 ? tp : etp; }
     bool isDefault() const
     {
         return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 &&
-               !asyncTp && dpReplicate == 1 && ep == 1;
+               !asyncTp && dpReplicate == 1 && ep == 1 && etp == 0;
     }
 };
 

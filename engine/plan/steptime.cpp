@@ -281,7 +281,12 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     // One tensor-parallel collective's time: b x s x h activations.
     const double collective =
         ringAllReduce(tokensPerMicroBatch * double(model.hidden) * act, tp) / bandwidth(out.tensorParallelInterNode);
-    const double collectivesPerLayer = 4.0 + recomputedCollectives;
+    // A MoE layer's feed-forward half has no tensor-parallel collective of
+    // its own under Megatron-LM: its input stays sequence-sharded and the
+    // dispatcher moves the token slots (below). Its attention keeps its two
+    // (and one more in a full recompute).
+    const double collectivesPerLayer = (4.0 + recomputedCollectives) * (1.0 - model.moeLayerFraction) +
+                                       (2.0 + recomputedCollectives / 2.0) * model.moeLayerFraction;
     // Ring attention as torchtitan runs it (context_parallel_rotate_method
     // "allgather", torch.distributed.tensor.experimental context_parallel):
     // the forward all-gathers the keys and values of the cp ranks (each rank's
@@ -294,15 +299,26 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     // Expert parallelism (Megatron-LM's alltoall dispatcher): each MoE layer
     // sends its tokens x top-k rows to the experts' ranks and takes them
     // back, an all-to-all each way in the forward and in the backward (and
-    // again in a full recompute); a rank keeps 1 / ep of its rows.
+    // again in a full recompute); a rank keeps 1 / ep of its rows. Its own
+    // tokens are its sequence shard's (tokens / tp under sequence
+    // parallelism). Expert tensor parallelism then all-gathers the received
+    // rows over the etp ranks and reduce-scatters the outputs back, as many
+    // times (token_dispatcher.py), within the tensor-parallel group's node.
+    // Routing is taken as balanced here (train.moe is not timed).
     const std::uint64_t ep = std::max<std::uint64_t>(layout.ep, 1);
+    const std::uint64_t etp = std::max<std::uint64_t>(layout.etp, 1);
     out.expertParallelInterNode = crossesNodes(tp, ep, links.gpusPerNode);
-    const double allToAll = ep > 1 ? tokensPerMicroBatch * model.expertsPerToken * double(model.hidden) * act *
-                                         double(ep - 1) / double(ep) / bandwidth(out.expertParallelInterNode)
-                                   : 0.0;
+    const double localSlotBytes =
+        tokensPerMicroBatch / double(tp) * model.expertsPerToken * double(model.hidden) * act;
+    const double allToAll =
+        ep > 1 ? localSlotBytes * double(ep - 1) / double(ep) / bandwidth(out.expertParallelInterNode) : 0.0;
+    const double expertGather =
+        ringGatherOrScatter(localSlotBytes * double(etp), etp) / bandwidth(out.tensorParallelInterNode);
     const double allToAllsPerMoeLayer = 4.0 + recomputedCollectives;
-    // A rank's share of a layer's parameters: the experts split over ep.
-    const double rankLayerParams = model.layerParams - model.layerExpertParams * (1.0 - 1.0 / double(ep));
+    // A rank's share of a layer's parameters: the experts split over ep x
+    // etp, the others over tp.
+    const double rankLayerParams = (model.layerParams - model.layerExpertParams) / double(tp) +
+                                   model.layerExpertParams / double(ep * etp);
     const double send =
         pp > 1 ? 2.0 * tokensPerMicroBatch * double(model.hidden) * act / double(tp) / bandwidth(out.pipelineInterNode)
                : 0.0;
@@ -316,19 +332,19 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
         const double compute = rate > 0 ? flops / rate : std::numeric_limits<double>::infinity();
         const double comm = layers * collectivesPerLayer * collective;
         const double ring = layers * cpCollectivesPerLayer * cpCollective;
-        const double exchange = layers * model.moeLayerFraction * allToAllsPerMoeLayer * allToAll;
+        const double exchange = layers * model.moeLayerFraction * allToAllsPerMoeLayer * (allToAll + expertGather);
         if (stage == 0 || compute + comm + ring + exchange > slotCompute + slotTp + slotCp + slotEp) {
             slotCompute = compute;
             slotTp = comm;
             slotCp = ring;
             slotEp = exchange;
         }
-        double params = layers * rankLayerParams;
+        double globals = 0;
         if (stage == 0)
-            params += model.embeddingParams;
+            globals += model.embeddingParams;
         if (last)
-            params += model.lastStageParams + (pp > 1 ? model.tiedHeadParams : 0.0);
-        largestStageParams = std::max(largestStageParams, params / double(tp));
+            globals += model.lastStageParams + (pp > 1 ? model.tiedHeadParams : 0.0);
+        largestStageParams = std::max(largestStageParams, layers * rankLayerParams + globals / double(tp));
     }
     out.computeSeconds = double(m) * slotCompute;
     out.tensorParallelSeconds = double(m) * slotTp;

@@ -92,7 +92,7 @@ struct StepTime {
     double dataParallelSeconds =
         0; // gradient reduction and, with ZeRO/FSDP, parameter gathers (HSDP: and the replicas' all-reduce)
     double contextParallelSeconds = 0; // ring attention's key/value all-gathers and their gradients' reduce-scatters
-    double expertParallelSeconds = 0;  // the MoE layers' token all-to-alls (dispatch and combine, both passes)
+    double expertParallelSeconds = 0;  // the MoE layers' token exchanges: all-to-alls over ep, gathers over etp (both passes)
     double stepSeconds = 0;
     double bubbleFraction = 0; // (p - 1) / (m + p - 1); interleaved ((p - 1) / v) / (m + (p - 1) / v)
     double tokensPerSecondPerGpu = 0;

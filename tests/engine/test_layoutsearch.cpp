@@ -251,6 +251,46 @@ private slots:
                             [](const LayoutCandidate& c) { return c.ep > 1 && c.time.expertParallelSeconds > 0; }));
     }
 
+    // Expert tensor parallelism (steptime.cpp): Mixtral 8x7B, 16 GPUs, tp 2
+    // with sequence parallelism, ep 4, etp 2. A GPU's own token slots are its
+    // sequence shard's, 1024 / 2 tokens x top-2 x hidden in bf16; per
+    // micro-batch and MoE layer six exchanges (four, two more in the full
+    // recompute), each an all-to-all of 3/4 of those rows over ep 4 and a
+    // gather of the etp 2 ranks' (half of twice the rows), all inside a node.
+    void expertTensorParallelTerm()
+    {
+        Scenario sc;
+        sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
+        sc.train.peft.method = PeftMethod::None;
+        sc.train.weightQuant = WeightQuant::None;
+        sc.train.optimizer = Optimizer::AdamW;
+        sc.train.microBatch = 1;
+        sc.train.seqLen = 1024;
+        sc.train.gradAccum = 2;
+        sc.train.checkpointing = Checkpointing::Full;
+        sc.hardware.gpu = "h100-sxm-80gb";
+        sc.hardware.count = 16;
+        sc.hardware.sharding = Sharding::Zero1;
+        sc.hardware.parallel.tp = 2;
+        sc.hardware.parallel.sp = true;
+        sc.hardware.parallel.ep = 4;
+        const Interconnect links{8, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        auto layout = parallelLayout(sc);
+        QVERIFY2(layout, layout ? "" : layout.error().detail.c_str());
+        QCOMPARE(qulonglong(layout->etp), 2ull);
+        const StepTime t =
+            estimateStepTime(stepModel(sc.model, buildParameterTable(sc.model)), sc, layout.value(), gpu, links);
+        const double rows = 512.0 * 2 * 4096 * 2;
+        const double perExchange = 3.0 / 4 * rows / 400e9 + 1.0 / 2 * (2 * rows) / 400e9;
+        QVERIFY(close(t.expertParallelSeconds, 2 * 32 * 6 * perExchange));
+        // Whole experts (etp 1): the all-to-alls alone.
+        sc.hardware.parallel.etp = 1;
+        const StepTime whole = estimateStepTime(stepModel(sc.model, buildParameterTable(sc.model)), sc,
+                                                parallelLayout(sc).value(), gpu, links);
+        QVERIFY(close(whole.expertParallelSeconds, 2 * 32 * 6 * (3.0 / 4 * rows / 400e9)));
+    }
+
     void contextParallelTerm()
     {
         Scenario sc = smallScenario(16);

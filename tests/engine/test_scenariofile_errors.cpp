@@ -152,8 +152,15 @@ private slots:
             "hardware.parallel.pp_schedule");
         row("cp zero", "/hardware/parallel/cp", "0", E::InvalidArgument, "hardware.parallel.cp");
         row("cp fraction", "/hardware/parallel/cp", "2.5", E::InvalidArgument, "hardware.parallel.cp");
-        row("parallel unknown field", "/hardware/parallel/etp", "2", E::InvalidArgument, "hardware.parallel.etp");
+        row("parallel unknown field", "/hardware/parallel/expert_tp", "2", E::InvalidArgument,
+            "hardware.parallel.expert_tp");
         row("parallel ep zero", "/hardware/parallel/ep", "0", E::InvalidArgument, "hardware.parallel.ep");
+        row("parallel etp zero", "/hardware/parallel/etp", "0", E::InvalidArgument, "hardware.parallel.etp");
+        row("moe capacity zero", "/train/moe/capacity_factor", "0", E::InvalidArgument, "train.moe.capacity_factor");
+        row("moe imbalance below one", "/train/moe/imbalance", "0.5", E::InvalidArgument, "train.moe.imbalance");
+        row("moe pad not a boolean", "/train/moe/pad_to_capacity", "\"yes\"", E::InvalidArgument,
+            "train.moe.pad_to_capacity");
+        row("moe unknown field", "/train/moe/drop_policy", "\"probs\"", E::InvalidArgument, "train.moe.drop_policy");
         row("global batch zero", "/train/global_batch", "0", E::InvalidArgument, "train.global_batch");
     }
 

@@ -57,6 +57,11 @@ CASES = {
                                              "every-k", "--checkpoint-every", "5", "--grad-accum", "6"]),
     # Routed experts split over 4 of the 8 data-parallel ranks (expert parallelism), the distributed optimizer.
     "mixtral-ep4-dp8-zero1": ("mixtral-8x7b", ["--gpus", "8", "--ep", "4", "--sharding", "zero1", "--seq-len", "1024"]),
+    # Mixtral under tp 2 with sp, each expert whole (etp 1) and the experts over ep 4 (etp x ep = tp x dp / 2),
+    # a capacity factor with padding.
+    "mixtral-tp2-ep4-etp1-capacity": ("mixtral-8x7b", ["--gpus", "8", "--tp", "2", "--sp", "--ep", "4", "--etp", "1",
+                                                       "--sharding", "zero1", "--seq-len", "1024",
+                                                       "--moe-capacity-factor", "1.25", "--moe-pad-to-capacity"]),
     # Routed experts (Mixtral), pp 4, SGD with momentum in fp32, one GPU per stage.
     "mixtral-pp4-sgd-fp32": ("mixtral-8x7b", ["--gpus", "4", "--pp", "4", "--optimizer", "sgd-momentum",
                                               "--precision", "fp32", "--seq-len", "1024"]),
@@ -292,19 +297,28 @@ class MegatronArgs(common.TempDirTest):
                 self.assertEqual(config.tensor_model_parallel_size, tp)
                 self.assertEqual(config.pipeline_model_parallel_size, pp)
                 self.assertEqual(config.sequence_parallel, layout.get("sp", False))
-                ep = layout.get("ep", 1)
+                ep, etp = layout.get("ep", 1), layout.get("etp", tp)
                 self.assertEqual(config.expert_model_parallel_size, ep)
-                if ep > 1:
+                self.assertEqual(config.expert_tensor_parallel_size, etp)
+                if "num_local_experts" in hf and (ep > 1 or etp > 1):
                     self.assertEqual(config.moe_token_dispatcher_type, "alltoall")
+                moe = train.get("moe", {})
+                self.assertEqual(config.moe_expert_capacity_factor, moe.get("capacity_factor"))
+                self.assertEqual(config.moe_pad_expert_input_to_capacity, moe.get("pad_to_capacity", False))
                 with FakeWorld(hw["count"], tensor_model_parallel_size=config.tensor_model_parallel_size,
                                pipeline_model_parallel_size=config.pipeline_model_parallel_size,
                                context_parallel_size=config.context_parallel_size,
-                               expert_model_parallel_size=config.expert_model_parallel_size) as state:
+                               expert_model_parallel_size=config.expert_model_parallel_size,
+                               expert_tensor_parallel_size=config.expert_tensor_parallel_size) as state:
                     dp = state.get_data_parallel_world_size()
                     self.assertEqual(dp, hw["count"] // (tp * pp))
-                    # The ranks holding the same experts: dp / ep (the planner's expert data-parallel degree).
+                    # The ranks holding the same expert shard: tp x dp / (etp x ep) (the planner's expert
+                    # data-parallel degree, parallel.h expertDataParallel).
                     self.assertEqual(state.get_expert_model_parallel_world_size(), ep)
-                    self.assertEqual(state.get_expert_data_parallel_world_size(), dp // ep)
+                    self.assertEqual(state.get_expert_tensor_parallel_world_size(), etp)
+                    self.assertEqual(state.get_expert_data_parallel_world_size(), tp * dp // (etp * ep))
+                    if "parallel" in plan and "etp" in plan["parallel"]:
+                        self.assertEqual(plan["parallel"]["etp"], etp)
                     stages = [get_num_layers_to_build(config, pp_rank=r) for r in range(pp)]
                     if pp > 1:
                         self.assertEqual(stages, [rank["layers"] for rank in plan["ranks"]])

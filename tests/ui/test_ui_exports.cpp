@@ -344,8 +344,44 @@ private slots:
         epPastDp.hardware.parallel.ep = 4;
         Scenario epFsdp2 = epMoe;
         epFsdp2.hardware.sharding = Sharding::Fsdp2;
+        // Mixtures of experts under tensor parallelism and train.moe
+        // (parallel.cpp): tp without sp, etp on a dense model, etp x ep past
+        // a stage's GPUs, an expert width etp does not divide, FSDP2, then
+        // capacity factors on a dense model, on one GPU, padding without a
+        // capacity, and more imbalance than a GPU can receive.
+        Scenario moeTp = epMoe;
+        moeTp.hardware.count = 4;
+        moeTp.hardware.parallel.ep = 1;
+        moeTp.hardware.parallel.tp = 2;
+        Scenario etpDense = moeTp;
+        etpDense.model = fullFinetune().model;
+        etpDense.hardware.parallel.sp = true;
+        etpDense.hardware.parallel.etp = 1;
+        Scenario etpPastStage = moeTp;
+        etpPastStage.hardware.parallel.sp = true;
+        etpPastStage.hardware.parallel.ep = 4;
+        Scenario etpWidth = moeTp;
+        etpWidth.hardware.parallel.sp = true;
+        etpWidth.model.intermediate += 1;
+        Scenario moeTpFsdp2 = moeTp;
+        moeTpFsdp2.hardware.parallel.sp = true;
+        moeTpFsdp2.hardware.parallel.etp = 1;
+        moeTpFsdp2.hardware.sharding = Sharding::Fsdp2;
+        Scenario capacityDense = etpDense;
+        capacityDense.hardware.parallel.etp = 0;
+        capacityDense.train.moe.capacityFactor = 1.0;
+        Scenario capacityOneGpu = fullFinetune();
+        capacityOneGpu.model = epMoe.model;
+        capacityOneGpu.train.moe.capacityFactor = 1.0;
+        Scenario padWithoutCapacity = moeTp;
+        padWithoutCapacity.hardware.parallel.sp = true;
+        padWithoutCapacity.train.moe.padToCapacity = true;
+        Scenario tooUneven = padWithoutCapacity;
+        tooUneven.train.moe.padToCapacity = false;
+        tooUneven.train.moe.imbalance = 2.0;
         for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
-                                  epDense, epUneven, epPastDp, epFsdp2}) {
+                                  epDense, epUneven, epPastDp, epFsdp2, moeTp, etpDense, etpPastStage, etpWidth,
+                                  moeTpFsdp2, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven}) {
             auto plan = makePlan(s);
             QVERIFY(!plan);
             errors.push_back(plan.error());

@@ -11,6 +11,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -69,6 +70,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     , m_virtualStages(makeSpin(1, kMaxGpus))
     , m_contextParallel(makeSpin(1, kMaxGpus))
     , m_expertParallel(makeSpin(1, kMaxGpus))
+    , m_expertTensorParallel(makeSpin(0, kMaxGpus))
+    , m_capacityFactor(makeFactor(0.0, 1000.0))
+    , m_padToCapacity(new QCheckBox(this))
+    , m_imbalance(makeFactor(1.0, 1000.0))
     , m_dpReplicate(makeSpin(1, kMaxGpus))
     , m_asyncTp(new QCheckBox(this))
     , m_mode(new QComboBox(this))
@@ -156,6 +161,19 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
              QT_TR_NOOP("Data-parallel GPUs that split each mixture-of-experts layer's routed experts, exchanging "
                         "tokens by all-to-all (Megatron-LM's expert parallelism; full fine-tuning with DDP or the "
                         "distributed optimizer)"));
+    addField(hardwareForm, m_expertTensorParallel, QT_TR_NOOP("Expert tensor parallel"),
+             QT_TR_NOOP("GPUs that split each routed expert's linears, as tensor parallelism splits a dense MLP "
+                        "(Megatron-LM's expert tensor parallelism; the default is the tensor-parallel degree, 1 keeps "
+                        "each expert whole)"));
+    addField(hardwareForm, m_capacityFactor, QT_TR_NOOP("Expert capacity factor"),
+             QT_TR_NOOP("Each expert takes at most this many times its even share of token slots and drops the "
+                        "rest (Megatron-LM's capacity factor; with tensor, pipeline or expert parallelism)"));
+    addField(hardwareForm, m_padToCapacity, QT_TR_NOOP("Pad experts to capacity"),
+             QT_TR_NOOP("Every expert's input is padded to its capacity, so each holds the capacity factor times "
+                        "its even share"));
+    addField(hardwareForm, m_imbalance, QT_TR_NOOP("Routing imbalance"),
+             QT_TR_NOOP("Plan for uneven routing: the busiest expert-parallel GPU receives this many times the even "
+                        "share of token slots (1: balanced; a what-if, not measured)"));
     addField(hardwareForm, m_dpReplicate, QT_TR_NOOP("Replicate groups (HSDP)"),
              QT_TR_NOOP("FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded "
                         "gradients (torchtitan's data_parallel_replicate_degree); 1 shards over all of them"));
@@ -296,6 +314,15 @@ void ScenarioPanel::nameInputs()
         widget->setObjectName(QLatin1String(name));
 }
 
+QDoubleSpinBox* ScenarioPanel::makeFactor(double minimum, double maximum)
+{
+    auto* spin = new QDoubleSpinBox(this);
+    spin->setRange(minimum, maximum);
+    spin->setDecimals(2);
+    spin->setSingleStep(0.25);
+    return spin;
+}
+
 QSpinBox* ScenarioPanel::makeSpin(int minimum, int maximum, int step)
 {
     auto* spin = new QSpinBox(this);
@@ -333,6 +360,10 @@ void ScenarioPanel::retranslate()
 {
     for (const auto& [group, title] : m_groupTitles)
         group->setTitle(tr(title));
+    //: the expert tensor-parallel field's value 0
+    m_expertTensorParallel->setSpecialValueText(tr("as tensor parallel"));
+    //: the capacity factor field's value 0: no capacity, no token dropped
+    m_capacityFactor->setSpecialValueText(tr("dropless"));
     for (const Field& field : m_fields) {
         if (field.label)
             field.label->setText(tr(field.text));
@@ -413,6 +444,10 @@ std::vector<QWidget*> ScenarioPanel::inputsInReadingOrder() const
             m_virtualStages,
             m_contextParallel,
             m_expertParallel,
+            m_expertTensorParallel,
+            m_capacityFactor,
+            m_padToCapacity,
+            m_imbalance,
             m_dpReplicate,
             m_asyncTp,
             m_precision,
@@ -469,6 +504,8 @@ void ScenarioPanel::connectInputs()
             connect(combo, &QComboBox::currentIndexChanged, this, &ScenarioPanel::onInputChanged);
         else if (auto* spin = qobject_cast<QSpinBox*>(input))
             connect(spin, &QSpinBox::valueChanged, this, &ScenarioPanel::onInputChanged);
+        else if (auto* factor = qobject_cast<QDoubleSpinBox*>(input))
+            connect(factor, &QDoubleSpinBox::valueChanged, this, &ScenarioPanel::onInputChanged);
         else if (auto* box = qobject_cast<QCheckBox*>(input))
             connect(box, &QCheckBox::toggled, this, &ScenarioPanel::onInputChanged);
     }
@@ -519,6 +556,13 @@ void ScenarioPanel::updateVisibility()
     m_dpReplicate->setEnabled(sharding == Sharding::Fsdp2 || m_dpReplicate->value() > 1);
     // Likewise kept enabled while checked, so that a scenario's setting can be cleared.
     m_asyncTp->setEnabled(m_tensorParallel->value() > 1 || m_asyncTp->isChecked());
+    // A mixture of experts' fields (kept enabled while set, so that a
+    // scenario's value can be set back).
+    const bool moe = m_modelPicker->model().isMoe();
+    m_expertTensorParallel->setEnabled(moe || m_expertTensorParallel->value() != 0);
+    m_capacityFactor->setEnabled(moe || m_capacityFactor->value() != 0.0);
+    m_padToCapacity->setEnabled(m_capacityFactor->value() != 0.0 || m_padToCapacity->isChecked());
+    m_imbalance->setEnabled(moe || m_imbalance->value() != 1.0);
     m_float8AllGather->setEnabled((comboEnum<Precision>(m_precision) == Precision::Fp8Mixed &&
                                    sharding == Sharding::Fsdp2) || m_float8AllGather->isChecked());
 }
@@ -588,6 +632,10 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_pipelineParallel->setValue(clampToSpin(hw.parallel.pp, m_pipelineParallel));
     m_contextParallel->setValue(clampToSpin(hw.parallel.cp, m_contextParallel));
     m_expertParallel->setValue(clampToSpin(hw.parallel.ep, m_expertParallel));
+    m_expertTensorParallel->setValue(clampToSpin(hw.parallel.etp, m_expertTensorParallel));
+    m_capacityFactor->setValue(s.train.moe.capacityFactor);
+    m_padToCapacity->setChecked(s.train.moe.padToCapacity);
+    m_imbalance->setValue(s.train.moe.imbalance);
     m_dpReplicate->setValue(clampToSpin(hw.parallel.dpReplicate, m_dpReplicate));
     m_gpusPerNode = hw.gpusPerNode;
     m_ppSchedule = hw.parallel.ppSchedule;
@@ -649,6 +697,10 @@ Scenario ScenarioPanel::scenario() const
     s.hardware.parallel.asyncTp = m_asyncTp->isChecked();
     s.hardware.parallel.cp = spinValue(m_contextParallel);
     s.hardware.parallel.ep = spinValue(m_expertParallel);
+    s.hardware.parallel.etp = spinValue(m_expertTensorParallel);
+    s.train.moe.capacityFactor = m_capacityFactor->value();
+    s.train.moe.padToCapacity = m_padToCapacity->isChecked();
+    s.train.moe.imbalance = m_imbalance->value();
     s.hardware.parallel.dpReplicate = spinValue(m_dpReplicate);
     s.hardware.gpusPerNode = m_gpusPerNode;
     // A global batch from the file follows the panel's effective batch (micro-batch x accumulation x

@@ -8,6 +8,8 @@
 
 #include <QWidget>
 
+class QDoubleSpinBox;
+
 #include <vector>
 
 class ModelPicker;
@@ -55,6 +57,7 @@ private:
     QGroupBox* addGroup(const char* title);
     void addField(QFormLayout* form, QWidget* widget, const char* text, const char* toolTip);
     QSpinBox* makeSpin(int minimum, int maximum, int step = 1);
+    QDoubleSpinBox* makeFactor(double minimum, double maximum);
     void connectInputs();
     void nameInputs();
     std::vector<QWidget*> inputs() const;
@@ -81,6 +84,10 @@ private:
     QSpinBox* m_virtualStages;       // hardware.parallel.vpp
     QSpinBox* m_contextParallel;     // hardware.parallel.cp
     QSpinBox* m_expertParallel;      // hardware.parallel.ep
+    QSpinBox* m_expertTensorParallel; // hardware.parallel.etp (0: the tensor-parallel degree)
+    QDoubleSpinBox* m_capacityFactor; // train.moe.capacity_factor (0: dropless)
+    QCheckBox* m_padToCapacity;       // train.moe.pad_to_capacity
+    QDoubleSpinBox* m_imbalance;      // train.moe.imbalance
     QSpinBox* m_dpReplicate;         // hardware.parallel.dp_replicate (HSDP)
     QCheckBox* m_asyncTp;            // hardware.parallel.async_tp
     // Run

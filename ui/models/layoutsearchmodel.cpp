@@ -146,8 +146,8 @@ QString LayoutSearchModel::toolTip(const LayoutCandidate& c, int column) const
             text += QLatin1Char(' ') +
                     tr("Context-parallel communication %1 (%2).")
                         .arg(SearchText::seconds(t.contextParallelSeconds), where(t.contextParallelInterNode));
-        if (c.ep > 1)
-            //: the MoE layers' token all-to-alls: %1 the time, %2 where they run
+        if (t.expertParallelSeconds > 0)
+            //: the MoE layers' token all-to-alls and expert tensor-parallel gathers: %1 the time, %2 where the all-to-alls run
             text += QLatin1Char(' ') +
                     tr("Expert-parallel communication %1 (%2).")
                         .arg(SearchText::seconds(t.expertParallelSeconds), where(t.expertParallelInterNode));

@@ -289,11 +289,58 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("The %1 routed experts do not divide by the expert-parallel degree %2.")
                  .arg(m.captured(1), m.captured(2));
          }},
-        {anchored(R"(hardware\.parallel\.ep: (\d+) must divide the data-parallel x context-parallel degree (\d+) .*)"),
+        {anchored(R"(hardware\.parallel\.ep: etp (\d+) x ep (\d+) must divide the GPUs of a pipeline stage, tp x cp x dp = (\d+) .*)"),
          [](const QRegularExpressionMatch& m) {
-             //: %1 the expert-parallel degree, %2 the data-parallel x context-parallel GPUs
-             return ErrorText::tr("The expert-parallel degree %1 must divide the %2 data-parallel (times "
-                                  "context-parallel) GPUs: the expert-parallel GPUs are data-parallel ones.")
+             //: %1 expert tensor-parallel degree, %2 expert-parallel degree, %3 GPUs of one pipeline stage
+             return ErrorText::tr("Expert tensor parallelism %1 times expert parallelism %2 must divide the %3 GPUs of "
+                                  "a pipeline stage (tensor x context x data parallel): Megatron-LM lays the experts "
+                                  "over the same GPUs as the other layers.")
+                 .arg(m.captured(1), m.captured(2), m.captured(3));
+         }},
+        {anchored(R"(hardware\.parallel\.etp: expert tensor parallelism splits the routed experts of a mixture-of-experts model; (.+) has none)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 a model family (llama, gemma...)
+             return ErrorText::tr("Expert tensor parallelism splits the routed experts of a mixture-of-experts model; "
+                                  "this %1 model has none.").arg(m.captured(1));
+         }},
+        {anchored(R"(hardware\.parallel\.etp: the expert width (\d+) does not divide by etp (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the experts' intermediate width, %2 the expert tensor-parallel degree
+             return ErrorText::tr("The expert width %1 does not divide by expert tensor parallelism %2.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(R"(hardware\.parallel\.sp: Megatron-LM trains mixture-of-experts layers under tensor parallelism with sequence parallelism only .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Megatron-LM trains mixture-of-experts layers under tensor parallelism only with "
+                                  "sequence parallelism; turn sequence parallelism on.");
+         }},
+        {anchored(R"(hardware\.parallel\.tp: mixture-of-experts models under tensor parallelism are planned as Megatron-LM runs them, .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Mixture-of-experts models under tensor parallelism are planned as Megatron-LM runs "
+                                  "them, with DDP or the distributed optimizer (ZeRO-1); FSDP2's (torchtitan's) is not "
+                                  "modelled.");
+         }},
+        {anchored(R"(train\.moe: capacity factors and routing imbalance apply to mixture-of-experts models; (.+) has no experts)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 a model family (llama, gemma...)
+             return ErrorText::tr("Capacity factors and routing imbalance apply to mixture-of-experts models; this %1 "
+                                  "model has no experts.").arg(m.captured(1));
+         }},
+        {anchored(R"(train\.moe: capacity factors and routing imbalance are planned as Megatron-LM's token dispatcher runs them, .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Capacity factors and routing imbalance are planned as Megatron-LM's token "
+                                  "dispatcher runs them: with tensor, pipeline or expert parallelism above 1 and DDP "
+                                  "or the distributed optimizer (ZeRO-1).");
+         }},
+        {anchored(R"(train\.moe\.pad_to_capacity: padding to capacity needs a capacity factor .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Padding the experts' input to capacity needs a capacity factor.");
+         }},
+        {anchored(R"(train\.moe\.imbalance: ([0-9.e+]+) is more than the busiest expert-parallel rank can receive, .* = ([0-9.e+]+))"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the imbalance asked for, %2 the most one GPU can receive (a ratio)
+             return ErrorText::tr("A routing imbalance of %1 is more than the busiest expert-parallel GPU can receive: "
+                                  "at most %2 times the even share.")
                  .arg(m.captured(1), m.captured(2));
          }},
         {anchored(R"(hardware\.parallel\.ep: expert parallelism is planned as Megatron-LM runs it: .*)"),
@@ -331,10 +378,10 @@ const std::vector<Phrase>& detailPhrases()
                  .arg(m.captured(1), m.captured(2));
          }},
         {anchored(
-             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models without experts \(Llama, Mistral, Qwen, Gemma, Phi-3\); got (.+))"),
+             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models \(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE\); got (.+))"),
          [](const QRegularExpressionMatch& m) {
-             return ErrorText::tr("Tensor parallelism is planned for Llama-layout models without experts (Llama, "
-                                  "Mistral, Qwen, Gemma, Phi-3), not %1.")
+             return ErrorText::tr("Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, "
+                                  "Gemma, Phi-3, Mixtral, Qwen3-MoE), not %1.")
                  .arg(m.captured(1));
          }},
         {anchored(

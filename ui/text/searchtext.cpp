@@ -88,6 +88,9 @@ QString SearchText::layout(const LayoutCandidate& c)
     //: expert parallelism in a layout, after the data-parallel degree: %1 "dp N", %2 the ep degree
     if (c.ep > 1)
         dp = tr("%1 (ep %2)").arg(dp, number(c.ep));
+    //: expert tensor parallelism in a layout when it differs from tp: %1 the layout so far, %2 the etp degree
+    if (c.expertTensorParallel() != c.tp)
+        dp = tr("%1 (expert TP %2)").arg(dp, number(c.expertTensorParallel()));
     //: a parallel layout: %1 tensor, %2 pipeline degrees, %3 "dp N" or "cp N × dp N", sharding, micro-batch × accumulation, checkpointing
     return tr("tp %1 × pp %2 × %3, %4, micro-batch %5 × %6, checkpointing %7")
         .arg(tp, pp, dp, shortSharding(c.sharding), number(c.microBatch), number(c.gradAccum),
@@ -111,6 +114,7 @@ QString SearchText::differences(const LayoutCandidate& a, const LayoutCandidate&
     differ(tr("dp"), number(a.dp), number(b.dp));
     differ(tr("replicate groups"), number(a.dpReplicate), number(b.dpReplicate));
     differ(tr("ep"), number(a.ep), number(b.ep));
+    differ(tr("expert TP"), number(a.expertTensorParallel()), number(b.expertTensorParallel()));
     differ(tr("sharding"), shortSharding(a.sharding), shortSharding(b.sharding));
     differ(tr("micro-batch"), number(a.microBatch), number(b.microBatch));
     differ(tr("accumulation"), number(a.gradAccum), number(b.gradAccum));
