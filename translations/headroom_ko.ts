@@ -1078,10 +1078,6 @@
         <translation>라우팅 전문가 %1개가 전문가 병렬 차수 %2로 나누어떨어지지 않습니다.</translation>
     </message>
     <message>
-        <source>Expert parallelism is planned as Megatron-LM runs it: full fine-tuning in bf16 or fp16 mixed precision or fp32, AdamW or SGD, with DDP or the distributed optimizer (ZeRO-1) and no CPU offload.</source>
-        <translation>전문가 병렬화는 Megatron-LM 방식대로 계획합니다: bf16 또는 fp16 혼합 정밀도나 fp32의 전체 파인튜닝, AdamW 또는 SGD, DDP 또는 분산 옵티마이저(ZeRO-1), CPU 오프로드 없음.</translation>
-    </message>
-    <message>
         <source>Expert tensor parallelism %1 times expert parallelism %2 must divide the %3 GPUs of a pipeline stage (tensor x context x data parallel): Megatron-LM lays the experts over the same GPUs as the other layers.</source>
         <extracomment>%1 expert tensor-parallel degree, %2 expert-parallel degree, %3 GPUs of one pipeline stage</extracomment>
         <translation>전문가 텐서 병렬 %1 곱하기 전문가 병렬 %2는 파이프라인 단계 하나의 GPU %3개(텐서 × 컨텍스트 × 데이터 병렬)를 나누어떨어지게 해야 합니다. Megatron-LM은 전문가를 다른 층과 같은 GPU에 배치합니다.</translation>
@@ -1125,6 +1121,15 @@
     <message>
         <source>Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE), not %1.</source>
         <translation>텐서 병렬은 Llama 구조 모델(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE)에 대해 계획하며 %1은(는) 대상이 아닙니다.</translation>
+    </message>
+    <message>
+        <source>Under FSDP2 the expert-parallel degree %1 must divide torchtitan&apos;s dp_shard × cp × tp = %2, the experts&apos; region (HSDP&apos;s replicate groups are not part of it).</source>
+        <extracomment>%1 the expert-parallel degree, %2 torchtitan&apos;s dp_shard x cp x tp</extracomment>
+        <translation>FSDP2에서는 전문가 병렬 차수 %1이(가) torchtitan의 dp_shard × cp × tp = %2(전문가 영역)를 나누어떨어지게 해야 합니다(HSDP의 복제 그룹은 여기에 들지 않습니다).</translation>
+    </message>
+    <message>
+        <source>Expert parallelism is planned as Megatron-LM runs it: full fine-tuning in bf16 or fp16 mixed precision or fp32, AdamW or SGD, with DDP or the distributed optimizer (ZeRO-1) and no CPU offload; or as torchtitan runs it, under FSDP2.</source>
+        <translation>전문가 병렬은 Megatron-LM 방식대로 계획합니다. bf16 또는 fp16 혼합 정밀도나 fp32의 전체 미세조정, AdamW 또는 SGD, DDP나 분산 옵티마이저(ZeRO-1), CPU 오프로드 없음일 때입니다. 또는 torchtitan 방식대로 FSDP2에서 계획합니다.</translation>
     </message>
 </context>
 <context>

@@ -293,7 +293,7 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             "cp", getCp);
         add("ep", "N",
             "expert-parallel degree: each MoE layer's routed experts split over N data-parallel GPUs "
-            "(Megatron-LM's expert parallelism; full fine-tuning with --sharding ddp or zero1)",
+            "(Megatron-LM's expert parallelism with --sharding ddp or zero1; torchtitan's with fsdp2)",
             "ep", getEp);
         add("etp", "N",
             "expert tensor-parallel degree: each routed expert's linears split over N GPUs (Megatron-LM's "

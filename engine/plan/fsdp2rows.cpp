@@ -90,6 +90,24 @@ TensorRow pieced(const BuildContext& ctx, TensorRow r, std::size_t begin)
     return r;
 }
 
+// torchtitan's expert parallelism under FSDP2 (0.2.2 parallelize.py:
+// fully_shard on each layer's moe.experts over the efsdp mesh, dp_shard x cp /
+// ep ranks): a rank gathers, and reduces the unsharded gradients of, only the
+// experts / ep it holds. Their shards are the same share of all experts as
+// without it, so the rank's table keeps every expert (parallel.cpp
+// rankParameterTable) and only the unsharded sizes drop here.
+Bytes unshardedLayerElements(const BuildContext& ctx, Bytes layerParams)
+{
+    if (!ctx.rank || ctx.rank->layout->ep <= 1)
+        return layerParams;
+    Bytes experts = 0;
+    for (const ParamTensor& t : ctx.table.layer)
+        if (t.isExpert())
+            experts = satAdd(experts, t.elements());
+    experts = std::min(experts, layerParams);
+    return layerParams - experts + experts / ctx.rank->layout->ep;
+}
+
 Bytes gatheredLayerBytes(const BuildContext& ctx, Bytes layerParams)
 {
     const Bytes paramBytes = fsdp2ParamBytes(ctx);
@@ -410,6 +428,7 @@ std::vector<Bytes> fsdp2ChunkGradientBytes(const BuildContext& ctx)
     Bytes layerParams = 0, globalParams = 0;
     for (const ParamTensor& t : ctx.table.layer)
         layerParams = satAdd(layerParams, t.elements());
+    layerParams = unshardedLayerElements(ctx, layerParams);
     for (const ParamTensor& t : ctx.table.global)
         globalParams = satAdd(globalParams, t.elements());
     const std::uint64_t stage = ctx.rank->stage;
@@ -447,8 +466,9 @@ std::vector<Bytes> fsdp2ChunkGradientBytes(const BuildContext& ctx)
 // The caching allocator keeps each stream's blocks for that stream
 // (plan/cachingallocator.h), so the copy-in and reduce-scatter streams'
 // caches are reserved beside the compute stream's.
-void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams, std::vector<TensorRow>& rows)
+void addFsdp2Rows(const BuildContext& ctx, Bytes allLayerParams, Bytes globalParams, std::vector<TensorRow>& rows)
 {
+    const Bytes layerParams = unshardedLayerElements(ctx, allLayerParams);
     if (ctx.rank && ctx.rank->layout->pp > 1) {
         addFsdp2PipelineRows(ctx, layerParams, globalParams, rows);
         return;
@@ -498,7 +518,7 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes layerParams, Bytes globalParams
                               Category::Weights, unit, Phase::HeadFwd, Phase::HeadBwd),
                           begin));
     if (ctx.scenario.hardware.cpuOffload)
-        addFsdp2OffloadRows(ctx, layerParams, globalParams, rows);
+        addFsdp2OffloadRows(ctx, allLayerParams, globalParams, rows); // shards: of every expert
     if (ctx.mode != Mode::Train || !ctx.fullFinetune)
         return;
     begin = appendParameterPieces(ctx, 1, false, paramBytes, paramBytes);

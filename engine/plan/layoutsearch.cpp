@@ -100,14 +100,15 @@ std::vector<std::uint64_t> cpChoices(std::uint64_t rest, std::uint64_t seqLen)
 }
 
 // Expert-parallel degrees to try: 1, and for a mixture of experts under
-// Megatron-LM's model states (DDP or the distributed optimizer: parallel.cpp
-// expertParallelChecks) each divisor of the routed experts that, times etp,
-// divides the GPUs of a pipeline stage (tp x dp x cp).
+// Megatron-LM's model states (DDP or the distributed optimizer) or FSDP2
+// (torchtitan's: parallel.cpp expertParallelChecks) each divisor of the
+// routed experts that, times etp, divides the experts' region: the GPUs of a
+// pipeline stage (tp x dp x cp), under FSDP2 one replicate group's.
 std::vector<std::uint64_t> epChoices(const ModelSpec& model, Sharding sharding, std::uint64_t stageGpus,
                                      std::uint64_t etp)
 {
     std::vector<std::uint64_t> choices{1};
-    if (!model.isMoe() || (sharding != Sharding::Ddp && sharding != Sharding::Zero1))
+    if (!model.isMoe() || (sharding != Sharding::Ddp && sharding != Sharding::Zero1 && sharding != Sharding::Fsdp2))
         return choices;
     for (std::uint64_t ep = 2; ep <= model.experts && ep * etp <= stageGpus; ++ep)
         if (model.experts % ep == 0 && stageGpus % (ep * etp) == 0)
@@ -345,7 +346,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
                         for (std::uint64_t replicas : replicateChoices(sharding, tp * cp, dp, r.links.gpusPerNode))
                             for (std::uint64_t etp : etpChoices(base.model, tp))
                                 for (std::uint64_t ep :
-                                     epChoices(base.model, sharding, tp * dp * cp, etp == 0 ? tp : etp))
+                                     epChoices(base.model, sharding, tp * dp / replicas * cp, etp == 0 ? tp : etp))
                                     for (Checkpointing ckpt : kCheckpointings) {
                                         c.vpp = vpp;
                                         c.dpReplicate = replicas;

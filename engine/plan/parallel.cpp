@@ -326,6 +326,16 @@ std::optional<Error> expertParallelChecks(const Scenario& sc, const ParallelLayo
                                                       familyName(m.family) + " has none"));
     if (m.experts % ep != 0)
         return invalid("hardware.parallel.ep: " + n(m.experts) + " routed experts do not divide by ep " + n(ep));
+    // torchtitan's expert parallelism under FSDP2 (0.2.2 parallel_dims.py:
+    // the experts' region is dp_shard x cp x tp, efsdp = that / (etp x ep);
+    // FSDP2 with a mixture of experts under tp is refused below).
+    if (l.fsdp2) {
+        if (ep > 1 && (l.shardDegree() * l.tp) % ep != 0)
+            return invalid("hardware.parallel.ep: " + n(ep) + " must divide torchtitan's dp_shard x cp x tp = " +
+                           n(l.shardDegree() * l.tp) + " under FSDP2 (the experts' region; HSDP's replicate groups "
+                           "are not part of it)");
+        return std::nullopt;
+    }
     if (etp > l.tp * l.dp * l.cp || (l.tp * l.dp * l.cp) % (etp * ep) != 0)
         return invalid("hardware.parallel.ep: etp " + n(etp) + " x ep " + n(ep) +
                        " must divide the GPUs of a pipeline stage, tp x cp x dp = " + n(l.tp * l.dp * l.cp) +
@@ -344,7 +354,8 @@ std::optional<Error> expertParallelChecks(const Scenario& sc, const ParallelLayo
     if (!megatron)
         return unsupported("hardware.parallel.ep: expert parallelism is planned as Megatron-LM runs it: full "
                            "fine-tuning in bf16 or fp16 mixed precision or fp32, AdamW or SGD, with DDP or the "
-                           "distributed optimizer (sharding ddp or zero1) and no CPU offload");
+                           "distributed optimizer (sharding ddp or zero1) and no CPU offload; or as torchtitan runs it, "
+                           "under fsdp2");
     return std::nullopt;
 }
 
@@ -586,7 +597,10 @@ ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& m
         r.layer.push_back(splitTensor(t, m, l));
         // Expert parallelism: the rank holds experts / ep of each layer's
         // routed experts (parallelLayout checks that ep divides them).
-        if (l.ep > 1 && m.isMoe() && t.copies == m.experts) {
+        // Under FSDP2 the table keeps every expert: torchtitan shards the
+        // experts / ep a rank holds over dp_shard x cp / ep ranks, the same
+        // share of all experts (fsdp2rows.cpp unshardedLayerElements).
+        if (l.ep > 1 && !l.fsdp2 && m.isMoe() && t.copies == m.experts) {
             r.layer.back().copies = t.copies / l.ep;
             r.layer.back().expertShare = true;
         }

@@ -307,6 +307,16 @@ void addExpertDispatchRows(const BuildContext& ctx, std::vector<TensorRow>& rows
                         "the expert outputs' gradients gathered the same way in the layer's backward",
                         Category::Temporaries, gathered, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
     }
+    if (l.fsdp2) {
+        ctx.note("Expert parallelism as torchtitan runs it under FSDP2: each GPU holds " +
+                 std::to_string(ctx.model.experts / l.ep) + " of each MoE layer's " +
+                 std::to_string(ctx.model.experts) + " routed experts (ep " + std::to_string(l.ep) +
+                 "), gathered and reduced alone, their shards spread over the " +
+                 std::to_string(l.shardDegree() / l.ep) +
+                 " GPUs of the efsdp mesh (the same share of all experts as without ep); tokens are taken as "
+                 "routed evenly, and an uneven step holds more.");
+        return;
+    }
     std::string note = "Mixture of experts on Megatron-LM's alltoall dispatcher: each GPU holds " +
                        std::to_string(ctx.model.experts / l.ep) + " of each MoE layer's " +
                        std::to_string(ctx.model.experts) + " routed experts (ep " + std::to_string(l.ep) + ")" +
@@ -565,7 +575,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
                            : "") +
             (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
             ".");
-        worst.notes.push_back("Not modelled with torchtitan's layouts: expert "
+        worst.notes.push_back("Not modelled with torchtitan's layouts: mixture-of-experts layers under tensor "
                               "parallelism; torch.compile and Float8 linears only with full checkpointing, their "
                               "effect under tp, pp and cp read from the source, not measured.");
         return worst;

@@ -106,7 +106,7 @@ private slots:
         QTest::newRow("dense model") << 0;
         QTest::newRow("experts do not divide") << 1;
         QTest::newRow("ep past the data-parallel ranks") << 2;
-        QTest::newRow("fsdp2") << 3;
+        QTest::newRow("fsdp2: ep past a replicate group") << 3;
         QTest::newRow("zero3") << 4;
         QTest::newRow("lora") << 5;
     }
@@ -118,7 +118,11 @@ private slots:
         case 0: sc.model = presetModel("meta-llama/Llama-3.1-8B").value(); break;
         case 1: sc.hardware.parallel.ep = 3; sc.hardware.count = 6; break;
         case 2: sc.hardware.parallel.ep = 8; sc.hardware.parallel.pp = 2; break;
-        case 3: sc.hardware.sharding = Sharding::Fsdp2; break;
+        case 3: // HSDP 2 x 4: torchtitan's expert region is dp_shard x cp = 4
+            sc.hardware.sharding = Sharding::Fsdp2;
+            sc.hardware.parallel.dpReplicate = 2;
+            sc.hardware.parallel.ep = 8;
+            break;
         case 4: sc.hardware.sharding = Sharding::Zero3; break;
         case 5: sc.train.peft.method = PeftMethod::Lora; break;
         }
@@ -126,6 +130,28 @@ private slots:
         QVERIFY(!p.ok());
         QVERIFY2(p.error().detail.find(which == 5 ? "train.peft" : "hardware.parallel.ep") != std::string::npos,
                  p.error().detail.c_str());
+    }
+
+    // torchtitan's expert parallelism under FSDP2: every shard (weights,
+    // gradients, optimizer state kept for the run) as without it, since the
+    // ep groups' experts / ep sharded over dp_shard x cp / ep ranks are the
+    // same share of all experts; the gathered layer and its unsharded
+    // gradient hold the rank's experts / ep only: by hand, q and o 4096 x
+    // 4096, k and v 1024 x 4096, two norms and the router (8 x 4096), and
+    // 8 / 4 experts of three 4096 x 14336 linears, in bf16 (FSDP2's
+    // param_dtype). The all-to-all as under Megatron-LM.
+    void fsdp2KeepsTheShards()
+    {
+        const Plan without = stagePlan(mixtral(1, Sharding::Fsdp2), 0);
+        const Plan with = stagePlan(mixtral(4, Sharding::Fsdp2), 0);
+        QCOMPARE(qulonglong(modelStateBytes(with)), qulonglong(modelStateBytes(without)));
+        const Bytes layer = 2 * 4096 * 4096 + 2 * 1024 * 4096 + 2 * 4096 + 8 * 4096 + 8 / 4 * 3 * 4096ull * 14336;
+        const TensorRow* gathered = findRow(with, "fsdp2.unsharded_layer");
+        QVERIFY(gathered);
+        QCOMPARE(qulonglong(gathered->bytes), qulonglong(2 * layer));
+        QVERIFY(findRow(without, "fsdp2.unsharded_layer")->bytes > 3 * gathered->bytes);
+        QCOMPARE(qulonglong(findRow(with, "moe.all_to_all")->bytes), qulonglong(1024ull * 2 * 4096 * 2));
+        QVERIFY(!findRow(without, "moe.all_to_all"));
     }
 
     // The whole plan: every rank alike, the experts' share reported.

@@ -330,7 +330,7 @@ private slots:
         oddMicroBatches.hardware.parallel.vpp = 2;
         oddMicroBatches.train.gradAccum = 3;
         // Expert parallelism's refusals: a dense model, 8 experts over ep 3,
-        // ep past the data-parallel GPUs, and FSDP2.
+        // ep past the data-parallel GPUs, FSDP2 past torchtitan's expert region, ZeRO-3.
         Scenario epDense = fullFinetune();
         epDense.hardware.count = 2;
         epDense.hardware.parallel.ep = 2;
@@ -342,8 +342,11 @@ private slots:
         epUneven.hardware.parallel.ep = 3;
         Scenario epPastDp = epMoe;
         epPastDp.hardware.parallel.ep = 4;
-        Scenario epFsdp2 = epMoe;
+        Scenario epFsdp2 = epMoe; // HSDP 2 x 1: ep 2 past torchtitan's expert region
         epFsdp2.hardware.sharding = Sharding::Fsdp2;
+        epFsdp2.hardware.parallel.dpReplicate = 2;
+        Scenario epZero3 = epMoe;
+        epZero3.hardware.sharding = Sharding::Zero3;
         // Mixtures of experts under tensor parallelism and train.moe
         // (parallel.cpp): tp without sp, etp on a dense model, etp x ep past
         // a stage's GPUs, an expert width etp does not divide, FSDP2, then
@@ -380,7 +383,7 @@ private slots:
         tooUneven.train.moe.padToCapacity = false;
         tooUneven.train.moe.imbalance = 2.0;
         for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
-                                  epDense, epUneven, epPastDp, epFsdp2, moeTp, etpDense, etpPastStage, etpWidth,
+                                  epDense, epUneven, epPastDp, epFsdp2, epZero3, moeTp, etpDense, etpPastStage, etpWidth,
                                   moeTpFsdp2, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven}) {
             auto plan = makePlan(s);
             QVERIFY(!plan);

@@ -343,11 +343,18 @@ const std::vector<Phrase>& detailPhrases()
                                   "at most %2 times the even share.")
                  .arg(m.captured(1), m.captured(2));
          }},
+        {anchored(R"(hardware\.parallel\.ep: (\d+) must divide torchtitan's dp_shard x cp x tp = (\d+) under FSDP2 .*)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the expert-parallel degree, %2 torchtitan's dp_shard x cp x tp
+             return ErrorText::tr("Under FSDP2 the expert-parallel degree %1 must divide torchtitan's dp_shard × cp × "
+                                  "tp = %2, the experts' region (HSDP's replicate groups are not part of it).")
+                 .arg(m.captured(1), m.captured(2));
+         }},
         {anchored(R"(hardware\.parallel\.ep: expert parallelism is planned as Megatron-LM runs it: .*)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("Expert parallelism is planned as Megatron-LM runs it: full fine-tuning in bf16 or "
                                   "fp16 mixed precision or fp32, AdamW or SGD, with DDP or the distributed optimizer "
-                                  "(ZeRO-1) and no CPU offload.");
+                                  "(ZeRO-1) and no CPU offload; or as torchtitan runs it, under FSDP2.");
          }},
         {anchored(R"(no layout of (\d+) GPUs plans: (.+))"),
          [](const QRegularExpressionMatch& m) {
