@@ -1033,16 +1033,6 @@
         <translation>Llama 4: 모든 레이어를 RoPE와 q/k L2 정규화가 있는 같은 레이어로 계획합니다. RoPE가 없는 레이어(쿼리 온도 스케일링)와 청크 어텐션의 마스크는 모델링하지 않았습니다.</translation>
     </message>
     <message>
-        <source>%1 is %2: this model has dense layers between its mixture-of-experts layers, which are not planned yet (every layer must be a mixture-of-experts layer).</source>
-        <extracomment>%1 a config.json field, %2 its value</extracomment>
-        <translation>%1 값이 %2입니다: 이 모델은 전문가 혼합(MoE) 레이어 사이에 밀집(dense) 레이어가 있으며, 아직 계획하지 않습니다(모든 레이어가 전문가 혼합 레이어여야 합니다).</translation>
-    </message>
-    <message>
-        <source>%1 makes layer %2 dense: dense layers among mixture-of-experts layers are not planned yet.</source>
-        <extracomment>%1 a config.json field, %2 a layer index</extracomment>
-        <translation>%1 설정으로 레이어 %2이(가) 밀집(dense) 레이어가 됩니다: 전문가 혼합(MoE) 레이어 사이의 밀집 레이어는 아직 계획하지 않습니다.</translation>
-    </message>
-    <message>
         <source>DeepSeek-V3: its %1 dense first layers and %2 mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU.</source>
         <extracomment>%1 dense layers, %2 mixture-of-experts layers</extracomment>
         <translation>DeepSeek-V3: 앞쪽 밀집(dense) 레이어 %1개와 전문가 혼합(MoE) 레이어 %2개를 각각 transformers가 실행하는 방식대로 계획합니다. 다중 헤드 잠재 어텐션(MLA)은 memory-efficient 커널로 계산합니다. meta 장치의 PyTorch와 대조했으며 아직 GPU에서는 확인하지 않았습니다.</translation>
@@ -1130,6 +1120,11 @@
     <message>
         <source>Expert parallelism is planned as Megatron-LM runs it: full fine-tuning in bf16 or fp16 mixed precision or fp32, AdamW or SGD, with DDP or the distributed optimizer (ZeRO-1) and no CPU offload; or as torchtitan runs it, under FSDP2.</source>
         <translation>전문가 병렬은 Megatron-LM 방식대로 계획합니다. bf16 또는 fp16 혼합 정밀도나 fp32의 전체 미세조정, AdamW 또는 SGD, DDP나 분산 옵티마이저(ZeRO-1), CPU 오프로드 없음일 때입니다. 또는 torchtitan 방식대로 FSDP2에서 계획합니다.</translation>
+    </message>
+    <message>
+        <source>%1 make all %2 layers dense: no layer is a mixture-of-experts layer. Import it as a dense &quot;%3&quot; model.</source>
+        <extracomment>%1 the config.json fields, %2 the layer count, %3 a dense model type (qwen3, llama)</extracomment>
+        <translation>%1 때문에 %2개 층이 모두 밀집 층이 됩니다. 전문가 혼합 층이 하나도 없으니 밀집 &quot;%3&quot; 모델로 가져오세요.</translation>
     </message>
 </context>
 <context>
@@ -2368,6 +2363,11 @@ time</source>
         <source> · dense first layers: %1</source>
         <extracomment>DeepSeek-V3&apos;s first_k_dense_replace: the first layers run a dense MLP</extracomment>
         <translation> · 앞쪽 밀집(dense) 레이어: %1</translation>
+    </message>
+    <message>
+        <source> · dense layers: %1 of %2</source>
+        <extracomment>Qwen3-MoE&apos;s mlp_only_layers, Llama 4 Maverick&apos;s interleaved layers: %1 of the %2 layers run a dense MLP</extracomment>
+        <translation> · 밀집 층: %2개 중 %1개</translation>
     </message>
 </context>
 <context>

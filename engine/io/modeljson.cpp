@@ -180,6 +180,8 @@ ordered specToJson(const ModelSpec& spec)
     if (spec.hasDenseLayers()) {
         out["dense_layers"] = spec.denseLayers;
         out["dense_intermediate"] = spec.denseIntermediate;
+        if (!spec.denseLayerIds.empty()) // else the first dense_layers
+            out["dense_layer_ids"] = spec.denseLayerIds;
     }
     return out;
 }
@@ -196,7 +198,7 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
                  "rotary_fraction", "qk_norm", "experts", "experts_per_token", "dropout", "use_cache", "final_logit_softcap", "sliding_window", "sliding_period", "approximate", "encoder",
                  "origin", "revision", "checkpoint_parameters", "checkpoint_dtype", "vision", "shared_experts",
                  "shared_expert_intermediate", "qk_l2_norm", "q_lora_rank", "kv_lora_rank", "qk_rope_head_dim",
-                 "v_head_dim", "dense_layers", "dense_intermediate"});
+                 "v_head_dim", "dense_layers", "dense_intermediate", "dense_layer_ids"});
     for (const char* key : {"family", "layers", "hidden", "heads", "intermediate", "vocab"})
         r.require(key);
 
@@ -246,6 +248,23 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     r.integer("v_head_dim", 0, kMaxModelDimension, spec.vHeadDim);
     r.integer("dense_layers", 0, kMaxModelLayers, spec.denseLayers);
     r.integer("dense_intermediate", 0, kMaxModelDimension, spec.denseIntermediate);
+    // Which layers are dense, ascending (ModelSpec::denseLayerIds); absent: the first dense_layers.
+    if (const json* ids = r.find("dense_layer_ids"); ids && !r.failed()) {
+        const std::string where = childPath(path, "dense_layer_ids");
+        if (!ids->is_array()) {
+            r.fail(ErrorCode::InvalidArgument, where, "must be an array of layer indices, got " + ids->dump());
+        } else {
+            for (std::size_t k = 0; k < ids->size() && !r.failed(); ++k) {
+                const json& id = (*ids)[k];
+                if (!id.is_number_unsigned() || id.get<std::uint64_t>() >= kMaxModelLayers ||
+                    (k > 0 && id.get<std::uint64_t>() <= spec.denseLayerIds.back()))
+                    r.fail(ErrorCode::InvalidArgument, where + "[" + std::to_string(k) + "]",
+                           "must be a layer index above the one before it, got " + id.dump());
+                else
+                    spec.denseLayerIds.push_back(id.get<std::uint64_t>());
+            }
+        }
+    }
     // [0, 1] as config.json's dropouts (hfconfig.cpp probability); p = 1
     // drops everything, as torch.nn.functional.dropout allows.
     r.number("dropout", 0.0, false, 1.0, false, spec.dropout);
@@ -301,9 +320,16 @@ Result<ModelSpec> specFromJson(const json& node, const std::string& path)
     if (spec.family == Family::DeepseekV3 && !spec.isMoe())
         return pathError(ErrorCode::InvalidArgument, childPath(path, "experts"),
                          "must be positive for the deepseek_v3 family");
-    if (spec.denseLayers > 0 && spec.family != Family::DeepseekV3)
+    if (spec.denseLayers > 0 && spec.family != Family::DeepseekV3 && spec.family != Family::Qwen3Moe &&
+        spec.family != Family::Llama4)
         return pathError(ErrorCode::InvalidArgument, childPath(path, "dense_layers"),
-                         "is only read for the deepseek_v3 family");
+                         "is only read for the deepseek_v3, qwen3_moe and llama4 families");
+    if (!spec.denseLayerIds.empty() &&
+        (spec.denseLayerIds.size() != spec.denseLayers || spec.denseLayerIds.back() >= spec.layers))
+        return pathError(ErrorCode::InvalidArgument, childPath(path, "dense_layer_ids"),
+                         "must list dense_layers (" + std::to_string(spec.denseLayers) + ") indices below layers (" +
+                             std::to_string(spec.layers) + "), got " + std::to_string(spec.denseLayerIds.size()));
+
     return spec;
 }
 
@@ -327,7 +353,7 @@ bool sameSpec(const ModelSpec& a, const ModelSpec& b)
         && a.vision.outputDim == b.vision.outputDim && a.sharedExperts == b.sharedExperts
         && a.sharedExpertIntermediate == b.sharedExpertIntermediate && a.qkL2Norm == b.qkL2Norm
         && a.qLoraRank == b.qLoraRank && a.kvLoraRank == b.kvLoraRank && a.qkRopeHeadDim == b.qkRopeHeadDim
-        && a.vHeadDim == b.vHeadDim && a.denseLayers == b.denseLayers && a.denseIntermediate == b.denseIntermediate
+        && a.vHeadDim == b.vHeadDim && a.denseLayers == b.denseLayers && a.denseIntermediate == b.denseIntermediate && a.denseLayerIds == b.denseLayerIds
         && a.experts == b.experts && a.expertsPerToken == b.expertsPerToken && a.dropout == b.dropout
         && a.head == b.head && a.numLabels == b.numLabels
         && a.approximate == b.approximate && a.encoder == b.encoder && a.origin == b.origin

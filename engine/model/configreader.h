@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace headroom::detail {
 
@@ -187,6 +188,30 @@ bool readTextConfig(ConfigReader& r, ModelSpec& s, const char* modelType, ReadTe
     if (t.error())
         r.fail(t.error()->code, t.error()->detail);
     return true;
+}
+
+// Dense layers among the mixture-of-experts ones, from a per-layer mask
+// (true: dense): ModelSpec::denseLayers and denseLayerIds (empty when they
+// are the first ones). A mask with no sparse layer is refused, naming `keys`:
+// such a model is the dense `denseType`.
+inline void setDenseLayers(ConfigReader& r, ModelSpec& s, const std::vector<bool>& dense, const std::string& keys,
+                           const char* denseType)
+{
+    std::vector<std::uint64_t> ids;
+    for (std::uint64_t i = 0; i < dense.size(); ++i)
+        if (dense[i])
+            ids.push_back(i);
+    if (!ids.empty() && ids.size() == s.layers) {
+        r.fail(ErrorCode::UnsupportedCombination, keys + " make every one of the " + std::to_string(s.layers) +
+                                                      " layers dense: no layer would be sparse; import it as a "
+                                                      "dense \"" + denseType + "\" model");
+        return;
+    }
+    bool prefix = true;
+    for (std::size_t k = 0; k < ids.size(); ++k)
+        prefix = prefix && ids[k] == k;
+    s.denseLayers = ids.size();
+    s.denseLayerIds = prefix ? std::vector<std::uint64_t>{} : ids;
 }
 
 // model_type "llama4_text" (Llama4TextConfig, counted as Llama4ForCausalLM)

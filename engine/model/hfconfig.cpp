@@ -57,41 +57,38 @@ void readCommonSizes(ConfigReader& r, ModelSpec& s, const SizeKeys& keys)
 // qwen3_moe (Qwen3MoeConfig, transformers 5.17): num_experts=128,
 // num_experts_per_tok=8. Qwen3MoeDecoderLayer makes layer i sparse when
 // i is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0, else a
-// dense Qwen3MoeMLP of intermediate_size. The parameter table repeats one
-// layer, so a config with dense layers is refused (every released Qwen3-MoE
-// config has mlp_only_layers [] and decoder_sparse_step 1). norm_topk_prob
-// rescales the top-k weights: no parameter, no saved tensor of note.
+// dense Qwen3MoeMLP of intermediate_size (ModelSpec::denseLayerIds; every
+// released Qwen3-MoE config has mlp_only_layers [] and decoder_sparse_step
+// 1). norm_topk_prob rescales the top-k weights: no parameter, no saved
+// tensor of note.
 void readQwen3MoeExperts(ConfigReader& r, ModelSpec& s)
 {
     s.experts = r.dimension("num_experts", 128);
     s.expertsPerToken = r.dimension("num_experts_per_tok", 8);
     const std::uint64_t step = r.size("decoder_sparse_step", kMaxLayers, 1);
-    if (step != 1 && step <= s.layers)
-        r.fail(ErrorCode::UnsupportedCombination,
-               "\"decoder_sparse_step\" is " + std::to_string(step)
-                   + ": dense layers between sparse ones are not planned yet (every layer must be sparse; step 1)");
-    else if (step > s.layers)
-        r.fail(ErrorCode::UnsupportedCombination,
-               "\"decoder_sparse_step\" " + std::to_string(step) + " exceeds \"num_hidden_layers\" "
-                   + std::to_string(s.layers) + ": no layer would be sparse; import it as a dense \"qwen3\" model");
-    const json* dense = r.find("mlp_only_layers");
-    if (dense && !dense->is_array()) {
-        r.fail(ErrorCode::MissingField, "\"mlp_only_layers\" is " + dense->dump() + "; expected a list of layer indices");
-    } else if (dense) {
-        for (const json& index : *dense) {
+    std::vector<bool> dense(s.layers, false);
+    for (std::uint64_t i = 0; i < s.layers; ++i)
+        dense[i] = (i + 1) % step != 0;
+    const json* listed = r.find("mlp_only_layers");
+    if (listed && !listed->is_array()) {
+        r.fail(ErrorCode::MissingField, "\"mlp_only_layers\" is " + listed->dump() + "; expected a list of layer indices");
+        return;
+    }
+    if (listed) {
+        for (const json& index : *listed) {
             if (!index.is_number_integer()) {
                 r.fail(ErrorCode::InvalidArgument, "\"mlp_only_layers\" holds " + index.dump() + "; expected layer indices");
-                break;
+                return;
             }
             // An index past the last layer names no layer (Python's `in` test).
-            if (index.get<std::int64_t>() >= 0 && std::uint64_t(index.get<std::int64_t>()) < s.layers) {
-                r.fail(ErrorCode::UnsupportedCombination,
-                       "\"mlp_only_layers\" makes layer " + index.dump()
-                           + " dense: dense layers among sparse ones are not planned yet");
-                break;
-            }
+            const std::int64_t i = index.get<std::int64_t>();
+            if (i >= 0 && std::uint64_t(i) < s.layers)
+                dense[std::uint64_t(i)] = true;
         }
     }
+    setDenseLayers(r, s, dense, "\"decoder_sparse_step\" and \"mlp_only_layers\"", "qwen3");
+    if (s.denseLayers > 0)
+        s.denseIntermediate = r.dimension("intermediate_size", 6144); // Qwen3MoeConfig's default
 }
 
 // llama, mistral, qwen2, qwen3, smollm3, mixtral, gemma, gemma2, gemma3_text,

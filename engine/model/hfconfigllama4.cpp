@@ -5,7 +5,7 @@
 // modeling_llama4.py (parametertable.cpp buildLlamaLike, addLlama4VisionTower).
 #include "model/configreader.h"
 
-#include <set>
+#include <vector>
 
 namespace headroom::detail {
 
@@ -15,38 +15,33 @@ namespace {
 // list(range(interleave_moe_layer_step - 1, num_hidden_layers,
 // interleave_moe_layer_step)); Llama4TextDecoderLayer makes layer i a
 // Llama4TextMoe when i is in moe_layers, else a dense Llama4TextMLP of
-// intermediate_size_mlp. The parameter table repeats one layer, so only
-// configs whose every layer is MoE are read (Scout: step 1); Maverick
-// (interleave_moe_layer_step 2, dense layers between) is refused.
-void requireEveryLayerMoe(ConfigReader& r, const ModelSpec& s)
+// intermediate_size_mlp (ModelSpec::denseLayerIds: Maverick's step 2 makes
+// the even layers dense).
+void readMoeLayers(ConfigReader& r, ModelSpec& s)
 {
-    if (const json* listed = r.find("moe_layers")) {
+    std::vector<bool> dense(s.layers, true);
+    if (const json* listed = r.find("moe_layers"); listed && !listed->is_null()) {
         if (!listed->is_array()) {
             r.fail(ErrorCode::MissingField, "\"moe_layers\" is " + listed->dump() + "; expected a list of layer indices");
             return;
         }
-        std::set<std::int64_t> moe;
         for (const json& index : *listed) {
             if (!index.is_number_integer()) {
                 r.fail(ErrorCode::InvalidArgument, "\"moe_layers\" holds " + index.dump() + "; expected layer indices");
                 return;
             }
-            moe.insert(index.get<std::int64_t>());
+            const std::int64_t i = index.get<std::int64_t>(); // an index past the last layer names none
+            if (i >= 0 && std::uint64_t(i) < s.layers)
+                dense[std::uint64_t(i)] = false;
         }
-        for (std::uint64_t i = 0; i < s.layers; ++i)
-            if (!moe.count(static_cast<std::int64_t>(i))) {
-                r.fail(ErrorCode::UnsupportedCombination,
-                       "\"moe_layers\" leaves layer " + std::to_string(i)
-                           + " dense: dense layers among MoE ones are not planned yet (every layer must be MoE)");
-                return;
-            }
-        return; // moe_layers overrides interleave_moe_layer_step
+    } else {
+        const std::uint64_t step = r.size("interleave_moe_layer_step", kMaxLayers, 1);
+        for (std::uint64_t i = step - 1; i < s.layers; i += step)
+            dense[i] = false;
     }
-    const std::uint64_t step = r.size("interleave_moe_layer_step", kMaxLayers, 1);
-    if (step != 1)
-        r.fail(ErrorCode::UnsupportedCombination,
-               "\"interleave_moe_layer_step\" is " + std::to_string(step)
-                   + ": dense layers between MoE ones are not planned yet (every layer must be MoE; step 1)");
+    setDenseLayers(r, s, dense, "\"moe_layers\" and \"interleave_moe_layer_step\"", "llama");
+    if (s.denseLayers > 0)
+        s.denseIntermediate = r.dimension("intermediate_size_mlp", 16384); // Llama4TextConfig's default
 }
 
 } // namespace
@@ -62,7 +57,7 @@ void readLlama4Text(ConfigReader& r, ModelSpec& s)
     // intermediate_size: the width of every routed expert (Llama4TextExperts
     // expert_dim) and of the shared expert (Llama4TextMoe.shared_expert =
     // Llama4TextMLP(config), intermediate_size). intermediate_size_mlp sizes
-    // only the dense layers, refused below.
+    // only the dense layers (readMoeLayers).
     s.intermediate = r.dimension("intermediate_size");
     s.sharedExperts = 1;
     s.sharedExpertIntermediate = s.intermediate;
@@ -81,7 +76,7 @@ void readLlama4Text(ConfigReader& r, ModelSpec& s)
     s.dropout = r.probability("attention_dropout", 0.0);
     s.experts = r.dimension("num_local_experts", 16);
     s.expertsPerToken = r.dimension("num_experts_per_tok", 1);
-    requireEveryLayerMoe(r, s);
+    readMoeLayers(r, s);
     // use_qk_norm: Llama4TextL2Norm, an RMS normalisation without a weight
     // (no parameter, so not ModelSpec::qkNorm, which adds q_norm/k_norm weights).
     s.qkL2Norm = r.flag("use_qk_norm", true);

@@ -5,8 +5,10 @@
 // saves. Filled from a Hugging Face config.json (hfconfig.h), from the preset
 // catalog (which stores config.json contents), or scaled from a size
 // (genericmodel.h).
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace headroom {
 
@@ -137,6 +139,11 @@ struct ModelSpec {
     // (DeepseekV3MLP with intermediate_size), the rest the MoE block.
     std::uint64_t denseLayers = 0;
     std::uint64_t denseIntermediate = 0;
+    // Dense layers among the MoE ones (Qwen3-MoE mlp_only_layers and
+    // decoder_sparse_step, Llama 4 Maverick's interleave_moe_layer_step): their
+    // indices, sorted, denseLayers of them. Empty: the dense layers are the
+    // first denseLayers (DeepSeek-V3).
+    std::vector<std::uint64_t> denseLayerIds;
     double dropout = 0.0;              // attention/residual dropout in training (GPT-2/BERT default 0.1)
     bool finalLogitSoftcap = false;    // Gemma 2: logits = cap * tanh(logits / cap) before the loss
     // Sliding-window attention (config.json sliding_window): 0 = none. From a
@@ -176,6 +183,11 @@ struct ModelSpec {
     bool hasSharedExpert() const { return sharedExperts > 0; }
     bool isMla() const { return kvLoraRank > 0; }
     bool hasDenseLayers() const { return denseLayers > 0; }
+    bool isDenseLayer(std::uint64_t layer) const
+    {
+        return denseLayerIds.empty() ? layer < denseLayers
+                                     : std::binary_search(denseLayerIds.begin(), denseLayerIds.end(), layer);
+    }
     std::uint64_t qkNopeHeadDim() const { return headDim - qkRopeHeadDim; }
     bool classifier() const { return head == ModelHead::SequenceClassification; }
     std::uint64_t qDim() const { return heads * headDim; }

@@ -108,6 +108,23 @@ private:
 // and o; Qwen2 has bias on q, k, v only (qkvBias without attnOutBias).
 // modeling_qwen3.py Qwen3Attention adds q_norm and k_norm, each a
 // Qwen3RMSNorm(head_dim): one weight of head_dim per layer, shared by the heads.
+// modeling_olmo2.py Olmo2DecoderLayer: no input_layernorm; the sublayer
+// outputs are normed (post_attention_layernorm, post_feedforward_layernorm).
+// modeling_gemma2.py Gemma2DecoderLayer (and Gemma3DecoderLayer): two more
+// norms around the MLP.
+void addLlamaLikeNorms(TableBuilder& l, const ModelSpec& s)
+{
+    if (s.family != Family::Olmo2)
+        l.norm("model.layers.{i}.input_layernorm", "input_layernorm", s.hidden, s.norm);
+    l.norm("model.layers.{i}.post_attention_layernorm", "post_attention_layernorm", s.hidden, s.norm);
+    if (s.family == Family::Gemma2 || s.family == Family::Gemma3) {
+        l.norm("model.layers.{i}.pre_feedforward_layernorm", "pre_feedforward_layernorm", s.hidden, s.norm);
+        l.norm("model.layers.{i}.post_feedforward_layernorm", "post_feedforward_layernorm", s.hidden, s.norm);
+    } else if (s.family == Family::Olmo2) {
+        l.norm("model.layers.{i}.post_feedforward_layernorm", "post_feedforward_layernorm", s.hidden, s.norm);
+    }
+}
+
 void addLlamaAttention(TableBuilder& b, const ModelSpec& s)
 {
     b.linear("model.layers.{i}.self_attn.q_proj", "q_proj", ModuleKind::AttnQ, s.hidden, s.qDim(), s.qkvBias);
@@ -222,8 +239,8 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         // mlp.experts.{e}.gate_proj/up_proj/down_proj.weight); transformers 5
         // stacks the experts on load into experts.gate_up_proj (E, 2i, h) and
         // experts.down_proj (E, h, i), the same elements, and neither quantized
-        // nor LoRA-targeted nor cast by autocast (as Mixtral). Every layer is sparse
-        // here (hfconfig.cpp refuses mlp_only_layers and decoder_sparse_step > 1).
+        // nor LoRA-targeted nor cast by autocast (as Mixtral). Dense layers
+        // (mlp_only_layers, decoder_sparse_step) are table.denseLayer, below.
         l.linear("model.layers.{i}.mlp.gate", "gate", ModuleKind::Router, s.hidden, s.experts, false);
         l.linear("model.layers.{i}.mlp.experts.{e}.gate_proj", "gate_proj", ModuleKind::MlpGate, s.hidden, s.intermediate, false, s.experts);
         l.linear("model.layers.{i}.mlp.experts.{e}.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.intermediate, false, s.experts);
@@ -248,8 +265,8 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         l.bare("model.layers.{i}.mlp.experts.down_proj_bias", "experts", ModuleKind::MlpDown, s.hidden, 1, s.experts, true);
     } else if (s.family == Family::Llama4) {
         // modeling_llama4.py (transformers 5.17) Llama4TextMoe, the
-        // feed_forward of every layer here (hfconfigllama4.cpp refuses dense
-        // ones): Llama4Router, an nn.Linear(hidden, num_local_experts) without
+        // feed_forward of the MoE layers (dense ones are table.denseLayer,
+        // below): Llama4Router, an nn.Linear(hidden, num_local_experts) without
         // bias; Llama4TextExperts, bare stacked nn.Parameters gate_up_proj
         // (E, hidden, 2 * intermediate) and down_proj (E, intermediate,
         // hidden), the same elements as (E, 2i, h) and (E, h, i); and
@@ -267,18 +284,24 @@ void buildLlamaLike(const ModelSpec& s, ParameterTable& t)
         l.linear("model.layers.{i}.mlp.up_proj", "up_proj", ModuleKind::MlpUp, s.hidden, s.intermediate, s.mlpBias);
         l.linear("model.layers.{i}.mlp.down_proj", "down_proj", ModuleKind::MlpDown, s.intermediate, s.hidden, s.mlpBias);
     }
-    // modeling_olmo2.py Olmo2DecoderLayer: no input_layernorm; the sublayer
-    // outputs are normed (post_attention_layernorm, post_feedforward_layernorm).
-    if (s.family != Family::Olmo2)
-        l.norm("model.layers.{i}.input_layernorm", "input_layernorm", s.hidden, s.norm);
-    l.norm("model.layers.{i}.post_attention_layernorm", "post_attention_layernorm", s.hidden, s.norm);
-    if (s.family == Family::Gemma2 || s.family == Family::Gemma3) {
-        // modeling_gemma2.py Gemma2DecoderLayer (and Gemma3DecoderLayer): two
-        // more norms around the MLP.
-        l.norm("model.layers.{i}.pre_feedforward_layernorm", "pre_feedforward_layernorm", s.hidden, s.norm);
-        l.norm("model.layers.{i}.post_feedforward_layernorm", "post_feedforward_layernorm", s.hidden, s.norm);
-    } else if (s.family == Family::Olmo2) {
-        l.norm("model.layers.{i}.post_feedforward_layernorm", "post_feedforward_layernorm", s.hidden, s.norm);
+    addLlamaLikeNorms(l, s);
+    // Dense layers among the MoE ones (ModelSpec::denseLayerIds):
+    // modeling_qwen3_moe.py Qwen3MoeDecoderLayer's Qwen3MoeMLP of
+    // intermediate_size (mlp.gate_proj/up_proj/down_proj); modeling_llama4.py
+    // Llama4TextDecoderLayer's Llama4TextMLP of intermediate_size_mlp
+    // (feed_forward.gate_proj/up_proj/down_proj). No biases.
+    if (s.denseLayers > 0 && (s.family == Family::Qwen3Moe || s.family == Family::Llama4)) {
+        TableBuilder dense(t.denseLayer);
+        addLlamaAttention(dense, s);
+        const bool llama4 = s.family == Family::Llama4;
+        dense.linear(llama4 ? "model.layers.{i}.feed_forward.gate_proj" : "model.layers.{i}.mlp.gate_proj", "gate_proj",
+                     ModuleKind::MlpGate, s.hidden, s.denseIntermediate, false);
+        dense.linear(llama4 ? "model.layers.{i}.feed_forward.up_proj" : "model.layers.{i}.mlp.up_proj", "up_proj",
+                     ModuleKind::MlpUp, s.hidden, s.denseIntermediate, false);
+        dense.linear(llama4 ? "model.layers.{i}.feed_forward.down_proj" : "model.layers.{i}.mlp.down_proj", "down_proj",
+                     ModuleKind::MlpDown, s.denseIntermediate, s.hidden, false);
+        addLlamaLikeNorms(dense, s);
+        t.denseLayers = std::min(s.denseLayers, s.layers);
     }
     g.norm("model.norm", "norm", s.hidden, s.norm);
     if (!s.tieEmbeddings)

@@ -562,29 +562,64 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
     return l;
 }
 
-std::uint64_t denseLayersOfChunk(const ParallelLayout& l, std::uint64_t stage, std::uint64_t chunk,
-                                 std::uint64_t denseLayers)
+namespace {
+
+// The model's layers chunk `chunk` of rank `stage` holds: [first, first + count).
+std::pair<std::uint64_t, std::uint64_t> chunkRange(const ParallelLayout& l, std::uint64_t stage, std::uint64_t chunk)
 {
     const std::uint64_t virtualStage = chunk * l.pp + stage;
     std::uint64_t first = 0;
     for (std::uint64_t v = 0; v < virtualStage && v < l.chunkLayers.size(); ++v)
         first += l.chunkLayers[v];
-    const std::uint64_t layers = l.layersOfChunk(stage, chunk);
-    return denseLayers <= first ? 0 : std::min(denseLayers - first, layers);
+    return {first, l.layersOfChunk(stage, chunk)};
 }
 
-// A rank plans its dense layers as its first ones (ParameterTable::
-// denseLayers). They are: the dense layers are a prefix of the model, so a
-// chunk after a rank's first that holds one follows virtual stages (the
-// rank's first chunk among them) that are dense throughout.
-std::uint64_t denseLayersOfStage(const ParallelLayout& l, std::uint64_t stage, std::uint64_t denseLayers)
+} // namespace
+
+std::uint64_t denseLayersOfChunk(const ParallelLayout& l, std::uint64_t stage, std::uint64_t chunk,
+                                 const ModelSpec& model)
+{
+    const auto [first, layers] = chunkRange(l, stage, chunk);
+    if (model.denseLayerIds.empty())
+        return model.denseLayers <= first ? 0 : std::min(model.denseLayers - first, layers);
+    std::uint64_t dense = 0;
+    for (std::uint64_t layer = first; layer < first + layers; ++layer)
+        dense += model.isDenseLayer(layer) ? 1 : 0;
+    return dense;
+}
+
+std::uint64_t denseLayersOfStage(const ParallelLayout& l, std::uint64_t stage, const ModelSpec& model)
 {
     if (l.stageLayers.empty())
-        return denseLayers;
+        return model.denseLayers;
     std::uint64_t dense = 0;
     for (std::uint64_t chunk = 0; chunk < l.vpp; ++chunk)
-        dense += denseLayersOfChunk(l, stage, chunk, denseLayers);
+        dense += denseLayersOfChunk(l, stage, chunk, model);
     return dense;
+}
+
+// The positions, among the layers a rank runs (its chunks in order), of its
+// dense layers; empty when they are its first ones, as with DeepSeek-V3's
+// dense prefix, which a chunk after a rank's first only holds when every
+// earlier virtual stage (the rank's first chunk among them) is dense.
+std::vector<std::uint64_t> denseLayerIdsOfStage(const ParallelLayout& l, std::uint64_t stage, const ModelSpec& model)
+{
+    if (model.denseLayerIds.empty())
+        return {};
+    if (l.stageLayers.empty())
+        return model.denseLayerIds;
+    std::vector<std::uint64_t> ids;
+    std::uint64_t position = 0;
+    for (std::uint64_t chunk = 0; chunk < l.vpp; ++chunk) {
+        const auto [first, layers] = chunkRange(l, stage, chunk);
+        for (std::uint64_t layer = first; layer < first + layers; ++layer, ++position)
+            if (model.isDenseLayer(layer))
+                ids.push_back(position);
+    }
+    bool prefix = true;
+    for (std::size_t k = 0; k < ids.size(); ++k)
+        prefix = prefix && ids[k] == k;
+    return prefix ? std::vector<std::uint64_t>{} : ids;
 }
 
 ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& m, const ParallelLayout& l,
@@ -605,7 +640,7 @@ ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& m
             r.layer.back().expertShare = true;
         }
     }
-    r.denseLayers = std::min(denseLayersOfStage(l, stage, full.denseLayers), r.layers);
+    r.denseLayers = std::min(denseLayersOfStage(l, stage, m), r.layers);
     if (r.denseLayers > 0)
         for (const ParamTensor& t : full.denseLayer)
             r.denseLayer.push_back(splitTensor(t, m, l));
@@ -637,7 +672,8 @@ ModelSpec rankModelSpec(const ModelSpec& model, const ParallelLayout& l, std::ui
     ModelSpec m = model;
     if (stage < l.stageLayers.size())
         m.layers = l.stageLayers[stage];
-    m.denseLayers = std::min(denseLayersOfStage(l, stage, model.denseLayers), m.layers);
+    m.denseLayers = std::min(denseLayersOfStage(l, stage, model), m.layers);
+    m.denseLayerIds = denseLayerIdsOfStage(l, stage, model);
     m.denseIntermediate = model.denseIntermediate / l.tp;
     m.heads = model.heads / l.tp;
     m.kvHeads = model.kvHeads / l.tp;

@@ -129,8 +129,8 @@ double expertSlotFactor(const MoeRouting& routing);
 // Dense first layers (ModelSpec::denseLayers) in chunk `chunk` of pipeline
 // rank `stage`, and in all of the rank's chunks.
 std::uint64_t denseLayersOfChunk(const ParallelLayout& layout, std::uint64_t stage, std::uint64_t chunk,
-                                 std::uint64_t denseLayers);
-std::uint64_t denseLayersOfStage(const ParallelLayout& layout, std::uint64_t stage, std::uint64_t denseLayers);
+                                 const ModelSpec& model);
+std::uint64_t denseLayersOfStage(const ParallelLayout& layout, std::uint64_t stage, const ModelSpec& model);
 
 ParameterTable rankParameterTable(const ParameterTable& full, const ModelSpec& model, const ParallelLayout& layout,
                                   std::uint64_t stage);

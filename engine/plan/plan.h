@@ -6,6 +6,7 @@
 #include "plan/gpucatalog.h"
 #include "plan/scenario.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -168,7 +169,13 @@ struct Plan {
     std::uint64_t layers = 0;
     std::uint64_t checkpointEvery = 0;   // 0: no layer checkpointed; 1: every layer; k: layers l % k == 0
     std::uint64_t slidingPeriod = 0;     // ModelSpec::slidingPeriod: 0 every layer slides; P: l % P == P - 1 does not
-    std::uint64_t denseLayers = 0;       // ParameterTable::denseLayers: the first layers, of LayerBand::Dense rows
+    std::uint64_t denseLayers = 0;       // ParameterTable::denseLayers: the layers of LayerBand::Dense rows,
+    std::vector<std::uint64_t> denseLayerIds; // which ones (ModelSpec::denseLayerIds); empty: the first denseLayers
+    bool isDenseLayer(std::uint64_t layer) const
+    {
+        return denseLayerIds.empty() ? layer < denseLayers
+                                     : std::binary_search(denseLayerIds.begin(), denseLayerIds.end(), layer);
+    }
     // Micro-batches per optimizer step (train.grad_accum) the allocator stream
     // replays the events for (allocatorstream.h); 1 for inference and for the
     // ranks of a tensor/pipeline-parallel layout, whose table is one pass.

@@ -403,6 +403,7 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
         buildRows(denseCtx, denseRows);
         detail::mergeDenseLayerRows(plan.tensors, plan.pieces, denseRows, densePieces, table.denseLayers, table.layers);
         plan.denseLayers = table.denseLayers;
+        plan.denseLayerIds = m.denseLayerIds;
     }
 
     if (sc.mode == Mode::Train) {

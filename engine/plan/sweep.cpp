@@ -63,8 +63,8 @@ bool rowOnLayer(const TensorRow& row, std::uint64_t layer, const Plan& plan)
         return false;
     switch (row.band) {
     case LayerBand::Every: return true;
-    case LayerBand::Dense: return layer < plan.denseLayers;
-    case LayerBand::Sparse: return layer >= plan.denseLayers;
+    case LayerBand::Dense: return plan.isDenseLayer(layer);
+    case LayerBand::Sparse: return !plan.isDenseLayer(layer);
     }
     return false;
 }

@@ -231,8 +231,8 @@ private slots:
         s.train.gradAccum = 8;
         const Result<ParallelLayout> layout = parallelLayout(s);
         QVERIFY(layout.ok());
-        QCOMPARE(qulonglong(denseLayersOfStage(*layout, 0, 3)), 3ull);
-        QCOMPARE(qulonglong(denseLayersOfStage(*layout, 1, 3)), 0ull);
+        QCOMPARE(qulonglong(denseLayersOfStage(*layout, 0, s.model)), 3ull);
+        QCOMPARE(qulonglong(denseLayersOfStage(*layout, 1, s.model)), 0ull);
         const Result<Plan> p = makePlan(s);
         QVERIFY2(p.ok(), p.ok() ? "" : p.error().detail.c_str());
         QCOMPARE(p->ranks.size(), std::size_t(8));
@@ -249,10 +249,10 @@ private slots:
         s.model.denseLayers = 16;
         const Result<ParallelLayout> interleaved = parallelLayout(s);
         QVERIFY2(interleaved.ok(), interleaved.ok() ? "" : interleaved.error().detail.c_str());
-        QCOMPARE(qulonglong(denseLayersOfStage(*interleaved, 0, 16)), 4ull);
-        QCOMPARE(qulonglong(denseLayersOfStage(*interleaved, 1, 16)), 4ull);
-        QCOMPARE(qulonglong(denseLayersOfStage(*interleaved, 3, 16)), 4ull);
-        QCOMPARE(qulonglong(denseLayersOfChunk(*interleaved, 0, 1, 16)), 1ull);
+        QCOMPARE(qulonglong(denseLayersOfStage(*interleaved, 0, s.model)), 4ull);
+        QCOMPARE(qulonglong(denseLayersOfStage(*interleaved, 1, s.model)), 4ull);
+        QCOMPARE(qulonglong(denseLayersOfStage(*interleaved, 3, s.model)), 4ull);
+        QCOMPARE(qulonglong(denseLayersOfChunk(*interleaved, 0, 1, s.model)), 1ull);
     }
 
     // Inference caches the latent: (512 + 64) x tokens x batch x 2 bytes per layer.

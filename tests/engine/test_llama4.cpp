@@ -179,15 +179,15 @@ private slots:
         QCOMPARE(qulonglong(buildParameterTable(*back).totalElements()), 108641793536ull);
     }
 
-    // Layers that are not all MoE are refused, naming the field: the
-    // parameter table repeats one layer. Maverick (Llama-4-Maverick-17B-128E)
-    // sets interleave_moe_layer_step 2; moe_layers overrides it.
+    // A config with no MoE layer is refused, naming the fields: it is a
+    // dense model. (Maverick's interleave_moe_layer_step 2 and a moe_layers
+    // list plan: test_denselayerpattern.)
     void denseLayersRefused_data()
     {
         QTest::addColumn<QByteArray>("key");
         QTest::addColumn<QByteArray>("value");
-        QTest::newRow("maverick step") << QByteArray("interleave_moe_layer_step") << QByteArray("2");
-        QTest::newRow("moe_layers") << QByteArray("moe_layers") << QByteArray("[1, 3, 5]");
+        QTest::newRow("step past the layers") << QByteArray("interleave_moe_layer_step") << QByteArray("100");
+        QTest::newRow("empty moe_layers") << QByteArray("moe_layers") << QByteArray("[]");
     }
     void denseLayersRefused()
     {

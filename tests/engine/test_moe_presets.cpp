@@ -319,11 +319,15 @@ private slots:
         const QByteArray oss = "{\"model_type\": \"gpt_oss\", \"hidden_size\": 64, \"num_hidden_layers\": 2, "
                                "\"num_attention_heads\": 8, \"vocab_size\": 100, \"intermediate_size\": 32";
         using E = ErrorCode;
-        // Qwen3MoeDecoderLayer: layer 0 in mlp_only_layers is a dense Qwen3MoeMLP.
-        QTest::newRow("dense layer") << qwen + ", \"mlp_only_layers\": [0]}" << int(E::UnsupportedCombination)
-                                     << QByteArray("\"mlp_only_layers\" makes layer 0 dense");
-        QTest::newRow("sparse step") << qwen + ", \"decoder_sparse_step\": 2}" << int(E::UnsupportedCombination)
-                                     << QByteArray("\"decoder_sparse_step\" is 2");
+        // Qwen3MoeDecoderLayer: a layer in mlp_only_layers, or i with (i + 1)
+        // % decoder_sparse_step != 0, is a dense Qwen3MoeMLP; every layer
+        // dense is a dense model.
+        QTest::newRow("every layer dense") << qwen + ", \"mlp_only_layers\": [0, 1, 2, 3]}"
+                                           << int(E::UnsupportedCombination)
+                                           << QByteArray("make every one of the 4 layers dense");
+        QTest::newRow("sparse step past the layers") << qwen + ", \"decoder_sparse_step\": 5}"
+                                                     << int(E::UnsupportedCombination)
+                                                     << QByteArray("import it as a dense \"qwen3\" model");
         QTest::newRow("no moe width") << QByteArray(qwen).replace(", \"moe_intermediate_size\": 32", "") + "}"
                                       << int(E::MissingField) << QByteArray("moe_intermediate_size");
         QTest::newRow("top-k above experts") << qwen + ", \"num_experts\": 4, \"num_experts_per_tok\": 5}"

@@ -389,16 +389,16 @@ private slots:
             QVERIFY(!plan);
             errors.push_back(plan.error());
         }
-        // Mixture-of-experts configs with dense layers (Qwen3-MoE's
-        // decoder_sparse_step and mlp_only_layers, Llama 4 Maverick's
+        // Mixture-of-experts configs with no sparse layer (Qwen3-MoE's
+        // decoder_sparse_step and mlp_only_layers, Llama 4's
         // interleave_moe_layer_step and moe_layers) and DeepSeek-V3 routers
         // that cannot run, from a file: the path comes first.
         const std::string configs = HEADROOM_TEST_DATA "/configs/";
         for (const auto& [file, key, value] :
-             {std::tuple{"qwen3-moe-4layers.json", "decoder_sparse_step", "2"},
-              std::tuple{"qwen3-moe-4layers.json", "mlp_only_layers", "[1]"},
-              std::tuple{"llama-4-scout-text.json", "interleave_moe_layer_step", "2"},
-              std::tuple{"llama-4-scout-text.json", "moe_layers", "[1, 3]"},
+             {std::tuple{"qwen3-moe-4layers.json", "decoder_sparse_step", "5"},
+              std::tuple{"qwen3-moe-4layers.json", "mlp_only_layers", "[0, 1, 2, 3]"},
+              std::tuple{"llama-4-scout-text.json", "interleave_moe_layer_step", "100"},
+              std::tuple{"llama-4-scout-text.json", "moe_layers", "[]"},
               // DeepSeek-V3's group-limited router.
               std::tuple{"deepseek-v3.json", "n_group", "7"},
               std::tuple{"deepseek-v3.json", "n_group", "256"},

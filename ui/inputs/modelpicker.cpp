@@ -291,9 +291,12 @@ void ModelPicker::updateSummary()
                              .arg(locale.toString(static_cast<qulonglong>(spec.vocab)));
     if (spec.isMoe())
         text += tr(" · %1 experts, %2 per token").arg(spec.experts).arg(spec.expertsPerToken);
-    if (spec.hasDenseLayers())
+    if (spec.hasDenseLayers() && spec.denseLayerIds.empty())
         //: DeepSeek-V3's first_k_dense_replace: the first layers run a dense MLP
         text += tr(" · dense first layers: %1").arg(spec.denseLayers);
+    else if (spec.hasDenseLayers())
+        //: Qwen3-MoE's mlp_only_layers, Llama 4 Maverick's interleaved layers: %1 of the %2 layers run a dense MLP
+        text += tr(" · dense layers: %1 of %2").arg(spec.denseLayers).arg(spec.layers);
     if (spec.classifier())
         text += tr(" · classifier over %1 labels").arg(locale.toString(static_cast<qulonglong>(spec.numLabels)));
     m_summary->setText(text);

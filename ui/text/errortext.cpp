@@ -229,24 +229,15 @@ const std::vector<Phrase>& detailPhrases()
                                   "layout of %2 GPUs (%3): choose a global batch that one of them divides.")
                  .arg(m.captured(1), m.captured(2), m.captured(3));
          }},
-        // A mixture-of-experts config with dense layers among the sparse ones
-        // (model/hfconfig.cpp Qwen3-MoE, model/hfconfigllama4.cpp Llama 4
-        // Maverick), read from a file (its path first) or from text.
-        {anchored(
-             R"re((?:(.+?): )?"(decoder_sparse_step|interleave_moe_layer_step)" is (\d+): dense layers between (?:sparse|MoE) ones are not planned yet.*)re"),
+        // A mixture-of-experts config whose every layer is dense
+        // (model/configreader.h setDenseLayers: Qwen3-MoE, Llama 4), read from
+        // a file (its path first) or from text.
+        {anchored(R"re((?:(.+?): )?(.+) make every one of the (\d+) layers dense: no layer would be sparse; import it as a dense "(\w+)" model)re"),
          [](const QRegularExpressionMatch& m) {
-             //: %1 a config.json field, %2 its value
-             return afterPath(m, ErrorText::tr("%1 is %2: this model has dense layers between its mixture-of-experts "
-                                                "layers, which are not planned yet (every layer must be a "
-                                                "mixture-of-experts layer).")
-                                      .arg(m.captured(2), m.captured(3)));
-         }},
-        {anchored(R"re((?:(.+?): )?"(mlp_only_layers|moe_layers)" (?:makes|leaves) layer (\d+) dense: dense layers among .*)re"),
-         [](const QRegularExpressionMatch& m) {
-             //: %1 a config.json field, %2 a layer index
-             return afterPath(m, ErrorText::tr("%1 makes layer %2 dense: dense layers among mixture-of-experts "
-                                                "layers are not planned yet.")
-                                      .arg(m.captured(2), m.captured(3)));
+             //: %1 the config.json fields, %2 the layer count, %3 a dense model type (qwen3, llama)
+             return afterPath(m, ErrorText::tr("%1 make all %2 layers dense: no layer is a mixture-of-experts layer. "
+                                                "Import it as a dense \"%3\" model.")
+                                      .arg(m.captured(2), m.captured(3), m.captured(4)));
          }},
         // DeepSeek-V3's group-limited router (model/hfconfigdeepseek.cpp): a
         // config its first forward would fail on.
