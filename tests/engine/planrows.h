@@ -72,4 +72,18 @@ inline bool recomputed(const Plan& p, const char* name)
     return false;
 }
 
+// Weights, gradients and optimizer state a rank keeps for the run (made at
+// load), every layer's counted.
+inline Bytes modelStateBytes(const Plan& p)
+{
+    Bytes sum = 0;
+    for (const TensorRow& r : p.tensors) {
+        const bool state = r.category == Category::Weights || r.category == Category::Gradients ||
+                           r.category == Category::OptimizerState;
+        if (state && r.allocAt == Phase::Load)
+            sum += r.layers == LayerSet::All ? r.bytes * p.layers : r.bytes;
+    }
+    return sum;
+}
+
 } // namespace headroom::testing

@@ -14,6 +14,7 @@
 
 using namespace headroom;
 using testing::findRow;
+using testing::modelStateBytes;
 using testing::stagePlan;
 
 namespace {
@@ -38,19 +39,6 @@ Scenario mixtral(std::uint64_t ep, Sharding sharding)
     sc.hardware.sharding = sharding;
     sc.hardware.parallel.ep = ep;
     return sc;
-}
-
-// Weights, gradients and optimizer state the rank keeps for the run.
-Bytes modelStateBytes(const Plan& p)
-{
-    Bytes sum = 0;
-    for (const TensorRow& r : p.tensors) {
-        const bool state = r.category == Category::Weights || r.category == Category::Gradients ||
-                           r.category == Category::OptimizerState;
-        if (state && r.allocAt == Phase::Load)
-            sum += r.layers == LayerSet::All ? r.bytes * p.layers : r.bytes;
-    }
-    return sum;
 }
 
 } // namespace

@@ -17,6 +17,8 @@
 
 using namespace headroom;
 using testing::findRow;
+using testing::modelStateBytes;
+using testing::rowBytes;
 using testing::stagePlan;
 
 namespace {
@@ -47,25 +49,6 @@ Scenario mixtral(std::uint64_t tp, std::uint64_t ep, std::uint64_t etp, Sharding
     sc.hardware.parallel.ep = ep;
     sc.hardware.parallel.etp = etp;
     return sc;
-}
-
-// Weights, gradients and optimizer state the rank keeps for the run.
-Bytes modelStateBytes(const Plan& p)
-{
-    Bytes sum = 0;
-    for (const TensorRow& r : p.tensors) {
-        const bool state = r.category == Category::Weights || r.category == Category::Gradients ||
-                           r.category == Category::OptimizerState;
-        if (state && r.allocAt == Phase::Load)
-            sum += r.layers == LayerSet::All ? r.bytes * p.layers : r.bytes;
-    }
-    return sum;
-}
-
-Bytes rowBytes(const Plan& p, const char* name)
-{
-    const TensorRow* row = findRow(p, name);
-    return row ? row->bytes : 0;
 }
 
 } // namespace

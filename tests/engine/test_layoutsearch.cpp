@@ -62,6 +62,25 @@ constexpr double kHead = 1000 * 256.0;                                         /
 
 bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
+// Mixtral 8x7B fully fine-tuned with AdamW over 16 H100s, ZeRO-1, 2
+// micro-batches of 1 x 1024, full recompute: the expert terms' layouts.
+Scenario mixtralOn16()
+{
+    Scenario sc;
+    sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
+    sc.train.peft.method = PeftMethod::None;
+    sc.train.weightQuant = WeightQuant::None;
+    sc.train.optimizer = Optimizer::AdamW;
+    sc.train.microBatch = 1;
+    sc.train.seqLen = 1024;
+    sc.train.gradAccum = 2;
+    sc.train.checkpointing = Checkpointing::Full;
+    sc.hardware.gpu = "h100-sxm-80gb";
+    sc.hardware.count = 16;
+    sc.hardware.sharding = Sharding::Zero1;
+    return sc;
+}
+
 } // namespace
 
 class TestLayoutSearch : public QObject {
@@ -219,18 +238,7 @@ private slots:
     // bf16 rows; the search tries ep for a mixture of experts and finds one.
     void expertParallelTerm()
     {
-        Scenario sc;
-        sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
-        sc.train.peft.method = PeftMethod::None;
-        sc.train.weightQuant = WeightQuant::None;
-        sc.train.optimizer = Optimizer::AdamW;
-        sc.train.microBatch = 1;
-        sc.train.seqLen = 1024;
-        sc.train.gradAccum = 2;
-        sc.train.checkpointing = Checkpointing::Full;
-        sc.hardware.gpu = "h100-sxm-80gb";
-        sc.hardware.count = 16;
-        sc.hardware.sharding = Sharding::Zero1;
+        Scenario sc = mixtralOn16();
         sc.hardware.parallel.ep = 4;
         const Interconnect links{8, 400, 40, "test"};
         const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
@@ -259,18 +267,7 @@ private slots:
     // gather of the etp 2 ranks' (half of twice the rows), all inside a node.
     void expertTensorParallelTerm()
     {
-        Scenario sc;
-        sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
-        sc.train.peft.method = PeftMethod::None;
-        sc.train.weightQuant = WeightQuant::None;
-        sc.train.optimizer = Optimizer::AdamW;
-        sc.train.microBatch = 1;
-        sc.train.seqLen = 1024;
-        sc.train.gradAccum = 2;
-        sc.train.checkpointing = Checkpointing::Full;
-        sc.hardware.gpu = "h100-sxm-80gb";
-        sc.hardware.count = 16;
-        sc.hardware.sharding = Sharding::Zero1;
+        Scenario sc = mixtralOn16();
         sc.hardware.parallel.tp = 2;
         sc.hardware.parallel.sp = true;
         sc.hardware.parallel.ep = 4;
