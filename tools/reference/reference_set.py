@@ -43,10 +43,18 @@ GPU = "h100-sxm-80gb"
 # 32; one dense layer, then DeepseekV3MoE: sigmoid group-top-k router, top-4 of
 # 16 experts in 4 groups, one shared expert) at hidden 512 and 4 layers,
 # vocabulary 8192; its cases run in seconds.
+# qwen3-moe-tiny-sparse-step2 is a Qwen3-MoE-shaped qwen3_moe config at hidden
+# 512, 4 layers, top-2 of 8 experts, vocabulary 8192, with decoder_sparse_step
+# 2: layers 0 and 2 are dense Qwen3MoeMLPs of intermediate_size, 1 and 3 MoE.
+# llama4-text-tiny-interleaved is llama4-text-tiny with
+# interleave_moe_layer_step 2 (as Llama 4 Maverick): moe_layers [1, 3], layers
+# 0 and 2 dense Llama4TextMLPs of intermediate_size_mlp.
 EXTRA_CONFIGS = {"bigcode/gpt_bigcode-santacoder": "gpt-bigcode-santacoder.json",
                  "Qwen/Qwen3-30B-A3B-4layers": "qwen3-moe-4layers.json",
                  "llama4-text-tiny": "llama4-text-tiny.json",
-                 "deepseek-v3-tiny": "deepseek-v3-tiny.json"}
+                 "deepseek-v3-tiny": "deepseek-v3-tiny.json",
+                 "qwen3-moe-tiny-sparse-step2": "qwen3-moe-tiny-sparse-step2.json",
+                 "llama4-text-tiny-interleaved": "llama4-text-tiny-interleaved.json"}
 
 
 def catalog_configs():
@@ -293,6 +301,19 @@ PLAN += [
         {"peft": {**MLA_LORA, "rank": 32, "targets": ["all-linear"]}, "micro_batch": 2, "seq_len": 512},
         {"optimizer": "sgd", "micro_batch": 2, "seq_len": 1024, "checkpointing": "full"},
         {"optimizer": "sgd", "attention": "eager", "micro_batch": 2, "seq_len": 512}]),
+    # Dense layers among the MoE ones (ModelSpec::denseLayerIds): Qwen3-MoE's
+    # decoder_sparse_step 2 and Llama 4's interleave_moe_layer_step 2, each
+    # with layers 0 and 2 dense and 1 and 3 MoE.
+    ("qwen3-moe-tiny-sparse-step2", "qwen3_moe", [
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 512},
+        {"precision": "bf16", "optimizer": "sgd", "micro_batch": 2, "seq_len": 512},
+        {"micro_batch": 2, "seq_len": 512},
+        {"peft": MOE_LORA, "micro_batch": 2, "seq_len": 512},
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 1024, "checkpointing": "full"}]),
+    ("llama4-text-tiny-interleaved", "llama4_text", [
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 512},
+        {"peft": MOE_LORA, "micro_batch": 2, "seq_len": 512},
+        {"optimizer": "sgd", "micro_batch": 2, "seq_len": 1024, "checkpointing": "full"}]),
 ]
 
 # torchtitan's op-level selective activation checkpointing (accountant.py
