@@ -5,6 +5,7 @@
 // choosing the worst, and how a row reaches the allocator.
 #include "plan/parallel.h"
 #include "plan/planbuild.h"
+#include "model/catalog.h"
 #include "plan/planner.h"
 
 #include <QtTest>
@@ -19,6 +20,29 @@ inline ParallelLayout layoutOrFail(const Scenario& sc)
     if (!layout)
         qFatal("layout: %s", layout.error().detail.c_str());
     return layout.value();
+}
+
+// Mixtral 8x7B fully fine-tuned with AdamW in bf16 mixed precision on 8
+// H100s, 4 micro-batches of 1 x 1024 tokens, flash attention: the
+// mixture-of-experts layouts' tests set the sharding, checkpointing and
+// parallel degrees.
+inline Scenario mixtralFullFinetune(Sharding sharding, Checkpointing checkpointing)
+{
+    Scenario sc;
+    sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
+    sc.train.peft.method = PeftMethod::None;
+    sc.train.weightQuant = WeightQuant::None;
+    sc.train.optimizer = Optimizer::AdamW;
+    sc.train.precision = Precision::Bf16Mixed;
+    sc.train.microBatch = 1;
+    sc.train.seqLen = 1024;
+    sc.train.gradAccum = 4;
+    sc.train.checkpointing = checkpointing;
+    sc.train.attention = Attention::Flash;
+    sc.hardware.gpu = "h100-sxm-80gb";
+    sc.hardware.count = 8;
+    sc.hardware.sharding = sharding;
+    return sc;
 }
 
 inline Plan stagePlan(const Scenario& sc, std::uint64_t stage)

@@ -23,20 +23,7 @@ constexpr Bytes kGpus = 8;
 
 Scenario mixtral(std::uint64_t ep, Sharding sharding)
 {
-    Scenario sc;
-    sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
-    sc.train.peft.method = PeftMethod::None;
-    sc.train.weightQuant = WeightQuant::None;
-    sc.train.optimizer = Optimizer::AdamW;
-    sc.train.precision = Precision::Bf16Mixed;
-    sc.train.microBatch = 1;
-    sc.train.seqLen = 1024;
-    sc.train.gradAccum = 4;
-    sc.train.checkpointing = Checkpointing::Full;
-    sc.train.attention = Attention::Flash;
-    sc.hardware.gpu = "h100-sxm-80gb";
-    sc.hardware.count = kGpus;
-    sc.hardware.sharding = sharding;
+    Scenario sc = testing::mixtralFullFinetune(sharding, Checkpointing::Full);
     sc.hardware.parallel.ep = ep;
     return sc;
 }

@@ -30,20 +30,7 @@ constexpr Bytes kVocab = 32000, kLayers = 32, kGpus = 8, kTokens = 1024;
 
 Scenario mixtral(std::uint64_t tp, std::uint64_t ep, std::uint64_t etp, Sharding sharding)
 {
-    Scenario sc;
-    sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
-    sc.train.peft.method = PeftMethod::None;
-    sc.train.weightQuant = WeightQuant::None;
-    sc.train.optimizer = Optimizer::AdamW;
-    sc.train.precision = Precision::Bf16Mixed;
-    sc.train.microBatch = 1;
-    sc.train.seqLen = kTokens;
-    sc.train.gradAccum = 4;
-    sc.train.checkpointing = Checkpointing::None;
-    sc.train.attention = Attention::Flash;
-    sc.hardware.gpu = "h100-sxm-80gb";
-    sc.hardware.count = kGpus;
-    sc.hardware.sharding = sharding;
+    Scenario sc = testing::mixtralFullFinetune(sharding, Checkpointing::None);
     sc.hardware.parallel.tp = tp;
     sc.hardware.parallel.sp = tp > 1;
     sc.hardware.parallel.ep = ep;

@@ -10,6 +10,7 @@
 #include "plan/planner.h"
 #include "plan/steptime.h"
 #include "runtime/stepflops.h"
+#include "rankplan.h"
 #include "smallmodel.h"
 
 #include <QtTest>
@@ -66,18 +67,10 @@ bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::
 // micro-batches of 1 x 1024, full recompute: the expert terms' layouts.
 Scenario mixtralOn16()
 {
-    Scenario sc;
-    sc.model = presetModel("mistralai/Mixtral-8x7B-v0.1").value();
-    sc.train.peft.method = PeftMethod::None;
-    sc.train.weightQuant = WeightQuant::None;
-    sc.train.optimizer = Optimizer::AdamW;
-    sc.train.microBatch = 1;
-    sc.train.seqLen = 1024;
+    Scenario sc = testing::mixtralFullFinetune(Sharding::Zero1, Checkpointing::Full);
     sc.train.gradAccum = 2;
-    sc.train.checkpointing = Checkpointing::Full;
-    sc.hardware.gpu = "h100-sxm-80gb";
+    sc.train.attention = Attention::Sdpa; // the scenario default these terms were derived with
     sc.hardware.count = 16;
-    sc.hardware.sharding = Sharding::Zero1;
     return sc;
 }
 
