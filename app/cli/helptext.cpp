@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "helptext.h"
 
+#include "core/shortdecimal.h"
 #include "io/exporters.h"
 #include "plan/defaultscenario.h"
 #include "plan/ladder.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
 namespace headroom::cli {
@@ -15,12 +15,7 @@ namespace {
 
 std::string count(std::uint64_t n) { return std::to_string(n); }
 
-std::string real(double x)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", x);
-    return text;
-}
+std::string real(double x) { return shortDecimal(x); }
 
 std::string onOff(bool on) { return on ? "on" : "off"; }
 

@@ -28,12 +28,12 @@
 //   sets virtual_pipeline_model_parallel_size from it), --num-experts.
 // What the flags mean for memory: Megatron-LM docs and the sources above;
 // docs/planner.md "Tensor and pipeline parallelism" for the planner's side.
+#include "core/shortdecimal.h"
 #include "io/exportersinternal.h"
 
 #include "plan/parallel.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -42,13 +42,6 @@ namespace headroom::exportdetail {
 namespace {
 
 std::string n(std::uint64_t v) { return std::to_string(v); }
-
-std::string decimal(double v)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", v);
-    return text;
-}
 
 Error refuse(const std::string& why)
 {
@@ -265,7 +258,7 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
         if (l.dispatchesExperts())
             arg("--moe-token-dispatcher-type", "alltoall");
         if (t.moe.capacityFactor > 0.0)
-            arg("--moe-expert-capacity-factor", decimal(t.moe.capacityFactor));
+            arg("--moe-expert-capacity-factor", shortDecimal(t.moe.capacityFactor));
         if (t.moe.padToCapacity)
             arg("--moe-pad-expert-input-to-capacity");
     }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "plan/expertchecks.h"
 
+#include "core/shortdecimal.h"
+
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 namespace headroom {
@@ -74,13 +75,6 @@ std::optional<Error> expertParallelChecks(const Scenario& sc, const ParallelLayo
 
 namespace {
 
-std::string decimal(double v)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", v);
-    return text;
-}
-
 } // namespace
 
 // Capacity factors and a routing imbalance (scenario.h MoeRouting) act on
@@ -109,9 +103,9 @@ std::optional<Error> moeRoutingChecks(const Scenario& sc, const ParallelLayout& 
     const double most = static_cast<double>(l.ep) * static_cast<double>(std::min(k, m.experts / l.ep)) /
                         static_cast<double>(k);
     if (r.imbalance > most)
-        return invalid("train.moe.imbalance: " + decimal(r.imbalance) +
+        return invalid("train.moe.imbalance: " + shortDecimal(r.imbalance) +
                        " is more than the busiest expert-parallel rank can receive, ep x min(top-k, experts / ep) / "
-                       "top-k = " + decimal(most));
+                       "top-k = " + shortDecimal(most));
     return std::nullopt;
 }
 

@@ -29,14 +29,13 @@
 //   max_outstanding_backprops = num_warmup_microbatches + 1), or all v m
 //   when the warm-up takes every forward. Narayanan et al. 2021 §2.2.2: the
 //   first stage holds about p(1 + (p - 1)/(p v)) micro-batches' worth.
+#include "core/shortdecimal.h"
+#include "plan/moesaves.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
-#include "plan/moesaves.h"
-
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstring>
 
 namespace headroom::detail {
@@ -59,13 +58,6 @@ Bytes scaledBytes(Bytes bytes, double factor)
 {
     const long double scaled = std::ceil(static_cast<long double>(bytes) * factor);
     return scaled >= static_cast<long double>(~Bytes{0}) ? ~Bytes{0} : static_cast<Bytes>(scaled);
-}
-
-std::string formatFactor(double factor)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", factor);
-    return text;
 }
 
 // Sequence parallelism (Korthikanti et al. 2022 §4.2.2): the activation rows
@@ -328,7 +320,7 @@ void addExpertDispatchRows(const BuildContext& ctx, std::vector<TensorRow>& rows
     if (factor == 1.0)
         note += "Tokens are taken as routed evenly; an uneven step holds more.";
     else
-        note += "The busiest GPU's experts take " + formatFactor(factor) +
+        note += "The busiest GPU's experts take " + shortDecimal(factor) +
                 " times the even share of token slots (train.moe: capacity factor, padding, imbalance).";
     ctx.note(note);
 }
