@@ -4058,6 +4058,11 @@ time</source>
         <source>MoE layers</source>
         <translation>MoE 레이어</translation>
     </message>
+    <message>
+        <source>end of %1 → %2</source>
+        <extracomment>a tensor&apos;s lifetime: allocated when the first event ends, freed after the second</extracomment>
+        <translation>%1 끝 → %2</translation>
+    </message>
 </context>
 <context>
     <name>Theme</name>

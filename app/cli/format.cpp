@@ -157,7 +157,7 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
             if (row.bytes == 0)
                 continue;
             out << "  " << pad(row.name, 34) << pad(categoryName(row.category), 16)
-                << padLeft(gib(static_cast<double>(row.bytes)), 12) << "  " << phaseName(row.allocAt) << " -> "
+                << padLeft(gib(static_cast<double>(row.bytes)), 12) << "  " << phaseName(row.allocAt) << (row.madeAtEventEnd ? " (end)" : "") << " -> "
                 << phaseName(row.freeAt)
                 << (row.layers == LayerSet::Global ? "" : row.layers == LayerSet::All ? " [each layer]"
                                                         : row.layers == LayerSet::Plain ? " [kept layers]"

@@ -118,7 +118,7 @@ std::string exportMarkdown(const Scenario& sc, const Plan& plan)
         if (row.bytes == 0)
             continue;
         line(std::string("| `") + cell(row.name) + "` | " + categoryName(row.category) + " | " +
-             std::to_string(row.bytes) + " | " + phaseName(row.allocAt) + " → " + phaseName(row.freeAt) +
+             std::to_string(row.bytes) + " | " + phaseName(row.allocAt) + (row.madeAtEventEnd ? " (end)" : "") + " → " + phaseName(row.freeAt) +
              layerSetText(row.layers) + (row.managed ? ", managed memory" : "") + " | " + cell(row.source) + " |");
     }
     return md;

@@ -107,6 +107,7 @@ nlohmann::json planToJson(const Plan& plan, bool withTimeline, bool withTensors)
                                               : row.band == LayerBand::Sparse ? "moe"
                                                                               : "every"},
                                {"alloc", phaseName(row.allocAt)},
+                               {"alloc_at_event_end", row.madeAtEventEnd},
                                {"free", phaseName(row.freeAt)},
                                {"managed", row.managed},
                                {"source", row.source}});

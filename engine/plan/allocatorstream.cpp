@@ -80,7 +80,7 @@ void appendAllocatorStream(const Plan& plan, int steps, std::vector<AllocatorEve
                 tensorsPerInstance += plan.pieces[p].count;
         const auto ids = static_cast<std::uint32_t>(std::max<std::uint64_t>(tensorsPerInstance, 1));
         auto add = [&](std::int64_t layer) {
-            const auto from = static_cast<std::uint32_t>(eventIndex(mode, row.allocAt, layer, L));
+            const auto from = static_cast<std::uint32_t>(madeAtIndex(mode, row, layer, L));
             const auto to = static_cast<std::uint32_t>(eventIndex(mode, row.freeAt, layer, L));
             const bool spansStep = from == 0 && to == E - 1;
             // One micro-batch a step: the table's (gradients resident) is

@@ -30,7 +30,8 @@ bool sameSlot(const TensorRow& a, const TensorRow& b)
 {
     return std::strcmp(a.name, b.name) == 0 && a.allocAt == b.allocAt && a.freeAt == b.freeAt && a.layers == b.layers
         && a.category == b.category && a.managed == b.managed && a.stream == b.stream
-        && a.madeByScript == b.madeByScript && a.firstAllocAt == b.firstAllocAt && a.freedAtZeroGrad == b.freedAtZeroGrad;
+        && a.madeByScript == b.madeByScript && a.firstAllocAt == b.firstAllocAt && a.freedAtZeroGrad == b.freedAtZeroGrad
+        && a.madeAtEventEnd == b.madeAtEventEnd;
 }
 
 bool samePieces(const TensorRow& a, const std::vector<TensorPiece>& aPieces, const TensorRow& b,

@@ -471,6 +471,19 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             layerGrads.bytes = 0;
             layerGrads.pieceBegin = layerGrads.pieceEnd = 0;
         }
+        // A checkpointed layer's recompute runs before its gradients exist
+        // (RuntimeProfile::gradientsAfterRecompute): they are counted from the
+        // event after its backward; kept layers make theirs as before.
+        if (layerFrom == Phase::LayerBwd && ctx.profile.gradientsAfterRecompute && gradShards == 1 && !fsdp2 &&
+            ctx.anyCheckpointedLayer()) {
+            if (ctx.anyPlainLayer()) {
+                TensorRow kept = layerGrads;
+                kept.layers = LayerSet::Plain;
+                rows.push_back(kept);
+            }
+            layerGrads.layers = LayerSet::Checkpointed;
+            layerGrads.madeAtEventEnd = true;
+        }
         rows.push_back(layerGrads);
         // The word embedding's gradient comes from embedding_dense_backward in
         // the embedding's own backward, the last of the step (aten/src/ATen/

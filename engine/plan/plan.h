@@ -115,6 +115,11 @@ struct TensorRow {
     // For a per-layer row of a model whose first layers differ: the layers
     // it is made for (LayerBand); planner.cpp splits the table so.
     LayerBand band = LayerBand::Every;
+    // Made when its allocAt event ends: alive from the next event (a
+    // checkpointed layer's gradients, which its backward makes after the
+    // recompute: RuntimeProfile::gradientsAfterRecompute). Never on a row
+    // freed in the event it is made in.
+    bool madeAtEventEnd = false;
 };
 
 // Streams other than the compute stream that rows are allocated on.

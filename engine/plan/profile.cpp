@@ -35,6 +35,7 @@ RuntimeProfile makeHeadroom()
     p.foreachOptimizerTemporary = false;
     p.lazyOptimizerState = false;
     p.gradientsMadeInBackward = false;
+    p.gradientsAfterRecompute = false;
     p.autocastWeightCopies = true;
     p.cublasWorkspacesTraining = 1;
     // Headroom's CUDA engine on the same H200 (CUDA 13.0 runtime, static):

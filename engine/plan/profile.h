@@ -37,6 +37,16 @@ struct RuntimeProfile {
     // makes them all before the first micro-batch's forward
     // (runtime/step/trainer.cpp runMicroBatch: allocateGrads(Phase::Load)).
     bool gradientsMadeInBackward = true;
+    // A checkpointed layer's backward reruns its forward before any of its
+    // gradients exist: torch.utils.checkpoint's non-reentrant unpack hook
+    // recomputes the whole layer when backward first unpacks one of its saved
+    // tensors (torch/utils/checkpoint.py _checkpoint_hook), and AccumulateGrad
+    // makes each .grad only when backward reaches its parameter. Its peak is
+    // at the recompute, before them (accountant: llama4-text-tiny ckpt,
+    // deepseek-v3-tiny ckpt), so its gradients are counted from the next event
+    // (TensorRow::madeAtEventEnd). Headroom's engine makes them when the
+    // layer's backward starts (runtime/step/trainer.cpp).
+    bool gradientsAfterRecompute = true;
     // autocast caches low-precision copies of fp32 weights, saved for backward
     // (aten/src/ATen/autocast_mode.cpp cached_cast).
     bool autocastWeightCopies = true;

@@ -191,7 +191,7 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
         const Bytes b = row.bytes, m = row.managed ? b : 0, r = row.managed ? 0 : rounded;
         const auto category = row.category;
         if (row.layers == LayerSet::Global) {
-            diff[eventIndex(mode, row.allocAt, -1, L)].add(category, b, m, r, false);
+            diff[madeAtIndex(mode, row, -1, L)].add(category, b, m, r, false);
             diff[eventIndex(mode, row.freeAt, -1, L) + 1].add(category, b, m, r, true);
             continue;
         }
@@ -202,13 +202,14 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
                 const bool free = end == 1;
                 const Phase phase = free ? row.freeAt : row.allocAt;
                 const bool negative = free != subtract;
+                // A free takes effect after its event, as does a made-at-end row's allocation.
+                const std::size_t shift = free || row.madeAtEventEnd ? 1 : 0;
                 if (phase != Phase::LayerFwd && phase != Phase::LayerBwd) {
-                    const std::size_t at = eventIndex(mode, phase, -1, L) + (free ? 1 : 0);
+                    const std::size_t at = eventIndex(mode, phase, -1, L) + shift;
                     diff[at].add(category, b * count, m * count, r * count, negative);
                     continue;
                 }
                 const Span& sp = spans[phase == Phase::LayerBwd ? 1 : 0][everyLayer ? 0 : 1];
-                const std::size_t shift = free ? 1 : 0;
                 auto& target = everyLayer ? ranged : strided;
                 target[sp.lo + shift].add(category, b, m, r, negative);
                 target[sp.hi + shift + (everyLayer ? 1 : k)].add(category, b, m, r, !negative);
@@ -221,7 +222,7 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
                 if (!rowOnLayer(row, l, plan))
                     continue;
                 const auto layer = static_cast<std::int64_t>(l);
-                diff[eventIndex(mode, row.allocAt, layer, L)].add(category, b, m, r, false);
+                diff[madeAtIndex(mode, row, layer, L)].add(category, b, m, r, false);
                 diff[eventIndex(mode, row.freeAt, layer, L) + 1].add(category, b, m, r, true);
             }
             continue;
@@ -245,7 +246,7 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
                 if (!inLayerSet(row.layers, l, k, plan.slidingPeriod))
                     continue;
                 const auto layer = static_cast<std::int64_t>(l);
-                diff[eventIndex(mode, row.allocAt, layer, L)].add(category, b, m, r, false);
+                diff[madeAtIndex(mode, row, layer, L)].add(category, b, m, r, false);
                 diff[eventIndex(mode, row.freeAt, layer, L) + 1].add(category, b, m, r, true);
             }
             break;
@@ -349,7 +350,7 @@ std::vector<CategoryBytes> referenceTimeline(const Plan& plan, Mode mode)
     for (const TensorRow& row : plan.tensors) {
         const auto c = static_cast<std::size_t>(row.category);
         auto place = [&](std::int64_t layer) {
-            const std::size_t from = eventIndex(mode, row.allocAt, layer, L), to = eventIndex(mode, row.freeAt, layer, L);
+            const std::size_t from = madeAtIndex(mode, row, layer, L), to = eventIndex(mode, row.freeAt, layer, L);
             for (std::size_t e = from; e <= to; ++e)
                 timeline[e][c] += row.bytes;
         };

@@ -32,6 +32,11 @@ inline std::size_t eventIndex(Mode mode, Phase phase, std::int64_t layer, std::u
     }
     return 0;
 }
+// The first event a row's instance on `layer` is alive at (TensorRow::madeAtEventEnd).
+inline std::size_t madeAtIndex(Mode mode, const TensorRow& row, std::int64_t layer, std::uint64_t layers)
+{
+    return eventIndex(mode, row.allocAt, layer, layers) + (row.madeAtEventEnd ? 1 : 0);
+}
 
 // The block the PyTorch caching allocator hands out for a request
 // (c10/cuda/CUDACachingAllocator.cpp: round_size to 512 B; requests above

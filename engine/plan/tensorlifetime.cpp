@@ -26,7 +26,7 @@ std::uint64_t rowInstancesLiveAt(const Plan& plan, const TensorRow& row, std::si
         return 0;
     const Mode mode = planMode(plan);
     auto liveFor = [&](std::int64_t layer) {
-        return eventIndex(mode, row.allocAt, layer, plan.layers) <= event &&
+        return madeAtIndex(mode, row, layer, plan.layers) <= event &&
                event <= eventIndex(mode, row.freeAt, layer, plan.layers);
     };
     if (row.layers == LayerSet::Global)

@@ -41,7 +41,7 @@ std::map<std::string, Bytes> plannedTensors(const Plan& plan, std::size_t e)
     const std::uint64_t L = plan.layers;
     for (const TensorRow& row : plan.tensors) {
         auto alive = [&](std::int64_t layer) {
-            const std::size_t from = eventIndex(Mode::Train, row.allocAt, layer, L);
+            const std::size_t from = madeAtIndex(Mode::Train, row, layer, L);
             const std::size_t to = eventIndex(Mode::Train, row.freeAt, layer, L);
             return from <= e && e <= to;
         };

@@ -96,6 +96,9 @@ QVariant TensorRowModel::data(const QModelIndex& index, int role) const
                                      locale.toString(static_cast<qulonglong>(row.instances)));
         case AtPeak: return MemoryUnits::format(static_cast<double>(row.bytesAtPeak), 3);
         case Lifetime:
+            if (row.tensor.madeAtEventEnd)
+                //: a tensor's lifetime: allocated when the first event ends, freed after the second
+                return tr("end of %1 → %2").arg(DisplayNames::phase(row.tensor.allocAt), DisplayNames::phase(row.tensor.freeAt));
             //: a tensor's lifetime: allocated at the first event, freed after the second
             return tr("%1 → %2").arg(DisplayNames::phase(row.tensor.allocAt), DisplayNames::phase(row.tensor.freeAt));
         }
