@@ -25,7 +25,13 @@
 //   --optimizer (adam | sgd), --sgd-momentum, --use-distributed-optimizer,
 //   --decoder-first-pipeline-num-layers, --decoder-last-pipeline-num-layers,
 //   --num-virtual-stages-per-pipeline-rank (interleaved 1F1B; validate_args
-//   sets virtual_pipeline_model_parallel_size from it), --num-experts.
+//   sets virtual_pipeline_model_parallel_size from it), --num-experts,
+//   --moe-layer-freq (moe_freq_type: an int or a Python list expression),
+//   and _add_mla_args' --q-lora-rank, --kv-lora-rank, --qk-head-dim,
+//   --qk-pos-emb-head-dim, --v-head-dim (read into MLATransformerConfig when
+//   --multi-latent-attention is set, core_transformer_config_from_args);
+// - TransformerConfig fields too: --multi-latent-attention,
+//   --moe-shared-expert-intermediate-size.
 // What the flags mean for memory: Megatron-LM docs and the sources above;
 // docs/planner.md "Tensor and pipeline parallelism" for the planner's side.
 #include "core/shortdecimal.h"
@@ -52,10 +58,26 @@ Error refuse(const std::string& why)
 // blocks, RoPE, a gated SiLU MLP (--swiglu), optional q/k/v bias and per-head
 // q/k norms, optional routed experts. Gemma (GeGLU, scaled embeddings,
 // sandwich norms, soft-capping), OLMo 2 (post-norm), GPT-2/BigCode/NeoX
-// (learned positions, GELU, parallel residual) and BERT are not.
+// (learned positions, GELU, parallel residual) and BERT are not. DeepSeek-V3
+// is Megatron-LM's GPT layer with multi-latent attention (MLASelfAttention)
+// and shared experts.
 bool gptLayerFamily(Family f)
 {
-    return f == Family::Llama || f == Family::Phi3 || f == Family::Mixtral || f == Family::Qwen3Moe;
+    return f == Family::Llama || f == Family::Phi3 || f == Family::Mixtral || f == Family::Qwen3Moe ||
+           f == Family::DeepseekV3;
+}
+
+// --moe-layer-freq: 1 for a MoE layer and 0 for a dense one, as a Python
+// list expression (arguments.py moe_freq_type evaluates it): the dense
+// prefix as ([0]*k+[1]*n), any other pattern written out.
+std::string moeLayerPattern(const ModelSpec& m)
+{
+    if (m.denseLayerIds.empty())
+        return "([0]*" + n(m.denseLayers) + "+[1]*" + n(m.layers - m.denseLayers) + ")";
+    std::string list = "[";
+    for (std::uint64_t l = 0; l < m.layers; ++l)
+        list += std::string(l == 0 ? "" : ",") + (m.isDenseLayer(l) ? "0" : "1");
+    return list + "]";
 }
 
 // Why the scenario's model cannot be written as pretrain_gpt.py arguments,
@@ -67,7 +89,8 @@ std::string modelRefusal(const ModelSpec& m, std::uint64_t seqLen)
     if (m.hasVision())
         return "pretrain_gpt.py has no vision tower; " + m.id + " has one";
     if (!gptLayerFamily(m.family))
-        return std::string("writes Llama-layout decoders (Llama, Mistral, Qwen 2 and 3, Phi-3, Mixtral, Qwen3-MoE); ") +
+        return std::string("writes Llama-layout decoders (Llama, Mistral, Qwen 2 and 3, Phi-3, Mixtral, Qwen3-MoE) "
+                           "and DeepSeek-V3; ") +
                familyName(m.family) + " has layer parts pretrain_gpt.py's arguments do not describe";
     if (m.norm != NormKind::RmsNorm || !m.gatedMlp || m.hiddenAct != "silu" || m.learnedPositions ||
         m.parallelResidual || m.rotaryFraction != 1.0)
@@ -186,18 +209,39 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
     group("model: " + oneLine(m.id));
     arg("--num-layers", n(m.layers));
     arg("--hidden-size", n(m.hidden));
-    arg("--ffn-hidden-size", n(m.intermediate));
+    // The dense MLP's width: the dense layers' where a mixture of experts has
+    // some (its `intermediate` is the experts' width, --moe-ffn-hidden-size).
+    const bool denseLayers = m.isMoe() && m.hasDenseLayers();
+    arg("--ffn-hidden-size", n(denseLayers ? m.denseIntermediate : m.intermediate));
     arg("--num-attention-heads", n(m.heads));
-    if (m.kvHeads != m.heads) {
-        arg("--group-query-attention");
-        arg("--num-query-groups", n(m.kvHeads));
+    if (m.isMla()) {
+        // MLASelfAttention; its latent norms are Megatron-LM's q/kv
+        // layernorms (linear_q_up_proj / linear_kv_up_proj fuse them under
+        // --qk-layernorm, gpt_layer_specs.py). The query/key head is
+        // qk_head_dim + qk_pos_emb_head_dim.
+        arg("--multi-latent-attention");
+        if (m.qLoraRank > 0)
+            arg("--q-lora-rank", n(m.qLoraRank));
+        arg("--kv-lora-rank", n(m.kvLoraRank));
+        arg("--qk-head-dim", n(m.qkNopeHeadDim()));
+        arg("--qk-pos-emb-head-dim", n(m.qkRopeHeadDim));
+        arg("--v-head-dim", n(m.vHeadDim));
+    } else {
+        if (m.kvHeads != m.heads) {
+            arg("--group-query-attention");
+            arg("--num-query-groups", n(m.kvHeads));
+        }
+        if (m.headDim * m.heads != m.hidden)
+            arg("--kv-channels", n(m.headDim));  // head_dim decoupled from hidden / heads (Qwen3)
     }
-    if (m.headDim * m.heads != m.hidden)
-        arg("--kv-channels", n(m.headDim));  // head_dim decoupled from hidden / heads (Qwen3)
     if (m.isMoe()) {
         arg("--num-experts", n(m.experts));
         arg("--moe-router-topk", n(m.expertsPerToken));
         arg("--moe-ffn-hidden-size", n(m.intermediate));
+        if (m.hasSharedExpert())
+            arg("--moe-shared-expert-intermediate-size", n(m.sharedExpertIntermediate));
+        if (denseLayers)
+            arg("--moe-layer-freq", "\"" + moeLayerPattern(m) + "\"");
     }
     arg("--seq-length", n(t.seqLen));
     // arguments.py validate_args asserts max_position_embeddings >= seq_length.
@@ -212,7 +256,7 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
         arg("--disable-bias-linear");  // no bias on any linear layer (modelRefusal allows q/k/v alone)
     if (m.qkvBias && !m.mlpBias)
         arg("--add-qkv-bias");
-    if (m.qkNorm)
+    if (m.qkNorm || m.isMla())
         arg("--qk-layernorm");
     if (!m.tieEmbeddings)
         arg("--untie-embeddings-and-output-weights");
@@ -304,6 +348,12 @@ Result<std::string> exportMegatronArgs(const Scenario& sc, const Plan& plan)
     notes.push_back("Not written (they change no memory and Headroom does not read them): --rotary-base "
                     "(rope_theta), --use-rope-scaling and --rope-scaling-factor (rope_scaling), --norm-epsilon, "
                     "--init-method-std; take them from the model's config.json.");
+    if (m.family == Family::DeepseekV3)
+        notes.push_back("Not written for DeepSeek-V3 (Headroom plans no memory for them): its router's sigmoid "
+                        "scores, groups and expert bias (--moe-router-score-function sigmoid, --moe-router-num-groups, "
+                        "--moe-router-group-topk, --moe-router-enable-expert-bias, --moe-router-topk-scaling-factor), "
+                        "YaRN's --rotary-scaling-factor, --mscale and --mscale-all-dim, and the multi-token prediction "
+                        "layer (--mtp-num-layers), which transformers does not build and Headroom does not plan.");
     notes.push_back("--vocab-size is the model's vocab_size; Megatron-LM reads it with --tokenizer-type "
                     "NullTokenizer, and with a real tokenizer pads the tokenizer's own size instead.");
     if (t.precision == Precision::Bf16)

@@ -67,6 +67,7 @@
 #include "plan/expertchecks.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <string>
 
@@ -84,7 +85,9 @@ std::string n(std::uint64_t v) { return std::to_string(v); }
 // activations (Korthikanti et al. 2022 §4.2.1).
 // Mixtral and Qwen3-MoE have Llama's attention and routed experts of
 // gated MLPs (moesaves.cpp), which expert tensor parallelism splits as a
-// dense MLP.
+// dense MLP. DeepSeek-V3's multi-head latent attention (mlasaves.cpp) splits
+// its per-head projections and keeps its latent ones whole
+// (mlaLatentDownProjection).
 bool tensorParallelFamily(const ModelSpec& m)
 {
     switch (m.family) {
@@ -94,9 +97,23 @@ bool tensorParallelFamily(const ModelSpec& m)
     case Family::Gemma3:
     case Family::Phi3: return !m.isMoe();
     case Family::Mixtral:
-    case Family::Qwen3Moe: return true;
+    case Family::Qwen3Moe:
+    case Family::DeepseekV3: return true;
     default: return false;
     }
+}
+
+// Multi-head latent attention's down projections to the latents, q_a_proj
+// and kv_a_proj_with_mqa: Megatron-LM builds them as TELinear with
+// parallel_mode "duplicated", a whole copy on every tensor-parallel rank
+// (megatron/core/transformer/multi_latent_attention.py MLASelfAttention,
+// gpt_layer_specs.py linear_q_down_proj=backend.linear()); with sequence
+// parallelism they run on the rank's sequence shard. The up projections
+// (q_b_proj, kv_b_proj) are column-parallel over the heads, the output
+// projection row-parallel; the latent norms are replicated.
+bool mlaLatentDownProjection(const ParamTensor& t)
+{
+    return std::strcmp(t.module, "q_a_proj") == 0 || std::strcmp(t.module, "kv_a_proj_with_mqa") == 0;
 }
 
 // A routed expert's tensor: one of `experts` stacked copies.
@@ -125,7 +142,7 @@ ParamTensor splitTensor(ParamTensor t, const ModelSpec& m, const ParallelLayout&
     // row-parallel over the expert TP group); the router stays whole
     // (moe/router.py TopKRouter: a replicated weight).
     const std::uint64_t ways = routedExpert(t, m) ? l.etp : l.tp;
-    if (ways == 1)
+    if (ways == 1 || (m.isMla() && mlaLatentDownProjection(t)))
         return t;
     if (columnParallel(t.kind)) {
         t.rows = ceilDiv(t.rows, ways); // ColumnParallelLinear: weight and bias per partition
@@ -383,7 +400,7 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
         if (!tensorParallelFamily(m))
             return unsupported(
                 std::string("hardware.parallel.tp: tensor parallelism is planned for Llama-layout models (Llama, "
-                            "Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE); got ") +
+                            "Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE) and DeepSeek-V3; got ") +
                 familyName(m.family));
         // megatron/core/transformer/moe/moe_layer.py MoELayer.forward raises
         // in training when attention is tensor-parallel without sequence
@@ -403,6 +420,14 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
         if (!m.isMoe() && m.intermediate % p.tp != 0)
             return invalid("hardware.parallel.tp: the MLP width " + n(m.intermediate) + " does not divide by tp " +
                            n(p.tp));
+        // The shared experts and the dense layers' MLP are dense MLPs split
+        // over tp (Megatron-LM's SharedExpertMLP and MLP).
+        if (m.hasSharedExpert() && m.sharedExpertIntermediate % p.tp != 0)
+            return invalid("hardware.parallel.tp: the shared experts' width " + n(m.sharedExpertIntermediate) +
+                           " does not divide by tp " + n(p.tp));
+        if (m.isMoe() && (m.denseLayers > 0 || !m.denseLayerIds.empty()) && m.denseIntermediate % p.tp != 0)
+            return invalid("hardware.parallel.tp: the dense layers' MLP width " + n(m.denseIntermediate) +
+                           " does not divide by tp " + n(p.tp));
     }
     if (p.pp > m.layers)
         return invalid("hardware.parallel.pp: " + n(p.pp) + " pipeline stages for " + n(m.layers) +
@@ -571,6 +596,7 @@ ModelSpec rankModelSpec(const ModelSpec& model, const ParallelLayout& l, std::ui
     m.denseLayers = std::min(denseLayersOfStage(l, stage, model), m.layers);
     m.denseLayerIds = denseLayerIdsOfStage(l, stage, model);
     m.denseIntermediate = model.denseIntermediate / l.tp;
+    m.sharedExpertIntermediate = model.sharedExpertIntermediate / l.tp;
     m.heads = model.heads / l.tp;
     m.kvHeads = model.kvHeads / l.tp;
     // A mixture of experts' `intermediate` is its experts' width.

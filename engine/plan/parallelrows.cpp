@@ -30,6 +30,7 @@
 //   when the warm-up takes every forward. Narayanan et al. 2021 §2.2.2: the
 //   first stage holds about p(1 + (p - 1)/(p v)) micro-batches' worth.
 #include "core/shortdecimal.h"
+#include "plan/denselayers.h"
 #include "plan/moesaves.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
@@ -71,15 +72,22 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
 {
     const RankShape& rank = *ctx.rank;
     const ParallelLayout& l = *rank.layout;
+    const ModelSpec& full = *rank.fullModel;
+    // The rows of a model with dense layers are built twice, the second time
+    // for its dense view (planner.cpp, denselayers.h): undivide that view.
+    const bool denseView = full.isMoe() && !ctx.model.isMoe();
     ModelSpec whole = ctx.model;
-    whole.heads = rank.fullModel->heads;
-    whole.kvHeads = rank.fullModel->kvHeads;
-    whole.intermediate = rank.fullModel->intermediate;
+    whole.heads = full.heads;
+    whole.kvHeads = full.kvHeads;
+    whole.intermediate = denseView ? full.denseIntermediate : full.intermediate;
+    whole.denseIntermediate = full.denseIntermediate;
+    whole.sharedExpertIntermediate = denseView ? 0 : full.sharedExpertIntermediate;
     whole.vocab = l.paddedVocab;
     // The undivided parameter table too: rows sized from the linears'
     // shapes (op-level checkpointing's kept mm outputs, Float8's casts) must
     // differ where the split makes them differ.
-    const ParameterTable wholeTable = buildParameterTable(*rank.fullModel);
+    const ParameterTable fullTable = buildParameterTable(full);
+    const ParameterTable wholeTable = denseView ? denseLayerTable(fullTable) : fullTable;
     std::vector<TensorRow> undivided;
     addActivationRows(withModel(ctx, whole, wholeTable), undivided);
     if (undivided.size() != rows.size() - begin) {
@@ -544,8 +552,10 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
                                       "forwards.");
     } else if (sc.model.layers % layout.pp != 0) {
         const std::uint64_t extra = sc.model.layers % layout.pp;
-        worst.notes.push_back("Uneven pipeline split: stages " + std::to_string(layout.pp - extra) + " to " +
-                              std::to_string(layout.pp - 1) + " have " + std::to_string(layout.stageLayers.back()) +
+        const std::string fuller = extra == 1 ? "stage " + std::to_string(layout.pp - 1) + " has "
+                                              : "stages " + std::to_string(layout.pp - extra) + " to " +
+                                                    std::to_string(layout.pp - 1) + " have ";
+        worst.notes.push_back("Uneven pipeline split: " + fuller + std::to_string(layout.stageLayers.back()) +
                               " layers, the others " + std::to_string(layout.stageLayers.front()) + ".");
     }
     if (layout.pp > 1 && layout.microBatches < layout.pp)

@@ -289,12 +289,15 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
                      "(their query temperature scaling) and chunked attention's mask are not modelled.");
         // DeepSeek-V3 (denselayers.h, mlasaves.h): the reference accountant's
         // deepseek-v3-tiny cases, not a GPU run.
-        if (m.family == Family::DeepseekV3)
-            ctx.note("DeepSeek-V3: its " + std::to_string(table.layers - table.layerRepeats()) +
-                     " dense first layers and " + std::to_string(table.layerRepeats()) +
+        // A pipeline stage past the dense layers has none.
+        if (m.family == Family::DeepseekV3) {
+            const std::uint64_t dense = table.layers - table.layerRepeats();
+            ctx.note("DeepSeek-V3: its " + (dense > 0 ? std::to_string(dense) + " dense first layers and " : std::string()) +
+                     std::to_string(table.layerRepeats()) +
                      " mixture-of-experts layers are planned each as transformers runs them, with multi-head latent "
                      "attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on "
                      "a GPU.");
+        }
         if (!ctx.fullFinetune && m.classifier())
             ctx.note("LoRA on a sequence classifier: PEFT's SEQ_CLS task also trains the classifier (modules_to_save); "
                      "its num_labels x hidden weights' copy, gradient and optimizer state are left out (a few kilobytes).");

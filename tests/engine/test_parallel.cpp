@@ -280,7 +280,7 @@ private slots:
         QCOMPARE(p.ranks[2].layers, std::uint64_t{2});
         bool said = false;
         for (const std::string& n : p.notes)
-            said = said || n.find("stages 2 to 2 have 2 layers") != std::string::npos;
+            said = said || n.find("Uneven pipeline split: stage 2 has 2 layers, the others 1.") != std::string::npos;
         QVERIFY(said);
         // A vocabulary of 1001 over tp 2 is padded to 1002: 501 rows per rank.
         const Plan padded = testing::planOrFail(scenario(2, 2, 1, false, smallLlama(false, 1001)));

@@ -7,6 +7,7 @@
 // same exports to megatron-core and torchtitan themselves.
 #include "io/exporters.h"
 #include "model/catalog.h"
+#include "model/hfconfig.h"
 #include "plan/defaultscenario.h"
 #include "plan/parallel.h"
 #include "plan/planner.h"
@@ -234,6 +235,53 @@ private slots:
         f = megatronFlags(e.text);
         QCOMPARE(f.at("--num-experts"), n(mixtral.experts));
         QCOMPARE(f.at("--moe-router-topk"), n(mixtral.expertsPerToken));
+        QCOMPARE(f.at("--ffn-hidden-size"), n(mixtral.intermediate));
+        QVERIFY(!f.count("--moe-layer-freq") && !f.count("--multi-latent-attention"));
+    }
+
+    // DeepSeek-V3 (config.json: 61 layers, first_k_dense_replace 3,
+    // intermediate_size 18432, moe_intermediate_size 2048 x 1 shared expert,
+    // q_lora_rank 1536, kv_lora_rank 512, qk_nope 128, qk_rope 64, v 128) as
+    // MLATransformerConfig reads it; Qwen3-MoE with decoder_sparse_step 2
+    // (layers 0 and 2 dense) writes its pattern out.
+    void megatronMixturesWithDenseLayersAndLatentAttention()
+    {
+        Scenario s = fullFinetune("deepseek-ai/DeepSeek-V3");
+        s.hardware.gpu = "h200";
+        s.hardware.count = 64;
+        s.hardware.sharding = Sharding::Zero1;
+        s.hardware.parallel.tp = 2;
+        s.hardware.parallel.sp = true;
+        s.hardware.parallel.pp = 4;
+        s.hardware.parallel.ep = 8;
+        s.hardware.parallel.etp = 1;
+        Exported e = exportAs(s, ExportFormat::MegatronArgs);
+        QVERIFY2(e.ok, e.text.c_str());
+        auto f = megatronFlags(e.text);
+        for (const auto& [flag, value] :
+             {std::pair{"--ffn-hidden-size", "18432"}, {"--moe-ffn-hidden-size", "2048"},
+              {"--moe-shared-expert-intermediate-size", "2048"}, {"--moe-layer-freq", "\"([0]*3+[1]*58)\""},
+              {"--multi-latent-attention", ""}, {"--q-lora-rank", "1536"}, {"--kv-lora-rank", "512"},
+              {"--qk-head-dim", "128"}, {"--qk-pos-emb-head-dim", "64"}, {"--v-head-dim", "128"},
+              {"--qk-layernorm", ""}, {"--decoder-last-pipeline-num-layers", "16"},
+              {"--expert-tensor-parallel-size", "1"}})
+            QCOMPARE(f.at(flag), std::string(value));
+        QVERIFY(!f.count("--group-query-attention") && !f.count("--kv-channels"));
+
+        Scenario q = fullFinetune("meta-llama/Llama-3.1-8B");
+        auto spec = modelSpecFromConfigFile(HEADROOM_TEST_DATA "/configs/qwen3-moe-tiny-sparse-step2.json");
+        QVERIFY(spec.ok());
+        q.model = spec.value();
+        q.hardware.count = 2;
+        q.hardware.sharding = Sharding::Zero1;
+        q.hardware.parallel.tp = 2;
+        q.hardware.parallel.sp = true;
+        e = exportAs(q, ExportFormat::MegatronArgs);
+        QVERIFY2(e.ok, e.text.c_str());
+        f = megatronFlags(e.text);
+        QCOMPARE(f.at("--moe-layer-freq"), std::string("\"[0,1,0,1]\""));
+        QCOMPARE(f.at("--ffn-hidden-size"), std::string("1536"));
+        QCOMPARE(f.at("--moe-ffn-hidden-size"), std::string("256"));
     }
 
     // Uneven pipelines: Megatron-LM sets the first or the last stage apart;

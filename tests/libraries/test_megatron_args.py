@@ -38,6 +38,7 @@ import dataclasses
 import enum
 import json
 import os
+import re
 import subprocess
 import types
 import typing
@@ -65,6 +66,14 @@ CASES = {
     # Routed experts (Mixtral), pp 4, SGD with momentum in fp32, one GPU per stage.
     "mixtral-pp4-sgd-fp32": ("mixtral-8x7b", ["--gpus", "4", "--pp", "4", "--optimizer", "sgd-momentum",
                                               "--precision", "fp32", "--seq-len", "1024"]),
+    # DeepSeek-V3: multi-latent attention under tp 2 with sp (MLATransformerConfig), 3 dense first layers
+    # (--moe-layer-freq), a shared expert, the experts over ep 8, 61 layers over pp 4 (15, 15, 15, 16).
+    "deepseek-v3-tp2-pp4-ep8": ("deepseek-v3", ["--gpus", "64", "--tp", "2", "--sp", "--pp", "4", "--ep", "8",
+                                                "--etp", "1", "--sharding", "zero1", "--micro-batch", "1",
+                                                "--grad-accum", "8", "--gpu", "h200"]),
+    # Qwen3-MoE with dense layers between the MoE ones (decoder_sparse_step 2: layers 0 and 2 dense).
+    "qwen3-moe-sparse-step2-tp2": ("qwen3-moe-tiny-sparse-step2", ["--gpus", "2", "--tp", "2", "--sp",
+                                                                   "--sharding", "zero1"]),
 }
 COMMON = ["--gpu", "h100-sxm-80gb", "--peft", "none", "--weight-quant", "none", "--optimizer", "adamw",
           "--precision", "bf16-mixed", "--attention", "flash", "--seq-len", "4096", "--micro-batch", "2",
@@ -113,9 +122,25 @@ TRAINING_FLAGS = {
     "--vocab-size": dict(type=int, default=None),                     # 2373
     "--seq-length": dict(type=int, default=None),                     # 2482
     "--num-experts": dict(type=int, default=None),                    # 2691
+    "--moe-layer-freq": dict(type=lambda x: moe_freq_type(x), default=1),  # 2693
+    "--q-lora-rank": dict(type=int, default=None),                    # 2725 _add_mla_args
+    "--kv-lora-rank": dict(type=int, default=32),                     # 2727
+    "--qk-head-dim": dict(type=int, default=128),                     # 2729
+    "--qk-pos-emb-head-dim": dict(type=int, default=64),              # 2731
+    "--v-head-dim": dict(type=int, default=128),                      # 2733
     "--micro-batch-size": dict(type=int, default=None),               # training_config.py TrainingConfig
     "--global-batch-size": dict(type=int, default=None),              # training_config.py TrainingConfig
 }
+
+
+def moe_freq_type(x):
+    """arguments.py moe_freq_type and _eval_pattern (198, 231): an int, or a
+    list expression of digits, commas, brackets, parentheses, + and *."""
+    if "[" not in x:
+        return int(x)
+    if re.search(r"[^,\d\[\]\(\)\+\*]", x):
+        raise ValueError(f"Invalid pattern: {x}")
+    return eval(x)  # the characters above only, as _eval_pattern
 
 
 def argparse_type(annotation):
@@ -190,9 +215,10 @@ def transformer_config(args):
     """arguments.py core_transformer_config_from_args, for the flags written."""
     import torch
     import torch.nn.functional as F
-    from megatron.core.transformer import TransformerConfig
+    from megatron.core.transformer import MLATransformerConfig, TransformerConfig
 
-    kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(TransformerConfig) if hasattr(args, f.name)}
+    config_class = MLATransformerConfig if args.multi_latent_attention else TransformerConfig
+    kw = {f.name: getattr(args, f.name) for f in dataclasses.fields(config_class) if hasattr(args, f.name)}
     # validate_args: params_dtype from --bf16 / --fp16.
     dtype = torch.bfloat16 if args.bf16 else torch.float16 if args.fp16 else torch.float32
     kw.update(params_dtype=dtype, pipeline_dtype=dtype, deallocate_pipeline_outputs=True,
@@ -202,7 +228,19 @@ def transformer_config(args):
               num_query_groups=args.num_query_groups if args.group_query_attention else None)
     if args.swiglu:
         kw.update(activation_func=F.silu, gated_linear_unit=True)
-    return TransformerConfig(**kw)
+    return config_class(**kw)
+
+
+def expected_moe_layers(hf):
+    """Which layers are MoE (1) and dense (0), as transformers builds them:
+    DeepSeek-V3's first_k_dense_replace, Qwen3-MoE's mlp_only_layers and
+    decoder_sparse_step; every layer otherwise (Megatron-LM's default 1)."""
+    layers = hf["num_hidden_layers"]
+    if "first_k_dense_replace" in hf:
+        return [0] * hf["first_k_dense_replace"] + [1] * (layers - hf["first_k_dense_replace"])
+    step, only = hf.get("decoder_sparse_step", 1), hf.get("mlp_only_layers", [])
+    pattern = [0 if i in only or (i + 1) % step != 0 else 1 for i in range(layers)]
+    return 1 if all(pattern) else pattern
 
 
 def options_of(name):
@@ -269,15 +307,30 @@ class MegatronArgs(common.TempDirTest):
                 self.assertEqual(config.num_query_groups, hf.get("num_key_value_heads", hf["num_attention_heads"]))
                 self.assertEqual(config.kv_channels,
                                  hf.get("head_dim") or hf["hidden_size"] // hf["num_attention_heads"])
-                if "num_local_experts" in hf:
-                    self.assertEqual(config.num_moe_experts, hf["num_local_experts"])
+                experts = hf.get("num_local_experts") or hf.get("num_experts") or hf.get("n_routed_experts")
+                if experts:
+                    self.assertEqual(config.num_moe_experts, experts)
                     self.assertEqual(config.moe_router_topk, hf["num_experts_per_tok"])
+                    self.assertEqual(config.moe_ffn_hidden_size,
+                                     hf.get("moe_intermediate_size", hf["intermediate_size"]))
+                    self.assertEqual(config.moe_shared_expert_intermediate_size,
+                                     hf["moe_intermediate_size"] * hf["n_shared_experts"]
+                                     if "n_shared_experts" in hf else None)
+                    self.assertEqual(config.moe_layer_freq, expected_moe_layers(hf))
+                # The dense MLP's width (a mixture of experts' dense layers).
                 self.assertEqual(config.ffn_hidden_size, hf["intermediate_size"])
+                self.assertEqual(config.multi_latent_attention, "kv_lora_rank" in hf)
+                if "kv_lora_rank" in hf:  # MLATransformerConfig
+                    self.assertEqual((config.q_lora_rank, config.kv_lora_rank, config.qk_head_dim,
+                                      config.qk_pos_emb_head_dim, config.v_head_dim),
+                                     (hf["q_lora_rank"], hf["kv_lora_rank"], hf["qk_nope_head_dim"],
+                                      hf["qk_rope_head_dim"], hf["v_head_dim"]))
                 self.assertEqual(config.normalization, "RMSNorm")
                 self.assertTrue(config.gated_linear_unit)
                 self.assertEqual(config.add_qkv_bias, hf["model_type"] == "qwen2")
                 self.assertFalse(config.add_bias_linear)
-                self.assertEqual(config.qk_layernorm, hf["model_type"] == "qwen3")
+                # Per-head q/k norms (Qwen3), or MLA's latent norms (DeepSeek-V3).
+                self.assertEqual(config.qk_layernorm, hf["model_type"] in ("qwen3", "qwen3_moe", "deepseek_v3"))
                 self.assertEqual(args.untie_embeddings_and_output_weights, not hf.get("tie_word_embeddings", False))
                 self.assertEqual(args.vocab_size, hf["vocab_size"])
                 self.assertEqual(args.position_embedding_type, "rope")
@@ -300,7 +353,7 @@ class MegatronArgs(common.TempDirTest):
                 ep, etp = layout.get("ep", 1), layout.get("etp", tp)
                 self.assertEqual(config.expert_model_parallel_size, ep)
                 self.assertEqual(config.expert_tensor_parallel_size, etp)
-                if "num_local_experts" in hf and (ep > 1 or etp > 1):
+                if experts and (ep > 1 or etp > 1):
                     self.assertEqual(config.moe_token_dispatcher_type, "alltoall")
                 moe = train.get("moe", {})
                 self.assertEqual(config.moe_expert_capacity_factor, moe.get("capacity_factor"))

@@ -66,6 +66,15 @@ const std::vector<Phrase>& notePhrases()
                                   "memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU.")
                  .arg(m.captured(1), m.captured(2));
          }},
+        {anchored(
+             R"(DeepSeek-V3: its (\d+) mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU\.)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 mixture-of-experts layers (a pipeline stage without dense layers)
+             return ErrorText::tr("DeepSeek-V3: its %1 mixture-of-experts layers are planned each as transformers runs "
+                                  "them, with multi-head latent attention on the memory-efficient kernel; checked "
+                                  "against PyTorch on the meta device, not yet on a GPU.")
+                 .arg(m.captured(1));
+         }},
         {anchored(R"(ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU\.)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("ZeRO-3 with CPU offload: the parameters live on the CPU; only the gathered layers occupy the GPU.");
@@ -375,11 +384,21 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("The MLP width %1 does not divide by tensor parallelism %2.")
                  .arg(m.captured(1), m.captured(2));
          }},
+        {anchored(R"(hardware\.parallel\.tp: the shared experts' width (\d+) does not divide by tp (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The shared experts' width %1 does not divide by tensor parallelism %2.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(R"(hardware\.parallel\.tp: the dense layers' MLP width (\d+) does not divide by tp (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             return ErrorText::tr("The dense layers' MLP width %1 does not divide by tensor parallelism %2.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
         {anchored(
-             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models \(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE\); got (.+))"),
+             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models \(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE\) and DeepSeek-V3; got (.+))"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, "
-                                  "Gemma, Phi-3, Mixtral, Qwen3-MoE), not %1.")
+                                  "Gemma, Phi-3, Mixtral, Qwen3-MoE) and DeepSeek-V3, not %1.")
                  .arg(m.captured(1));
          }},
         {anchored(
