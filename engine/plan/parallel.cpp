@@ -87,7 +87,10 @@ std::string n(std::uint64_t v) { return std::to_string(v); }
 // gated MLPs (moesaves.cpp), which expert tensor parallelism splits as a
 // dense MLP. DeepSeek-V3's multi-head latent attention (mlasaves.cpp) splits
 // its per-head projections and keeps its latent ones whole
-// (mlaLatentDownProjection).
+// (mlaLatentDownProjection). gpt-oss (biased q/k/v/o, a learned sink per
+// head: Megatron-LM's softmax_type "learnable", one softmax_offset per head of
+// the partition, dot_product_attention.py) and Llama 4 (a shared expert, dense
+// layers interleaved) are Llama's attention with routed experts.
 bool tensorParallelFamily(const ModelSpec& m)
 {
     switch (m.family) {
@@ -98,6 +101,8 @@ bool tensorParallelFamily(const ModelSpec& m)
     case Family::Phi3: return !m.isMoe();
     case Family::Mixtral:
     case Family::Qwen3Moe:
+    case Family::GptOss:
+    case Family::Llama4:
     case Family::DeepseekV3: return true;
     default: return false;
     }
@@ -149,6 +154,8 @@ ParamTensor splitTensor(ParamTensor t, const ModelSpec& m, const ParallelLayout&
     } else if (rowParallel(t.kind)) {
         if (!t.isBias)
             t.cols = ceilDiv(t.cols, ways); // RowParallelLinear: input features split, bias whole
+    } else if (t.kind == ModuleKind::AttnSinks) {
+        t.rows = ceilDiv(t.rows, ways); // one per head of the partition
     } else if ((t.kind == ModuleKind::Embedding || t.kind == ModuleKind::LmHead) && t.rows == m.vocab) {
         t.rows =
             l.paddedVocab / l.tp; // VocabParallelEmbedding; the output layer is column-parallel over the vocabulary
@@ -400,7 +407,7 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
         if (!tensorParallelFamily(m))
             return unsupported(
                 std::string("hardware.parallel.tp: tensor parallelism is planned for Llama-layout models (Llama, "
-                            "Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE) and DeepSeek-V3; got ") +
+                            "Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE, gpt-oss, Llama 4) and DeepSeek-V3; got ") +
                 familyName(m.family));
         // megatron/core/transformer/moe/moe_layer.py MoELayer.forward raises
         // in training when attention is tensor-parallel without sequence

@@ -395,10 +395,10 @@ const std::vector<Phrase>& detailPhrases()
                  .arg(m.captured(1), m.captured(2));
          }},
         {anchored(
-             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models \(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE\) and DeepSeek-V3; got (.+))"),
+             R"(hardware\.parallel\.tp: tensor parallelism is planned for Llama-layout models \(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE, gpt-oss, Llama 4\) and DeepSeek-V3; got (.+))"),
          [](const QRegularExpressionMatch& m) {
              return ErrorText::tr("Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, "
-                                  "Gemma, Phi-3, Mixtral, Qwen3-MoE) and DeepSeek-V3, not %1.")
+                                  "Gemma, Phi-3, Mixtral, Qwen3-MoE, gpt-oss, Llama 4) and DeepSeek-V3, not %1.")
                  .arg(m.captured(1));
          }},
         {anchored(
