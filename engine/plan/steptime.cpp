@@ -156,8 +156,11 @@ StepModel stepModel(const ModelSpec& m, const ParameterTable& table)
                 continue;
             // A token reaches expertsPerToken of a layer's experts (ParameterTable::activeElements).
             const bool expert = m.experts != 0 && t.copies == m.experts;
-            s.layerMatmulParams +=
-                share * (expert ? double(t.rows) * double(t.cols) * double(m.expertsPerToken) : double(t.elements()));
+            const double multiplied = expert ? double(t.rows) * double(t.cols) * double(m.expertsPerToken)
+                                             : double(t.elements());
+            s.layerMatmulParams += share * multiplied;
+            if (expert)
+                s.layerExpertMatmulParams += share * multiplied;
         }
     };
     addLayer(table.layer, double(table.layerRepeats()) / layers);
@@ -261,8 +264,15 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     out.pipelineInterNode = crossesNodes(tp * dp * cp, pp, links.gpusPerNode);
     const auto bandwidth = [&](bool inter) { return gbs(inter ? links.interNodeGBs : links.intraNodeGBs); };
 
+    // Capacity and routing (train.moe, parallel.h expertSlotFactor): the
+    // busiest rank's experts take `slots` times the even share of token
+    // slots (padded to capacity, or the assumed imbalance), and receive as
+    // many rows. The slowest rank sets the pace; MFU still counts the model's
+    // own FLOPs (modelFlopsPerToken), not the padding.
+    const double slots = model.moeLayerFraction > 0 ? expertSlotFactor(tc.moe) : 1.0;
     // FLOPs per token of one layer: forward, backward (twice the forward), recompute.
-    const double layerForward = 2.0 * model.layerMatmulParams + model.attentionPerTokenPerSeq * seq;
+    const double layerForward = 2.0 * (model.layerMatmulParams + (slots - 1.0) * model.layerExpertMatmulParams) +
+                                model.attentionPerTokenPerSeq * seq;
     double recompute = 0, recomputedCollectives = 0;
     switch (tc.checkpointing) {
     case Checkpointing::Full:
@@ -304,12 +314,12 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     // parallelism). Expert tensor parallelism then all-gathers the received
     // rows over the etp ranks and reduce-scatters the outputs back, as many
     // times (token_dispatcher.py), within the tensor-parallel group's node.
-    // Routing is taken as balanced here (train.moe is not timed).
+    // Each exchange moves the busiest rank's rows (`slots` above).
     const std::uint64_t ep = std::max<std::uint64_t>(layout.ep, 1);
     const std::uint64_t etp = std::max<std::uint64_t>(layout.etp, 1);
     out.expertParallelInterNode = crossesNodes(tp, ep, links.gpusPerNode);
     const double localSlotBytes =
-        tokensPerMicroBatch / double(tp) * model.expertsPerToken * double(model.hidden) * act;
+        slots * tokensPerMicroBatch / double(tp) * model.expertsPerToken * double(model.hidden) * act;
     const double allToAll =
         ep > 1 ? localSlotBytes * double(ep - 1) / double(ep) / bandwidth(out.expertParallelInterNode) : 0.0;
     const double expertGather =

@@ -64,6 +64,7 @@ struct StepModel {
     // Mixture of experts: one layer's routed-expert parameters and the share of
     // layers that have them (averaged, as layerParams), the experts a token reaches.
     double layerExpertParams = 0;
+    double layerExpertMatmulParams = 0; // of layerMatmulParams, the routed experts' (top-k of them)
     double moeLayerFraction = 0;
     double expertsPerToken = 0;
     std::uint64_t layers = 0;

@@ -281,6 +281,38 @@ private slots:
         QVERIFY(close(whole.expertParallelSeconds, 2 * 32 * 6 * (3.0 / 4 * rows / 400e9)));
     }
 
+    // train.moe in the step time (steptime.cpp): padded to a capacity of
+    // 1.25, the busiest GPU's experts multiply 1.25 times the even share of
+    // token slots and every exchange moves 1.25 times the rows. Mixtral's
+    // routed experts a token multiplies: top-2 x 3 x 4096 x 14336 =
+    // 352,321,536 weights; per token and layer the forward adds 2 x 0.25 x
+    // that, and with full recompute a step runs the forward 4 times (forward,
+    // backward twice, recompute), on 1024 / tp tokens of 32 layers, twice.
+    void moeRoutingTimed()
+    {
+        Scenario sc = mixtralOn16();
+        sc.hardware.parallel.tp = 2;
+        sc.hardware.parallel.sp = true;
+        sc.hardware.parallel.ep = 4;
+        sc.hardware.parallel.etp = 1;
+        const Interconnect links{8, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        const StepModel model = stepModel(sc.model, buildParameterTable(sc.model));
+        QCOMPARE(model.layerExpertMatmulParams, 352'321'536.0);
+        const StepTime even = estimateStepTime(model, sc, parallelLayout(sc).value(), gpu, links);
+        sc.train.moe.capacityFactor = 1.25;
+        sc.train.moe.padToCapacity = true;
+        const StepTime padded = estimateStepTime(model, sc, parallelLayout(sc).value(), gpu, links);
+        QVERIFY(close(padded.expertParallelSeconds, 1.25 * even.expertParallelSeconds));
+        const double extraFlops = 2.0 * (1024.0 / 2) * 32 * 4 * (2 * 0.25 * 352'321'536.0);
+        QVERIFY(close(padded.computeSeconds - even.computeSeconds, extraFlops / (gpu.denseBf16Tflops * 1e12 * 0.6)));
+        QVERIFY(padded.mfu < even.mfu);
+        // Balanced and dropless: the factor is 1, nothing changes.
+        sc.train.moe = {};
+        QVERIFY(close(estimateStepTime(model, sc, parallelLayout(sc).value(), gpu, links).stepSeconds,
+                      even.stepSeconds));
+    }
+
     void contextParallelTerm()
     {
         Scenario sc = smallScenario(16);
