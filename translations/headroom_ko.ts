@@ -1109,10 +1109,6 @@
         <translation>라우팅 불균형 %1은(는) 가장 바쁜 전문가 병렬 GPU가 받을 수 있는 양보다 큽니다. 많아야 균등 몫의 %2배입니다.</translation>
     </message>
     <message>
-        <source>Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE), not %1.</source>
-        <translation>텐서 병렬은 Llama 구조 모델(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE)에 대해 계획하며 %1은(는) 대상이 아닙니다.</translation>
-    </message>
-    <message>
         <source>Under FSDP2 the expert-parallel degree %1 must divide torchtitan&apos;s dp_shard × cp × tp = %2, the experts&apos; region (HSDP&apos;s replicate groups are not part of it).</source>
         <extracomment>%1 the expert-parallel degree, %2 torchtitan&apos;s dp_shard x cp x tp</extracomment>
         <translation>FSDP2에서는 전문가 병렬 차수 %1이(가) torchtitan의 dp_shard × cp × tp = %2(전문가 영역)를 나누어떨어지게 해야 합니다(HSDP의 복제 그룹은 여기에 들지 않습니다).</translation>
@@ -1125,6 +1121,23 @@
         <source>%1 make all %2 layers dense: no layer is a mixture-of-experts layer. Import it as a dense &quot;%3&quot; model.</source>
         <extracomment>%1 the config.json fields, %2 the layer count, %3 a dense model type (qwen3, llama)</extracomment>
         <translation>%1 때문에 %2개 층이 모두 밀집 층이 됩니다. 전문가 혼합 층이 하나도 없으니 밀집 &quot;%3&quot; 모델로 가져오세요.</translation>
+    </message>
+    <message>
+        <source>DeepSeek-V3: its %1 mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU.</source>
+        <extracomment>%1 mixture-of-experts layers (a pipeline stage without dense layers)</extracomment>
+        <translation>DeepSeek-V3: 전문가 혼합(MoE) 레이어 %1개를 transformers가 실행하는 방식대로 계획합니다. 다중 헤드 잠재 어텐션(MLA)은 memory-efficient 커널로 계산합니다. meta 장치의 PyTorch와 대조했으며 아직 GPU에서는 확인하지 않았습니다.</translation>
+    </message>
+    <message>
+        <source>The shared experts&apos; width %1 does not divide by tensor parallelism %2.</source>
+        <translation>공유 전문가의 너비 %1이(가) 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>The dense layers&apos; MLP width %1 does not divide by tensor parallelism %2.</source>
+        <translation>밀집(dense) 레이어의 MLP 너비 %1이(가) 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
+    </message>
+    <message>
+        <source>Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE, gpt-oss, Llama 4) and DeepSeek-V3, not %1.</source>
+        <translation>텐서 병렬은 Llama 구조 모델(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE, gpt-oss, Llama 4)과 DeepSeek-V3에 대해 계획하며 %1은(는) 대상이 아닙니다.</translation>
     </message>
 </context>
 <context>
@@ -1357,6 +1370,147 @@
     <message>
         <source>The plan fits against %1, what CUDA can allocate (nvidia-smi shows %2)</source>
         <translation>계획은 CUDA가 할당할 수 있는 %1에 맞춥니다 (nvidia-smi 표시 %2)</translation>
+    </message>
+</context>
+<context>
+    <name>HardwareGroup</name>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>The GPU to fit: the list shows the total nvidia-smi prints; the plan fits against what CUDA can allocate</source>
+        <translation>맞출 GPU: 목록은 nvidia-smi가 표시하는 총량이고, 계획은 CUDA가 할당할 수 있는 양에 맞춥니다</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU 수</translation>
+    </message>
+    <message>
+        <source>Number of GPUs; the plan is for one of them</source>
+        <translation>GPU 개수. 계획은 그중 한 장에 대한 것입니다</translation>
+    </message>
+    <message>
+        <source>Sharding</source>
+        <translation>샤딩</translation>
+    </message>
+    <message>
+        <source>How model states are split across the GPUs (DeepSpeed ZeRO, PyTorch FSDP)</source>
+        <translation>모델 상태를 GPU들에 나누는 방식 (DeepSpeed ZeRO, PyTorch FSDP)</translation>
+    </message>
+    <message>
+        <source>CPU offload</source>
+        <translation>CPU 오프로드</translation>
+    </message>
+    <message>
+        <source>ZeRO-Offload / FSDP CPU offload: optimizer states (and with stage 3, parameters) live in CPU memory</source>
+        <translation>ZeRO-Offload / FSDP CPU 오프로드: 옵티마이저 상태(3단계에서는 파라미터도)가 CPU 메모리에 있습니다</translation>
+    </message>
+    <message>
+        <source>Tensor parallel</source>
+        <translation>텐서 병렬</translation>
+    </message>
+    <message>
+        <source>GPUs that split each layer&apos;s weights and activations (Megatron-LM); GPUs / (tensor x pipeline x context) is the data-parallel degree</source>
+        <translation>각 레이어의 가중치와 활성값을 나누어 맡는 GPU 수 (Megatron-LM); GPU 수 / (텐서 × 파이프라인 × 컨텍스트)가 데이터 병렬 차수</translation>
+    </message>
+    <message>
+        <source>Sequence parallel</source>
+        <translation>시퀀스 병렬</translation>
+    </message>
+    <message>
+        <source>Split the norm, dropout and residual activations over the tensor-parallel GPUs too</source>
+        <translation>정규화, 드롭아웃, 잔차 활성값도 텐서 병렬 GPU들에 나눔</translation>
+    </message>
+    <message>
+        <source>Pipeline stages</source>
+        <translation>파이프라인 스테이지</translation>
+    </message>
+    <message>
+        <source>Stages the layers are split into; the plan shows the fullest stage</source>
+        <translation>레이어를 나누는 스테이지 수; 계획은 메모리를 가장 많이 쓰는 스테이지를 보여줌</translation>
+    </message>
+    <message>
+        <source>Virtual stages</source>
+        <translation>가상 스테이지</translation>
+    </message>
+    <message>
+        <source>Model chunks per pipeline stage: above 1 the schedule is interleaved 1F1B, each GPU holding that many separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages</source>
+        <translation>파이프라인 스테이지마다의 모델 청크 수; 1보다 크면 인터리브드 1F1B 스케줄로, 각 GPU가 서로 떨어진 레이어 묶음을 그만큼 맡음; 마이크로배치 수(그래디언트 누적)가 파이프라인 스테이지 수로 나누어떨어져야 함</translation>
+    </message>
+    <message>
+        <source>Context parallel</source>
+        <translation>컨텍스트 병렬</translation>
+    </message>
+    <message>
+        <source>GPUs that split every sequence (torchtitan&apos;s ring attention), each holding sequence / context tokens; needs FSDP2 sharding</source>
+        <translation>모든 시퀀스를 나누어 맡는 GPU 수 (torchtitan의 링 어텐션); 각 GPU는 시퀀스 길이 / 컨텍스트 개의 토큰을 맡음; FSDP2 샤딩 필요</translation>
+    </message>
+    <message>
+        <source>Expert parallel</source>
+        <translation>전문가 병렬</translation>
+    </message>
+    <message>
+        <source>Data-parallel GPUs that split each mixture-of-experts layer&apos;s routed experts, exchanging tokens by all-to-all (Megatron-LM&apos;s expert parallelism; full fine-tuning with DDP or the distributed optimizer)</source>
+        <translation>각 전문가 혼합(MoE) 레이어의 라우팅 전문가를 나누어 가지며 all-to-all로 토큰을 주고받는 데이터 병렬 GPU 수 (Megatron-LM의 전문가 병렬화, DDP 또는 분산 옵티마이저를 쓰는 전체 파인튜닝)</translation>
+    </message>
+    <message>
+        <source>Expert tensor parallel</source>
+        <translation>전문가 텐서 병렬</translation>
+    </message>
+    <message>
+        <source>GPUs that split each routed expert&apos;s linears, as tensor parallelism splits a dense MLP (Megatron-LM&apos;s expert tensor parallelism; the default is the tensor-parallel degree, 1 keeps each expert whole)</source>
+        <translation>라우팅 전문가 각각의 선형층을 나누어 갖는 GPU 수로, 텐서 병렬이 밀집 MLP를 나누듯 나눕니다(Megatron-LM의 전문가 텐서 병렬. 기본값은 텐서 병렬 차수이고 1이면 전문가를 통째로 둡니다)</translation>
+    </message>
+    <message>
+        <source>Expert capacity factor</source>
+        <translation>전문가 용량 계수</translation>
+    </message>
+    <message>
+        <source>Each expert takes at most this many times its even share of token slots and drops the rest (Megatron-LM&apos;s capacity factor; with tensor, pipeline or expert parallelism)</source>
+        <translation>전문가마다 토큰 슬롯을 균등 몫의 최대 이 배수만큼 받고 나머지는 버립니다(Megatron-LM의 용량 계수. 텐서, 파이프라인 또는 전문가 병렬과 함께)</translation>
+    </message>
+    <message>
+        <source>Pad experts to capacity</source>
+        <translation>전문가 입력을 용량까지 채우기</translation>
+    </message>
+    <message>
+        <source>Every expert&apos;s input is padded to its capacity, so each holds the capacity factor times its even share</source>
+        <translation>모든 전문가의 입력을 용량까지 채워서, 전문가마다 균등 몫의 용량 계수배를 갖습니다</translation>
+    </message>
+    <message>
+        <source>Routing imbalance</source>
+        <translation>라우팅 불균형</translation>
+    </message>
+    <message>
+        <source>Plan for uneven routing: the busiest expert-parallel GPU receives this many times the even share of token slots (1: balanced; a what-if, not measured)</source>
+        <translation>고르지 않은 라우팅을 가정해 계획합니다. 가장 바쁜 전문가 병렬 GPU가 토큰 슬롯을 균등 몫의 이 배수만큼 받습니다(1: 균등. 측정값이 아닌 가정)</translation>
+    </message>
+    <message>
+        <source>Replicate groups (HSDP)</source>
+        <translation>복제 그룹 (HSDP)</translation>
+    </message>
+    <message>
+        <source>FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded gradients (torchtitan&apos;s data_parallel_replicate_degree); 1 shards over all of them</source>
+        <translation>데이터 병렬 GPU를 그룹으로 나눠 FSDP2가 그룹 안에서 샤딩하고, 그룹끼리 샤딩된 그래디언트를 all-reduce함 (torchtitan의 data_parallel_replicate_degree); 1이면 전체에 걸쳐 샤딩</translation>
+    </message>
+    <message>
+        <source>AsyncTP</source>
+        <translation>AsyncTP (비동기 텐서 병렬)</translation>
+    </message>
+    <message>
+        <source>torchtitan&apos;s asynchronous tensor parallelism: each all-gather and reduce-scatter fused with its matmul over a symmetric-memory workspace outside PyTorch&apos;s allocator (needs tensor parallel, FSDP2 and torch.compile)</source>
+        <translation>torchtitan의 비동기 텐서 병렬: 각 all-gather와 reduce-scatter를 해당 행렬곱과 합쳐, PyTorch 할당기 밖의 대칭 메모리 작업 공간에서 실행함 (텐서 병렬, FSDP2, torch.compile 필요)</translation>
+    </message>
+    <message>
+        <source>as tensor parallel</source>
+        <extracomment>the expert tensor-parallel field&apos;s value 0</extracomment>
+        <translation>텐서 병렬과 같게</translation>
+    </message>
+    <message>
+        <source>dropless</source>
+        <extracomment>the capacity factor field&apos;s value 0: no capacity, no token dropped</extracomment>
+        <translation>버림 없음</translation>
     </message>
 </context>
 <context>
@@ -2788,34 +2942,6 @@ time</source>
         <translation>계획이 메모리 동작을 예측하는 프레임워크</translation>
     </message>
     <message>
-        <source>GPU</source>
-        <translation>GPU</translation>
-    </message>
-    <message>
-        <source>GPUs</source>
-        <translation>GPU 수</translation>
-    </message>
-    <message>
-        <source>Number of GPUs; the plan is for one of them</source>
-        <translation>GPU 개수. 계획은 그중 한 장에 대한 것입니다</translation>
-    </message>
-    <message>
-        <source>Sharding</source>
-        <translation>샤딩</translation>
-    </message>
-    <message>
-        <source>How model states are split across the GPUs (DeepSpeed ZeRO, PyTorch FSDP)</source>
-        <translation>모델 상태를 GPU들에 나누는 방식 (DeepSpeed ZeRO, PyTorch FSDP)</translation>
-    </message>
-    <message>
-        <source>CPU offload</source>
-        <translation>CPU 오프로드</translation>
-    </message>
-    <message>
-        <source>ZeRO-Offload / FSDP CPU offload: optimizer states (and with stage 3, parameters) live in CPU memory</source>
-        <translation>ZeRO-Offload / FSDP CPU 오프로드: 옵티마이저 상태(3단계에서는 파라미터도)가 CPU 메모리에 있습니다</translation>
-    </message>
-    <message>
         <source>Precision and optimizer</source>
         <translation>정밀도와 옵티마이저</translation>
     </message>
@@ -3001,10 +3127,6 @@ time</source>
         <translation>학습 한 스텝 또는 생성을 계획합니다: 학습은 그래디언트와 옵티마이저 상태를, 생성은 KV 캐시를 둡니다</translation>
     </message>
     <message>
-        <source>The GPU to fit: the list shows the total nvidia-smi prints; the plan fits against what CUDA can allocate</source>
-        <translation>맞출 GPU: 목록은 nvidia-smi가 표시하는 총량이고, 계획은 CUDA가 할당할 수 있는 양에 맞춥니다</translation>
-    </message>
-    <message>
         <source>The optimizer&apos;s states per trainable parameter: AdamW keeps two, 8-bit AdamW two bytes, SGD none</source>
         <translation>학습 파라미터당 옵티마이저 상태: AdamW는 두 개, 8비트 AdamW는 2바이트, SGD는 없음</translation>
     </message>
@@ -3029,26 +3151,6 @@ time</source>
         <translation>eager 어텐션은 점수 행렬을 만들고, SDPA와 FlashAttention은 만들지 않습니다</translation>
     </message>
     <message>
-        <source>Tensor parallel</source>
-        <translation>텐서 병렬</translation>
-    </message>
-    <message>
-        <source>Sequence parallel</source>
-        <translation>시퀀스 병렬</translation>
-    </message>
-    <message>
-        <source>Split the norm, dropout and residual activations over the tensor-parallel GPUs too</source>
-        <translation>정규화, 드롭아웃, 잔차 활성값도 텐서 병렬 GPU들에 나눔</translation>
-    </message>
-    <message>
-        <source>Pipeline stages</source>
-        <translation>파이프라인 스테이지</translation>
-    </message>
-    <message>
-        <source>Stages the layers are split into; the plan shows the fullest stage</source>
-        <translation>레이어를 나누는 스테이지 수; 계획은 메모리를 가장 많이 쓰는 스테이지를 보여줌</translation>
-    </message>
-    <message>
         <source>Effective batch = %1 × %2 × %3 data-parallel replicas = %4 sequences (%5 tokens) per optimizer step</source>
         <extracomment>micro-batch × accumulation × data-parallel replicas = sequences (tokens) per optimizer step</extracomment>
         <translation>유효 배치 = %1 × %2 × 데이터 병렬 복제본 %3개 = 옵티마이저 스텝당 시퀀스 %4개 (토큰 %5개)</translation>
@@ -3060,34 +3162,6 @@ time</source>
     <message>
         <source>Compile each decoder layer as torchtitan does: the layer keeps fewer tensors and its recompute fuses the norms and the activation (Llama layout, with full or selective-op checkpointing)</source>
         <translation>torchtitan처럼 디코더 레이어마다 컴파일합니다. 레이어가 보관하는 텐서가 줄고, 재계산에서 정규화와 활성화 함수가 하나의 커널로 합쳐집니다 (Llama 구조, 전체 또는 selective-op 체크포인팅)</translation>
-    </message>
-    <message>
-        <source>GPUs that split each layer&apos;s weights and activations (Megatron-LM); GPUs / (tensor x pipeline x context) is the data-parallel degree</source>
-        <translation>각 레이어의 가중치와 활성값을 나누어 맡는 GPU 수 (Megatron-LM); GPU 수 / (텐서 × 파이프라인 × 컨텍스트)가 데이터 병렬 차수</translation>
-    </message>
-    <message>
-        <source>Context parallel</source>
-        <translation>컨텍스트 병렬</translation>
-    </message>
-    <message>
-        <source>GPUs that split every sequence (torchtitan&apos;s ring attention), each holding sequence / context tokens; needs FSDP2 sharding</source>
-        <translation>모든 시퀀스를 나누어 맡는 GPU 수 (torchtitan의 링 어텐션); 각 GPU는 시퀀스 길이 / 컨텍스트 개의 토큰을 맡음; FSDP2 샤딩 필요</translation>
-    </message>
-    <message>
-        <source>Virtual stages</source>
-        <translation>가상 스테이지</translation>
-    </message>
-    <message>
-        <source>Model chunks per pipeline stage: above 1 the schedule is interleaved 1F1B, each GPU holding that many separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages</source>
-        <translation>파이프라인 스테이지마다의 모델 청크 수; 1보다 크면 인터리브드 1F1B 스케줄로, 각 GPU가 서로 떨어진 레이어 묶음을 그만큼 맡음; 마이크로배치 수(그래디언트 누적)가 파이프라인 스테이지 수로 나누어떨어져야 함</translation>
-    </message>
-    <message>
-        <source>AsyncTP</source>
-        <translation>AsyncTP (비동기 텐서 병렬)</translation>
-    </message>
-    <message>
-        <source>torchtitan&apos;s asynchronous tensor parallelism: each all-gather and reduce-scatter fused with its matmul over a symmetric-memory workspace outside PyTorch&apos;s allocator (needs tensor parallel, FSDP2 and torch.compile)</source>
-        <translation>torchtitan의 비동기 텐서 병렬: 각 all-gather와 reduce-scatter를 해당 행렬곱과 합쳐, PyTorch 할당기 밖의 대칭 메모리 작업 공간에서 실행함 (텐서 병렬, FSDP2, torch.compile 필요)</translation>
     </message>
     <message>
         <source>Float8 all-gather</source>
@@ -3104,64 +3178,6 @@ time</source>
     <message>
         <source>Compile the cross-entropy as torchtitan does since mid-2025: it keeps the 16-bit logits instead of fp32 log-probabilities (language-model heads, without tensor parallelism or chunked loss)</source>
         <translation>torchtitan이 2025년 중반부터 하듯 교차 엔트로피를 컴파일: fp32 로그 확률 대신 16비트 로짓을 보관 (언어 모델 헤드, 텐서 병렬이나 청크 손실 없이)</translation>
-    </message>
-    <message>
-        <source>Replicate groups (HSDP)</source>
-        <translation>복제 그룹 (HSDP)</translation>
-    </message>
-    <message>
-        <source>FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded gradients (torchtitan&apos;s data_parallel_replicate_degree); 1 shards over all of them</source>
-        <translation>데이터 병렬 GPU를 그룹으로 나눠 FSDP2가 그룹 안에서 샤딩하고, 그룹끼리 샤딩된 그래디언트를 all-reduce함 (torchtitan의 data_parallel_replicate_degree); 1이면 전체에 걸쳐 샤딩</translation>
-    </message>
-    <message>
-        <source>Expert parallel</source>
-        <translation>전문가 병렬</translation>
-    </message>
-    <message>
-        <source>Data-parallel GPUs that split each mixture-of-experts layer&apos;s routed experts, exchanging tokens by all-to-all (Megatron-LM&apos;s expert parallelism; full fine-tuning with DDP or the distributed optimizer)</source>
-        <translation>각 전문가 혼합(MoE) 레이어의 라우팅 전문가를 나누어 가지며 all-to-all로 토큰을 주고받는 데이터 병렬 GPU 수 (Megatron-LM의 전문가 병렬화, DDP 또는 분산 옵티마이저를 쓰는 전체 파인튜닝)</translation>
-    </message>
-    <message>
-        <source>Expert tensor parallel</source>
-        <translation>전문가 텐서 병렬</translation>
-    </message>
-    <message>
-        <source>GPUs that split each routed expert&apos;s linears, as tensor parallelism splits a dense MLP (Megatron-LM&apos;s expert tensor parallelism; the default is the tensor-parallel degree, 1 keeps each expert whole)</source>
-        <translation>라우팅 전문가 각각의 선형층을 나누어 갖는 GPU 수로, 텐서 병렬이 밀집 MLP를 나누듯 나눕니다(Megatron-LM의 전문가 텐서 병렬. 기본값은 텐서 병렬 차수이고 1이면 전문가를 통째로 둡니다)</translation>
-    </message>
-    <message>
-        <source>Expert capacity factor</source>
-        <translation>전문가 용량 계수</translation>
-    </message>
-    <message>
-        <source>Each expert takes at most this many times its even share of token slots and drops the rest (Megatron-LM&apos;s capacity factor; with tensor, pipeline or expert parallelism)</source>
-        <translation>전문가마다 토큰 슬롯을 균등 몫의 최대 이 배수만큼 받고 나머지는 버립니다(Megatron-LM의 용량 계수. 텐서, 파이프라인 또는 전문가 병렬과 함께)</translation>
-    </message>
-    <message>
-        <source>Pad experts to capacity</source>
-        <translation>전문가 입력을 용량까지 채우기</translation>
-    </message>
-    <message>
-        <source>Every expert&apos;s input is padded to its capacity, so each holds the capacity factor times its even share</source>
-        <translation>모든 전문가의 입력을 용량까지 채워서, 전문가마다 균등 몫의 용량 계수배를 갖습니다</translation>
-    </message>
-    <message>
-        <source>Routing imbalance</source>
-        <translation>라우팅 불균형</translation>
-    </message>
-    <message>
-        <source>Plan for uneven routing: the busiest expert-parallel GPU receives this many times the even share of token slots (1: balanced; a what-if, not measured)</source>
-        <translation>고르지 않은 라우팅을 가정해 계획합니다. 가장 바쁜 전문가 병렬 GPU가 토큰 슬롯을 균등 몫의 이 배수만큼 받습니다(1: 균등. 측정값이 아닌 가정)</translation>
-    </message>
-    <message>
-        <source>as tensor parallel</source>
-        <extracomment>the expert tensor-parallel field&apos;s value 0</extracomment>
-        <translation>텐서 병렬과 같게</translation>
-    </message>
-    <message>
-        <source>dropless</source>
-        <extracomment>the capacity factor field&apos;s value 0: no capacity, no token dropped</extracomment>
-        <translation>버림 없음</translation>
     </message>
 </context>
 <context>
@@ -3631,13 +3647,13 @@ time</source>
 <context>
     <name>StagesView</name>
     <message>
-        <source>Every GPU holds the same plan: the Breakdown tab shows it. The pipeline stages appear here side by side when the layout splits the model: set Tensor parallel, Pipeline stages or Context parallel above 1 in the GPU group of the panel.</source>
-        <translation>모든 GPU가 같은 계획을 가지며, 메모리 구성 탭이 그 계획을 보여 줍니다. 레이아웃이 모델을 나누면 여기에 파이프라인 스테이지가 나란히 나타납니다: 패널의 GPU 그룹에서 텐서 병렬, 파이프라인 스테이지 또는 컨텍스트 병렬을 1보다 크게 설정하세요.</translation>
-    </message>
-    <message>
         <source>Layout %1. The verdict, the breakdown and the timeline show the worst stage, stage %2: the one with the most device memory used.</source>
         <extracomment>%1 the layout, e.g. &quot;tp 8 · pp 4 · dp 2&quot;; %2 the number of the worst stage</extracomment>
         <translation>레이아웃 %1. 판정, 메모리 구성, 타임라인은 디바이스 메모리를 가장 많이 쓰는 최악 스테이지, 곧 스테이지 %2를 보여 줍니다.</translation>
+    </message>
+    <message>
+        <source>Every GPU holds the same plan: the Breakdown tab shows it. The pipeline stages appear here side by side when the layout splits the model: set Tensor parallel, Pipeline stages, Context parallel or Expert parallel above 1 in the GPU group of the panel.</source>
+        <translation>모든 GPU가 같은 계획을 가지며, 메모리 구성 탭이 그 계획을 보여 줍니다. 레이아웃이 모델을 나누면 여기에 파이프라인 스테이지가 나란히 나타납니다: 패널의 GPU 그룹에서 텐서 병렬, 파이프라인 스테이지, 컨텍스트 병렬 또는 전문가 병렬을 1보다 크게 설정하세요.</translation>
     </message>
 </context>
 <context>

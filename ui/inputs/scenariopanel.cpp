@@ -2,16 +2,13 @@
 #include "inputs/scenariopanel.h"
 
 #include "inputs/comboitems.h"
+#include "inputs/hardwaregroup.h"
 #include "inputs/modelpicker.h"
 #include "inputs/peftgroup.h"
-#include "plan/gpucatalog.h"
 #include "text/displaynames.h"
-#include "text/gputext.h"
-#include "text/memoryunits.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -29,12 +26,11 @@ using namespace headroom;
 
 namespace {
 
-// Upper bounds of the spin boxes: generous (a 1M-token context, 4096 GPUs)
-// but well inside what the planner accepts (planner.cpp, validate()).
+// Upper bounds of the spin boxes: generous (a 1M-token context) but well
+// inside what the planner accepts (planner.cpp, validate()).
 constexpr int kMaxBatch = 65536;
 constexpr int kMaxTokens = 1 << 22;
 constexpr int kMaxAccumulation = 65536;
-constexpr int kMaxGpus = 4096;
 
 template <class Enum, class Name>
 QList<ComboItem> enumItems(std::initializer_list<Enum> values, Name name)
@@ -45,37 +41,12 @@ QList<ComboItem> enumItems(std::initializer_list<Enum> values, Name name)
     return items;
 }
 
-int clampToSpin(std::uint64_t value, const QSpinBox* spin)
-{
-    return static_cast<int>(std::clamp<std::uint64_t>(value, static_cast<std::uint64_t>(spin->minimum()),
-                                                      static_cast<std::uint64_t>(spin->maximum())));
-}
-
-std::uint64_t spinValue(const QSpinBox* spin) { return static_cast<std::uint64_t>(spin->value()); }
-
 } // namespace
 
 ScenarioPanel::ScenarioPanel(QWidget* parent)
     : QWidget(parent)
     , m_problem(new QLabel(this))
     , m_modelPicker(new ModelPicker(this))
-    , m_gpu(new QComboBox(this))
-    , m_gpuCapacity(new QLabel(this))
-    , m_gpuCount(makeSpin(1, kMaxGpus))
-    , m_sharding(new QComboBox(this))
-    , m_cpuOffload(new QCheckBox(this))
-    , m_tensorParallel(makeSpin(1, kMaxGpus))
-    , m_sequenceParallel(new QCheckBox(this))
-    , m_pipelineParallel(makeSpin(1, kMaxGpus))
-    , m_virtualStages(makeSpin(1, kMaxGpus))
-    , m_contextParallel(makeSpin(1, kMaxGpus))
-    , m_expertParallel(makeSpin(1, kMaxGpus))
-    , m_expertTensorParallel(makeSpin(0, kMaxGpus))
-    , m_capacityFactor(makeFactor(0.0, 1000.0))
-    , m_padToCapacity(new QCheckBox(this))
-    , m_imbalance(makeFactor(1.0, 1000.0))
-    , m_dpReplicate(makeSpin(1, kMaxGpus))
-    , m_asyncTp(new QCheckBox(this))
     , m_mode(new QComboBox(this))
     , m_profile(new QComboBox(this))
     , m_precision(new QComboBox(this))
@@ -115,8 +86,6 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
                                             " border-radius: 4px; padding: 6px; }"));
     m_effectiveBatch->setWordWrap(true);
     m_effectiveBatch->setForegroundRole(QPalette::PlaceholderText);
-    m_gpuCapacity->setWordWrap(true);
-    m_gpuCapacity->setForegroundRole(QPalette::PlaceholderText);
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(8, 8, 8, 8);
@@ -133,52 +102,10 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     addField(runForm, m_profile, QT_TR_NOOP("Runtime profile"),
              QT_TR_NOOP("The framework whose memory behaviour the plan predicts"));
 
-    QGroupBox* hardware = addGroup(QT_TR_NOOP("GPU"));
-    auto* hardwareForm = new QFormLayout(hardware);
-    m_hardwareForm = hardwareForm;
-    addField(hardwareForm, m_gpu, QT_TR_NOOP("GPU"),
-             QT_TR_NOOP("The GPU to fit: the list shows the total nvidia-smi prints; the plan fits against what CUDA can allocate"));
-    hardwareForm->addRow(m_gpuCapacity);
-    addField(hardwareForm, m_gpuCount, QT_TR_NOOP("GPUs"), QT_TR_NOOP("Number of GPUs; the plan is for one of them"));
-    addField(hardwareForm, m_sharding, QT_TR_NOOP("Sharding"),
-             QT_TR_NOOP("How model states are split across the GPUs (DeepSpeed ZeRO, PyTorch FSDP)"));
-    addField(hardwareForm, m_cpuOffload, QT_TR_NOOP("CPU offload"),
-             QT_TR_NOOP("ZeRO-Offload / FSDP CPU offload: optimizer states (and with stage 3, parameters) live in CPU memory"));
-    addField(hardwareForm, m_tensorParallel, QT_TR_NOOP("Tensor parallel"),
-             QT_TR_NOOP("GPUs that split each layer's weights and activations (Megatron-LM); GPUs / (tensor x pipeline x context) is the data-parallel degree"));
-    addField(hardwareForm, m_sequenceParallel, QT_TR_NOOP("Sequence parallel"),
-             QT_TR_NOOP("Split the norm, dropout and residual activations over the tensor-parallel GPUs too"));
-    addField(hardwareForm, m_pipelineParallel, QT_TR_NOOP("Pipeline stages"),
-             QT_TR_NOOP("Stages the layers are split into; the plan shows the fullest stage"));
-    addField(
-        hardwareForm, m_virtualStages, QT_TR_NOOP("Virtual stages"),
-        QT_TR_NOOP(
-            "Model chunks per pipeline stage: above 1 the schedule is interleaved 1F1B, each GPU holding that many "
-            "separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages"));
-    addField(hardwareForm, m_contextParallel, QT_TR_NOOP("Context parallel"),
-             QT_TR_NOOP("GPUs that split every sequence (torchtitan's ring attention), each holding sequence / context tokens; needs FSDP2 sharding"));
-    addField(hardwareForm, m_expertParallel, QT_TR_NOOP("Expert parallel"),
-             QT_TR_NOOP("Data-parallel GPUs that split each mixture-of-experts layer's routed experts, exchanging "
-                        "tokens by all-to-all (Megatron-LM's expert parallelism; full fine-tuning with DDP or the "
-                        "distributed optimizer)"));
-    addField(hardwareForm, m_expertTensorParallel, QT_TR_NOOP("Expert tensor parallel"),
-             QT_TR_NOOP("GPUs that split each routed expert's linears, as tensor parallelism splits a dense MLP "
-                        "(Megatron-LM's expert tensor parallelism; the default is the tensor-parallel degree, 1 keeps "
-                        "each expert whole)"));
-    addField(hardwareForm, m_capacityFactor, QT_TR_NOOP("Expert capacity factor"),
-             QT_TR_NOOP("Each expert takes at most this many times its even share of token slots and drops the "
-                        "rest (Megatron-LM's capacity factor; with tensor, pipeline or expert parallelism)"));
-    addField(hardwareForm, m_padToCapacity, QT_TR_NOOP("Pad experts to capacity"),
-             QT_TR_NOOP("Every expert's input is padded to its capacity, so each holds the capacity factor times "
-                        "its even share"));
-    addField(hardwareForm, m_imbalance, QT_TR_NOOP("Routing imbalance"),
-             QT_TR_NOOP("Plan for uneven routing: the busiest expert-parallel GPU receives this many times the even "
-                        "share of token slots (1: balanced; a what-if, not measured)"));
-    addField(hardwareForm, m_dpReplicate, QT_TR_NOOP("Replicate groups (HSDP)"),
-             QT_TR_NOOP("FSDP2 shards within each group of data-parallel GPUs and the groups all-reduce the sharded "
-                        "gradients (torchtitan's data_parallel_replicate_degree); 1 shards over all of them"));
-    addField(hardwareForm, m_asyncTp, QT_TR_NOOP("AsyncTP"),
-             QT_TR_NOOP("torchtitan's asynchronous tensor parallelism: each all-gather and reduce-scatter fused with its matmul over a symmetric-memory workspace outside PyTorch's allocator (needs tensor parallel, FSDP2 and torch.compile)"));
+    // Made here, not in the initializer list: the groups get their first
+    // layout pass in the order they are made, top to bottom.
+    m_hardware = new HardwareGroup(this);
+    layout->addWidget(m_hardware);
 
     QGroupBox* precision = addGroup(QT_TR_NOOP("Precision and optimizer"));
     m_precisionForm = new QFormLayout(precision);
@@ -258,6 +185,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
     connectInputs();
     // Start on something valid; the main window replaces it at once.
     m_peft->setModel(m_modelPicker->model());
+    m_hardware->setModel(m_modelPicker->model());
     updateVisibility();
     updateEffectiveBatch();
 }
@@ -265,20 +193,7 @@ ScenarioPanel::ScenarioPanel(QWidget* parent)
 void ScenarioPanel::nameInputs()
 {
     // Object names: stable handles for tests and for style sheets.
-    const std::pair<QWidget*, const char*> names[] = {{m_gpu, "gpu"},
-                                                      {m_gpuCapacity, "gpuCapacity"},
-                                                      {m_gpuCount, "gpuCount"},
-                                                      {m_sharding, "sharding"},
-                                                      {m_cpuOffload, "cpuOffload"},
-                                                      {m_tensorParallel, "tensorParallel"},
-                                                      {m_sequenceParallel, "sequenceParallel"},
-                                                      {m_pipelineParallel, "pipelineParallel"},
-                                                      {m_virtualStages, "virtualStages"},
-                                                      {m_contextParallel, "contextParallel"},
-                                                      {m_expertParallel, "expertParallel"},
-                                                      {m_dpReplicate, "dpReplicate"},
-                                                      {m_asyncTp, "asyncTp"},
-                                                      {m_mode, "mode"},
+    const std::pair<QWidget*, const char*> names[] = {{m_mode, "mode"},
                                                       {m_profile, "profile"},
                                                       {m_precision, "precision"},
                                                       {m_weightQuant, "weightQuant"},
@@ -309,28 +224,15 @@ void ScenarioPanel::nameInputs()
                                                       {m_inferAttention, "inferAttention"},
                                                       {m_problem, "problem"},
                                                       {m_modelPicker, "modelPicker"},
-                                                      {m_peft, "peft"}};
+                                                      {m_peft, "peft"},
+                                                      {m_hardware, "hardware"}};
     for (const auto& [widget, name] : names)
         widget->setObjectName(QLatin1String(name));
 }
 
-QDoubleSpinBox* ScenarioPanel::makeFactor(double minimum, double maximum)
-{
-    auto* spin = new QDoubleSpinBox(this);
-    spin->setRange(minimum, maximum);
-    spin->setDecimals(2);
-    spin->setSingleStep(0.25);
-    return spin;
-}
-
 QSpinBox* ScenarioPanel::makeSpin(int minimum, int maximum, int step)
 {
-    auto* spin = new QSpinBox(this);
-    spin->setRange(minimum, maximum);
-    spin->setSingleStep(step);
-    spin->setGroupSeparatorShown(true);
-    spin->setAccelerated(true);
-    return spin;
+    return makeSpinBox(this, minimum, maximum, step);
 }
 
 QGroupBox* ScenarioPanel::addGroup(const char* title)
@@ -343,44 +245,20 @@ QGroupBox* ScenarioPanel::addGroup(const char* title)
 
 void ScenarioPanel::addField(QFormLayout* form, QWidget* widget, const char* text, const char* toolTip)
 {
-    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    if (qobject_cast<QCheckBox*>(widget)) {
-        // A checkbox carries its own text: no separate label.
-        form->addRow(widget);
-        m_fields.push_back({nullptr, widget, text, toolTip});
-        return;
-    }
-    auto* label = new QLabel(this);
-    label->setBuddy(widget);
-    form->addRow(label, widget);
-    m_fields.push_back({label, widget, text, toolTip});
+    m_fields.add(form, this, widget, text, toolTip);
 }
 
 void ScenarioPanel::retranslate()
 {
     for (const auto& [group, title] : m_groupTitles)
         group->setTitle(tr(title));
-    //: the expert tensor-parallel field's value 0
-    m_expertTensorParallel->setSpecialValueText(tr("as tensor parallel"));
-    //: the capacity factor field's value 0: no capacity, no token dropped
-    m_capacityFactor->setSpecialValueText(tr("dropless"));
-    for (const Field& field : m_fields) {
-        if (field.label)
-            field.label->setText(tr(field.text));
-        else if (auto* box = qobject_cast<QCheckBox*>(field.widget))
-            box->setText(tr(field.text));
-        if (field.toolTip)
-            field.widget->setToolTip(tr(field.toolTip));
-    }
+    m_fields.retranslate(metaObject()->className());
 
     setComboItems(m_mode, enumItems({Mode::Train, Mode::Inference}, DisplayNames::mode));
     QList<ComboItem> profiles = enumItems({Profile::Pytorch, Profile::Headroom}, DisplayNames::profile);
     for (ComboItem& item : profiles)
         item.toolTip = DisplayNames::profileDescription(static_cast<Profile>(item.data.toInt()));
     setComboItems(m_profile, profiles);
-    setComboItems(m_sharding, enumItems({Sharding::None, Sharding::Ddp, Sharding::Zero1, Sharding::Zero2, Sharding::Zero3,
-                                         Sharding::Fsdp, Sharding::Fsdp2},
-                                        DisplayNames::sharding));
     setComboItems(m_precision, enumItems({Precision::Fp32, Precision::Fp16Mixed, Precision::Bf16Mixed, Precision::Bf16,
                                           Precision::Fp16, Precision::Fp8Mixed},
                                          DisplayNames::precision));
@@ -403,80 +281,48 @@ void ScenarioPanel::retranslate()
     setComboItems(m_inferPrecision, {{tr("bf16"), enumData(Precision::Bf16), {}},
                                      {tr("fp16"), enumData(Precision::Fp16), {}},
                                      {tr("fp32"), enumData(Precision::Fp32), {}}});
-    setComboItems(m_kvCacheDtype, enumItems({KvCacheDtype::Bf16, KvCacheDtype::Fp16, KvCacheDtype::Fp32, KvCacheDtype::Fp8,
-                                             KvCacheDtype::Int8},
+    setComboItems(m_kvCacheDtype, enumItems({KvCacheDtype::Bf16, KvCacheDtype::Fp16, KvCacheDtype::Fp32,
+                                             KvCacheDtype::Fp8, KvCacheDtype::Int8},
                                             DisplayNames::kvCacheDtype));
-    refreshUnits();
     updateEffectiveBatch();
 }
 
-void ScenarioPanel::refreshUnits()
-{
-    // The list shows the total nvidia-smi prints (what people know their GPU
-    // by); the plan fits against what CUDA can allocate, said on its own line
-    // below the list and in each entry's tooltip (ui/text/gputext.h).
-    QList<ComboItem> gpus;
-    for (const GpuSpec& gpu : gpuCatalog())
-        gpus.append({GpuText::listEntry(gpu), QString::fromStdString(gpu.id), GpuText::toolTip(gpu)});
-    setComboItems(m_gpu, gpus);  // keeps the selection, emits nothing
-    updateGpuCapacity();
-}
-
-void ScenarioPanel::updateGpuCapacity()
-{
-    auto gpu = findGpu(m_gpu->currentData().toString().toStdString());
-    m_gpuCapacity->setText(gpu ? GpuText::capacityLine(gpu.value()) : QString());
-}
+void ScenarioPanel::refreshUnits() { m_hardware->refreshUnits(); }
 
 std::vector<QWidget*> ScenarioPanel::inputsInReadingOrder() const
 {
     // The panel top to bottom, as it reads.
-    return {m_modelPicker,
-            m_mode,
-            m_profile,
-            m_gpu,
-            m_gpuCount,
-            m_sharding,
-            m_cpuOffload,
-            m_tensorParallel,
-            m_sequenceParallel,
-            m_pipelineParallel,
-            m_virtualStages,
-            m_contextParallel,
-            m_expertParallel,
-            m_expertTensorParallel,
-            m_capacityFactor,
-            m_padToCapacity,
-            m_imbalance,
-            m_dpReplicate,
-            m_asyncTp,
-            m_precision,
-            m_weightQuant,
-            m_optimizer,
-            m_galoreRank,
-            m_peft,
-            m_microBatch,
-            m_seqLen,
-            m_gradAccum,
-            m_checkpointing,
-            m_checkpointEvery,
-            m_attention,
-            m_loop,
-            m_useCache,
-            m_chunkedLoss,
-            m_lossChunks,
-            m_optimizerInBackward,
-            m_activationOffload,
-            m_compileLayers,
-            m_compileLoss,
-            m_float8AllGather,
-            m_inferBatch,
-            m_promptTokens,
-            m_newTokens,
-            m_inferPrecision,
-            m_inferWeightQuant,
-            m_kvCacheDtype,
-            m_inferAttention};
+    std::vector<QWidget*> order = {m_modelPicker, m_mode, m_profile};
+    const std::vector<QWidget*> hardware = m_hardware->inputsInReadingOrder();
+    order.insert(order.end(), hardware.begin(), hardware.end());
+    order.insert(order.end(), {m_precision,
+                               m_weightQuant,
+                               m_optimizer,
+                               m_galoreRank,
+                               m_peft,
+                               m_microBatch,
+                               m_seqLen,
+                               m_gradAccum,
+                               m_checkpointing,
+                               m_checkpointEvery,
+                               m_attention,
+                               m_loop,
+                               m_useCache,
+                               m_chunkedLoss,
+                               m_lossChunks,
+                               m_optimizerInBackward,
+                               m_activationOffload,
+                               m_compileLayers,
+                               m_compileLoss,
+                               m_float8AllGather,
+                               m_inferBatch,
+                               m_promptTokens,
+                               m_newTokens,
+                               m_inferPrecision,
+                               m_inferWeightQuant,
+                               m_kvCacheDtype,
+                               m_inferAttention});
+    return order;
 }
 
 void ScenarioPanel::setTabOrderByLayout()
@@ -499,13 +345,12 @@ void ScenarioPanel::connectInputs()
 {
     connect(m_modelPicker, &ModelPicker::modelChanged, this, &ScenarioPanel::onModelChanged);
     connect(m_peft, &PeftGroup::changed, this, &ScenarioPanel::onInputChanged);
+    connect(m_hardware, &HardwareGroup::changed, this, &ScenarioPanel::onInputChanged);
     for (QWidget* input : inputs()) {
         if (auto* combo = qobject_cast<QComboBox*>(input))
             connect(combo, &QComboBox::currentIndexChanged, this, &ScenarioPanel::onInputChanged);
         else if (auto* spin = qobject_cast<QSpinBox*>(input))
             connect(spin, &QSpinBox::valueChanged, this, &ScenarioPanel::onInputChanged);
-        else if (auto* factor = qobject_cast<QDoubleSpinBox*>(input))
-            connect(factor, &QDoubleSpinBox::valueChanged, this, &ScenarioPanel::onInputChanged);
         else if (auto* box = qobject_cast<QCheckBox*>(input))
             connect(box, &QCheckBox::toggled, this, &ScenarioPanel::onInputChanged);
     }
@@ -513,22 +358,25 @@ void ScenarioPanel::connectInputs()
 
 std::vector<QWidget*> ScenarioPanel::inputs() const
 {
-    // The panel's own inputs; the model picker and the PEFT group announce
-    // their changes themselves.
+    // The panel's own inputs; the model picker and the hardware and PEFT
+    // groups announce their changes themselves.
     std::vector<QWidget*> all = inputsInReadingOrder();
-    std::erase_if(all, [this](QWidget* w) { return w == m_modelPicker || w == m_peft; });
+    const std::vector<QWidget*> hardware = m_hardware->inputsInReadingOrder();
+    std::erase_if(all, [this, &hardware](QWidget* w) {
+        return w == m_modelPicker || w == m_peft || std::ranges::find(hardware, w) != hardware.end();
+    });
     return all;
 }
 
 void ScenarioPanel::onModelChanged()
 {
     m_peft->setModel(m_modelPicker->model());
+    m_hardware->setModel(m_modelPicker->model());
     onInputChanged();
 }
 
 void ScenarioPanel::onInputChanged()
 {
-    updateGpuCapacity();
     updateVisibility();
     updateEffectiveBatch();
     emit scenarioChanged(scenario());
@@ -543,36 +391,19 @@ void ScenarioPanel::updateVisibility()
     m_precisionForm->setRowVisible(m_galoreRank, comboEnum<Optimizer>(m_optimizer) == Optimizer::Galore);
     m_activationForm->setRowVisible(m_checkpointEvery, comboEnum<Checkpointing>(m_checkpointing) == Checkpointing::EveryK);
     m_lossChunks->setEnabled(m_chunkedLoss->isChecked());
-    // Offload moves sharded states: nothing to move without ZeRO or FSDP.
-    const Sharding sharding = comboEnum<Sharding>(m_sharding);
-    m_cpuOffload->setEnabled(sharding != Sharding::None && sharding != Sharding::Ddp);
-    // Sequence parallelism splits over the tensor-parallel GPUs: nothing to split with one.
-    m_sequenceParallel->setEnabled(m_tensorParallel->value() > 1);
-    // Virtual stages interleave a pipeline: nothing to interleave without one
-    // (kept enabled while above 1, so that a scenario's vpp can be set back).
-    m_virtualStages->setEnabled(m_pipelineParallel->value() > 1 || m_virtualStages->value() > 1);
-    // HSDP replicates FSDP2's shards: nothing to replicate without FSDP2 (kept
-    // enabled while above 1, so that a scenario's groups can be set back).
-    m_dpReplicate->setEnabled(sharding == Sharding::Fsdp2 || m_dpReplicate->value() > 1);
-    // Likewise kept enabled while checked, so that a scenario's setting can be cleared.
-    m_asyncTp->setEnabled(m_tensorParallel->value() > 1 || m_asyncTp->isChecked());
-    // A mixture of experts' fields (kept enabled while set, so that a
-    // scenario's value can be set back).
-    const bool moe = m_modelPicker->model().isMoe();
-    m_expertTensorParallel->setEnabled(moe || m_expertTensorParallel->value() != 0);
-    m_capacityFactor->setEnabled(moe || m_capacityFactor->value() != 0.0);
-    m_padToCapacity->setEnabled(m_capacityFactor->value() != 0.0 || m_padToCapacity->isChecked());
-    m_imbalance->setEnabled(moe || m_imbalance->value() != 1.0);
+    // Float8 all-gather acts under fp8-mixed with FSDP2 (kept enabled while
+    // checked, so that a scenario's setting can be cleared).
     m_float8AllGather->setEnabled((comboEnum<Precision>(m_precision) == Precision::Fp8Mixed &&
-                                   sharding == Sharding::Fsdp2) || m_float8AllGather->isChecked());
+                                   m_hardware->hardware().sharding == Sharding::Fsdp2) ||
+                                  m_float8AllGather->isChecked());
 }
 
 void ScenarioPanel::updateEffectiveBatch()
 {
     const QLocale locale;
-    const std::uint64_t micro = spinValue(m_microBatch), accum = spinValue(m_gradAccum), gpus = spinValue(m_gpuCount);
-    const std::uint64_t modelParallel =
-        spinValue(m_tensorParallel) * spinValue(m_pipelineParallel) * spinValue(m_contextParallel);
+    const HardwareConfig hw = m_hardware->hardware();
+    const std::uint64_t micro = spinValue(m_microBatch), accum = spinValue(m_gradAccum), gpus = hw.count;
+    const std::uint64_t modelParallel = hw.parallel.tp * hw.parallel.pp * hw.parallel.cp;
     if (modelParallel > 1) {
         // The data-parallel replicas are the GPUs over tensor x pipeline x context (plan/parallel.h);
         // a layout that does not divide is the planner's error, shown in the banner.
@@ -615,32 +446,10 @@ void ScenarioPanel::setScenario(const Scenario& s)
     m_modelPicker->setModel(s.model);
     m_peft->setModel(s.model, true);
     m_peft->setConfig(s.train.peft);
+    m_hardware->setModel(m_modelPicker->model());
+    m_hardware->setConfig(s.hardware, s.train.moe);
     selectComboData(m_mode, enumData(s.mode));
     selectComboData(m_profile, enumData(s.profile));
-
-    const HardwareConfig& hw = s.hardware;
-    if (!selectComboData(m_gpu, QString::fromStdString(hw.gpu))) {
-        // An id the catalog spells differently ("RTX-4090"): match case-insensitively.
-        if (auto gpu = findGpu(hw.gpu))
-            selectComboData(m_gpu, QString::fromStdString(gpu.value().id));
-    }
-    m_gpuCount->setValue(clampToSpin(hw.count, m_gpuCount));
-    selectComboData(m_sharding, enumData(hw.sharding));
-    m_cpuOffload->setChecked(hw.cpuOffload);
-    m_tensorParallel->setValue(clampToSpin(hw.parallel.tp, m_tensorParallel));
-    m_sequenceParallel->setChecked(hw.parallel.sp);
-    m_pipelineParallel->setValue(clampToSpin(hw.parallel.pp, m_pipelineParallel));
-    m_contextParallel->setValue(clampToSpin(hw.parallel.cp, m_contextParallel));
-    m_expertParallel->setValue(clampToSpin(hw.parallel.ep, m_expertParallel));
-    m_expertTensorParallel->setValue(clampToSpin(hw.parallel.etp, m_expertTensorParallel));
-    m_capacityFactor->setValue(s.train.moe.capacityFactor);
-    m_padToCapacity->setChecked(s.train.moe.padToCapacity);
-    m_imbalance->setValue(s.train.moe.imbalance);
-    m_dpReplicate->setValue(clampToSpin(hw.parallel.dpReplicate, m_dpReplicate));
-    m_gpusPerNode = hw.gpusPerNode;
-    m_ppSchedule = hw.parallel.ppSchedule;
-    m_virtualStages->setValue(clampToSpin(hw.parallel.vpp, m_virtualStages));
-    m_asyncTp->setChecked(hw.parallel.asyncTp);
     m_globalBatch = s.train.globalBatch;
 
     const TrainConfig& t = s.train;
@@ -673,7 +482,6 @@ void ScenarioPanel::setScenario(const Scenario& s)
     selectComboData(m_kvCacheDtype, enumData(i.kvCacheDtype));
     selectComboData(m_inferAttention, enumData(i.attention));
 
-    updateGpuCapacity();
     updateVisibility();
     updateEffectiveBatch();
 }
@@ -685,24 +493,8 @@ Scenario ScenarioPanel::scenario() const
     s.mode = comboEnum<Mode>(m_mode);
     s.profile = comboEnum<Profile>(m_profile);
 
-    s.hardware.gpu = m_gpu->currentData().toString().toStdString();
-    s.hardware.count = spinValue(m_gpuCount);
-    s.hardware.sharding = comboEnum<Sharding>(m_sharding);
-    s.hardware.cpuOffload = m_cpuOffload->isChecked();
-    s.hardware.parallel.tp = spinValue(m_tensorParallel);
-    s.hardware.parallel.sp = m_sequenceParallel->isChecked();
-    s.hardware.parallel.pp = spinValue(m_pipelineParallel);
-    s.hardware.parallel.ppSchedule = m_ppSchedule;
-    s.hardware.parallel.vpp = spinValue(m_virtualStages);
-    s.hardware.parallel.asyncTp = m_asyncTp->isChecked();
-    s.hardware.parallel.cp = spinValue(m_contextParallel);
-    s.hardware.parallel.ep = spinValue(m_expertParallel);
-    s.hardware.parallel.etp = spinValue(m_expertTensorParallel);
-    s.train.moe.capacityFactor = m_capacityFactor->value();
-    s.train.moe.padToCapacity = m_padToCapacity->isChecked();
-    s.train.moe.imbalance = m_imbalance->value();
-    s.hardware.parallel.dpReplicate = spinValue(m_dpReplicate);
-    s.hardware.gpusPerNode = m_gpusPerNode;
+    s.hardware = m_hardware->hardware();
+    s.train.moe = m_hardware->moe();
     // A global batch from the file follows the panel's effective batch (micro-batch x accumulation x
     // data-parallel replicas, the label under them), so an edit of either never leaves a stale one.
     const std::uint64_t modelParallel = s.hardware.parallel.tp * s.hardware.parallel.pp * s.hardware.parallel.cp;

@@ -4,14 +4,14 @@
 // headroom::Scenario and back. It computes nothing: every edit goes out as
 // the whole scenario (scenarioChanged) into the PlanDocument, and the
 // document's problems come back through showProblem().
+#include "inputs/formfields.h"
 #include "plan/scenario.h"
 
 #include <QWidget>
 
-class QDoubleSpinBox;
-
 #include <vector>
 
+class HardwareGroup;
 class ModelPicker;
 class PeftGroup;
 class QCheckBox;
@@ -45,19 +45,9 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    // A form row whose label and tooltip are re-translated on a language
-    // switch: the texts are QT_TR_NOOP literals translated at run time.
-    struct Field {
-        QLabel* label;
-        QWidget* widget;
-        const char* text;
-        const char* toolTip;
-    };
-
     QGroupBox* addGroup(const char* title);
     void addField(QFormLayout* form, QWidget* widget, const char* text, const char* toolTip);
     QSpinBox* makeSpin(int minimum, int maximum, int step = 1);
-    QDoubleSpinBox* makeFactor(double minimum, double maximum);
     void connectInputs();
     void nameInputs();
     std::vector<QWidget*> inputs() const;
@@ -65,31 +55,13 @@ private:
     void retranslate();
     void updateVisibility();
     void updateEffectiveBatch();
-    void updateGpuCapacity();
     void setTabOrderByLayout();
     void onModelChanged();
     void onInputChanged();
 
     QLabel* m_problem;
     ModelPicker* m_modelPicker;
-    // Hardware
-    QComboBox* m_gpu;
-    QLabel* m_gpuCapacity;  // the capacity the plan uses (CUDA-allocatable), apart from the list's nvidia-smi total
-    QSpinBox* m_gpuCount;
-    QComboBox* m_sharding;
-    QCheckBox* m_cpuOffload;
-    QSpinBox* m_tensorParallel;      // hardware.parallel.tp
-    QCheckBox* m_sequenceParallel;   // hardware.parallel.sp
-    QSpinBox* m_pipelineParallel;    // hardware.parallel.pp
-    QSpinBox* m_virtualStages;       // hardware.parallel.vpp
-    QSpinBox* m_contextParallel;     // hardware.parallel.cp
-    QSpinBox* m_expertParallel;      // hardware.parallel.ep
-    QSpinBox* m_expertTensorParallel; // hardware.parallel.etp (0: the tensor-parallel degree)
-    QDoubleSpinBox* m_capacityFactor; // train.moe.capacity_factor (0: dropless)
-    QCheckBox* m_padToCapacity;       // train.moe.pad_to_capacity
-    QDoubleSpinBox* m_imbalance;      // train.moe.imbalance
-    QSpinBox* m_dpReplicate;         // hardware.parallel.dp_replicate (HSDP)
-    QCheckBox* m_asyncTp;            // hardware.parallel.async_tp
+    HardwareGroup* m_hardware = nullptr; // hardware and train.moe
     // Run
     QComboBox* m_mode;
     QComboBox* m_profile;
@@ -129,14 +101,11 @@ private:
     std::vector<QGroupBox*> m_trainGroups;
     QGroupBox* m_inferenceGroup = nullptr;
     std::vector<std::pair<QGroupBox*, const char*>> m_groupTitles;
-    std::vector<Field> m_fields;
+    FormFields m_fields; // labels and tooltips, re-translated on a language switch
     std::vector<std::pair<QCheckBox*, const char*>> m_checkTexts;
     QFormLayout* m_precisionForm = nullptr;
-    QFormLayout* m_hardwareForm = nullptr;
-    // Scenario settings the panel has no input for yet: kept from the last
-    // scenario shown, so that an edit does not drop them.
-    headroom::PipelineSchedule m_ppSchedule = headroom::PipelineSchedule::OneFOneB;
+    // A scenario setting the panel has no input for yet: kept from the last
+    // scenario shown, so that an edit does not drop it.
     std::uint64_t m_globalBatch = 0;
-    std::uint64_t m_gpusPerNode = 0; // hardware.gpus_per_node (the layout search's node size)
     QFormLayout* m_activationForm = nullptr;
 };

@@ -94,8 +94,8 @@ bool StagesView::showsStages() const { return m_shown == Shown::Stages; }
 QString StagesView::singleGpuMessage()
 {
     return tr("Every GPU holds the same plan: the Breakdown tab shows it. The pipeline stages appear here side by side "
-              "when the layout splits the model: set Tensor parallel, Pipeline stages or Context parallel above 1 in "
-              "the GPU group of the panel.");
+              "when the layout splits the model: set Tensor parallel, Pipeline stages, Context parallel or Expert "
+              "parallel above 1 in the GPU group of the panel.");
 }
 
 QString StagesView::summary() const { return m_summary->text(); }
