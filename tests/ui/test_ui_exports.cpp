@@ -310,6 +310,22 @@ private slots:
                                             [](const std::string& n) { return n.starts_with("gpt-oss has no sdpa"); });
         QVERIFY(eagerNote != ossPlan.value().notes.end());
         notes.push_back(*eagerNote);
+        // DeepSeek-V3's last pipeline stage has no dense layer: its note says so.
+        Scenario deepseekStages = fullFinetune();
+        deepseekStages.model = presetModel("deepseek-ai/DeepSeek-V3").value();
+        deepseekStages.hardware.gpu = "h200";
+        deepseekStages.hardware.count = 16;
+        deepseekStages.hardware.sharding = Sharding::Zero1;
+        deepseekStages.hardware.parallel.pp = 4;
+        deepseekStages.hardware.parallel.ep = 4;
+        deepseekStages.train.gradAccum = 4;
+        auto deepseekPlan = makePlan(deepseekStages);
+        QVERIFY2(deepseekPlan.ok(), deepseekPlan.ok() ? "" : deepseekPlan.error().detail.c_str());
+        const auto stageNote = std::find_if(deepseekPlan->notes.begin(), deepseekPlan->notes.end(), [](const std::string& n) {
+            return n.starts_with("DeepSeek-V3: its ") && n.find("dense") == std::string::npos;
+        });
+        QVERIFY(stageNote != deepseekPlan->notes.end());
+        notes.push_back(*stageNote);
         std::vector<Error> errors;
         Scenario qloraNoBase = teachingScenario().value();
         qloraNoBase.train.weightQuant = WeightQuant::None;
@@ -382,9 +398,21 @@ private slots:
         Scenario tooUneven = padWithoutCapacity;
         tooUneven.train.moe.padToCapacity = false;
         tooUneven.train.moe.imbalance = 2.0;
+        // DeepSeek-V3 under tp: a shared-expert width and a dense-layer width
+        // tp does not divide; then a family tensor parallelism is not planned for.
+        Scenario mlaShared = padWithoutCapacity;
+        mlaShared.train.moe = {};
+        mlaShared.model = presetModel("deepseek-ai/DeepSeek-V3").value();
+        mlaShared.model.sharedExpertIntermediate += 1;
+        Scenario mlaDense = mlaShared;
+        mlaDense.model.sharedExpertIntermediate -= 1;
+        mlaDense.model.denseIntermediate += 1;
+        Scenario tpFamily = mlaShared;
+        tpFamily.model = presetModel("gpt2").value();
         for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
                                   epDense, epUneven, epPastDp, epFsdp2, epZero3, moeTp, etpDense, etpPastStage, etpWidth,
-                                  moeTpFsdp2, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven}) {
+                                  moeTpFsdp2, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven, mlaShared,
+                                  mlaDense, tpFamily}) {
             auto plan = makePlan(s);
             QVERIFY(!plan);
             errors.push_back(plan.error());
