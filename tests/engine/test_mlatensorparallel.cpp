@@ -25,19 +25,12 @@ namespace {
 
 Scenario deepseek(std::uint64_t tp, Checkpointing checkpointing = Checkpointing::None)
 {
-    Scenario sc;
+    // Full fine-tuning with AdamW in bf16 mixed precision, flash attention, micro-batch 1.
+    Scenario sc = testing::mixtralFullFinetune(Sharding::Zero1, checkpointing);
     sc.model = presetModel("deepseek-ai/DeepSeek-V3").value();
-    sc.train.peft.method = PeftMethod::None;
-    sc.train.weightQuant = WeightQuant::None;
-    sc.train.optimizer = Optimizer::AdamW;
-    sc.train.precision = Precision::Bf16Mixed;
-    sc.train.microBatch = 1;
     sc.train.seqLen = 4096;
     sc.train.gradAccum = 16;
-    sc.train.checkpointing = checkpointing;
-    sc.train.attention = Attention::Flash;
     sc.hardware.gpu = "h200";
-    sc.hardware.sharding = Sharding::Zero1;
     sc.hardware.parallel.tp = tp;
     sc.hardware.parallel.sp = tp > 1;
     sc.hardware.parallel.pp = 8;
