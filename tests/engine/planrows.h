@@ -26,6 +26,16 @@ inline const TensorRow* findRow(const Plan& p, const char* name)
     return nullptr;
 }
 
+// The row named `name` made for the layers of `band` (a model with dense
+// layers: planner.cpp's merged table, TensorRow::band).
+inline const TensorRow* findBanded(const Plan& p, const char* name, LayerBand band)
+{
+    for (const TensorRow& r : p.tensors)
+        if (std::strcmp(r.name, name) == 0 && r.band == band)
+            return &r;
+    return nullptr;
+}
+
 // The bytes per instance of the row named `name`; 0 when there is none.
 inline Bytes rowBytes(const Plan& p, const char* name)
 {

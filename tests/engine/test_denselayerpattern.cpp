@@ -15,12 +15,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "planrows.h"
+
 #include <QtTest>
 
 #include <cstring>
 #include <fstream>
 
 using namespace headroom;
+using testing::findBanded;
 
 namespace {
 
@@ -51,14 +54,6 @@ Scenario fullFinetune(const ModelSpec& model)
     sc.train.seqLen = 256;
     sc.hardware.gpu = "h100-sxm-80gb";
     return sc;
-}
-
-const TensorRow* findBanded(const Plan& p, const char* name, LayerBand band)
-{
-    for (const TensorRow& r : p.tensors)
-        if (std::strcmp(r.name, name) == 0 && r.band == band)
-            return &r;
-    return nullptr;
 }
 
 } // namespace

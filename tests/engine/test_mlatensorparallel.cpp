@@ -12,6 +12,7 @@
 #include "plan/parallel.h"
 #include "plan/planner.h"
 
+#include "planrows.h"
 #include "rankplan.h"
 
 #include <QtTest>
@@ -49,14 +50,6 @@ std::uint64_t moduleElements(const std::vector<ParamTensor>& layer, const char* 
         if (std::strcmp(t.module, module) == 0)
             n += elements(t);
     return n;
-}
-
-const TensorRow* banded(const Plan& p, const char* name, LayerBand band)
-{
-    for (const TensorRow& r : p.tensors)
-        if (std::strcmp(r.name, name) == 0 && r.band == band)
-            return &r;
-    return nullptr;
 }
 
 } // namespace
@@ -115,8 +108,8 @@ private slots:
         QVERIFY(one.denseLayers > 0 && one.denseLayers < one.layers);
         for (const char* name : {"norm1.in", "kv_a_norm.in", "q_a_norm.in", "attn.q", "attn.k"}) {
             for (LayerBand band : {LayerBand::Dense, LayerBand::Sparse, LayerBand::Every}) {
-                const TensorRow* a = banded(one, name, band);
-                const TensorRow* b = banded(two, name, band);
+                const TensorRow* a = testing::findBanded(one, name, band);
+                const TensorRow* b = testing::findBanded(two, name, band);
                 if (!a && !b)
                     continue;
                 QVERIFY2(a && b, name);
@@ -135,8 +128,8 @@ private slots:
         a.model.denseIntermediate = b.model.denseIntermediate = 4096;
         const Plan one = stagePlan(a, 0), two = stagePlan(b, 0);
         for (const char* name : {"mlp.act_out", "mlp.down_in"}) {
-            const TensorRow* whole = banded(one, name, LayerBand::Dense);
-            const TensorRow* split = banded(two, name, LayerBand::Dense);
+            const TensorRow* whole = testing::findBanded(one, name, LayerBand::Dense);
+            const TensorRow* split = testing::findBanded(two, name, LayerBand::Dense);
             QVERIFY2(whole && split, name);
             QCOMPARE(split->bytes * 2, whole->bytes);
         }
