@@ -300,6 +300,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     PlanOptions quick;
     quick.estimateReserved = true;
     quick.worstRankOnly = true;
+    quick.withNotes = false;
     std::vector<LayoutCandidate> fitting;
     Scenario sc = base;
     sc.train.globalBatch = r.globalBatch;

@@ -87,7 +87,8 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
     // shapes (op-level checkpointing's kept mm outputs, Float8's casts) must
     // differ where the split makes them differ.
     const ParameterTable fullTable = buildParameterTable(full);
-    const ParameterTable wholeTable = denseView ? denseLayerTable(fullTable) : fullTable;
+    const ParameterTable denseTable = denseView ? denseLayerTable(fullTable) : ParameterTable{};
+    const ParameterTable& wholeTable = denseView ? denseTable : fullTable; // no copy: a search plans thousands
     std::vector<TensorRow> undivided;
     addActivationRows(withModel(ctx, whole, wholeTable), undivided);
     if (undivided.size() != rows.size() - begin) {
@@ -521,6 +522,8 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     worst.totalParameters = table.totalElements();
     worst.activeParameters = table.activeElements(sc.model.expertsPerToken, sc.model.experts);
     worst.trainableParameters = worst.totalParameters;
+    if (!options.withNotes)
+        return worst;
 
     std::string layoutNote =
         "Layout: tp " + std::to_string(layout.tp) + (layout.sp && layout.tp > 1 ? " with sequence parallelism" : "") +

@@ -205,13 +205,13 @@ Result<Plan> detail::planOneRank(const Scenario& sc, const ModelSpec& m, const P
     const NcclBuffers nccl = ncclBuffers(sc);
     profile.contextBytes = satAdd(profile.contextBytes, nccl.bytes);
     plan.ncclBytes = nccl.bytes;
-    if (nccl.communicators > 0)
+    if (nccl.communicators > 0 && options.withNotes)
         plan.notes.push_back("NCCL: " + std::to_string(nccl.communicators) + " communicator" +
                              (nccl.communicators > 1 ? "s" : "") + " per GPU, about " + formatGiB(static_cast<double>(nccl.bytes)) +
                              " of buffers outside the caching allocator (544 MB for two ranks, 688 MB for more, measured on 4 A100s: "
                              "NVIDIA/nccl#964; an estimate on other GPUs).");
     detail::BuildContext ctx(sc, m, table, profile, *gpu);
-    ctx.notes = &plan.notes;
+    ctx.notes = options.withNotes ? &plan.notes : nullptr;
     ctx.pieces = &plan.pieces;
     ctx.mode = sc.mode;
     ctx.rank = rank;

@@ -26,6 +26,10 @@ struct PlanOptions {
     // Plan::ranks then lists the planned stages only. For the inner loop of
     // the layout search (layoutsearch.h); the counters are the full plan's.
     bool worstRankOnly = false;
+    // false: no Plan::notes (the layout search's inner loop reads only the
+    // counters, and builds thousands of plans: their texts were a few
+    // percent of its time). Refusals are errors, never notes, either way.
+    bool withNotes = true;
 };
 Result<Plan> makePlan(const Scenario& scenario, const ParameterTable& table, const PlanOptions& options);
 
