@@ -10,7 +10,7 @@
 // [training] local_batch_size, global_batch_size, seq_len, dtype,
 // mixed_precision_param, mixed_precision_reduce, enable_cpu_offload;
 // [parallelism] data_parallel_replicate_degree, data_parallel_shard_degree,
-// fsdp_reshard_after_forward, tensor_parallel_degree,
+// fsdp_reshard_after_forward, tensor_parallel_degree, expert_parallel_degree,
 // pipeline_parallel_degree, pipeline_parallel_schedule ("1F1B", "GPipe",
 // "Interleaved1F1B": torch
 // distributed/pipelining/schedules.py get_schedule_class names),
@@ -64,14 +64,28 @@ std::string toml(const std::string& text)
     return out + "\"";
 }
 
-// torchtitan's two dense decoder implementations a Headroom model can be:
-// llama3 (models/llama3: RMSNorm, SwiGLU, RoPE, GQA, no biases, an untied
-// output layer) and qwen3 (models/qwen3: the same with per-head q/k RMSNorm
-// and optional weight tying).
-enum class TitanModel { None, Llama3, Qwen3 };
+// torchtitan's decoder implementations a Headroom model can be: llama3
+// (models/llama3: RMSNorm, SwiGLU, RoPE, GQA, no biases, an untied output
+// layer), qwen3 (models/qwen3: the same with per-head q/k RMSNorm and
+// optional weight tying), and deepseek_v3 (models/deepseek_v3: multi-head
+// latent attention, dense first layers, routed and shared experts).
+enum class TitanModel { None, Llama3, Qwen3, DeepseekV3 };
+
+const char* titanModelName(TitanModel model)
+{
+    switch (model) {
+    case TitanModel::Llama3: return "llama3";
+    case TitanModel::Qwen3: return "qwen3";
+    case TitanModel::DeepseekV3: return "deepseek_v3";
+    case TitanModel::None: break;
+    }
+    return "";
+}
 
 TitanModel titanModel(const ModelSpec& m)
 {
+    if (m.family == Family::DeepseekV3 && !m.tieEmbeddings && !m.qkvBias && m.denseLayerIds.empty())
+        return TitanModel::DeepseekV3;
     if (m.family != Family::Llama || m.isMoe() || m.norm != NormKind::RmsNorm || !m.gatedMlp ||
         m.hiddenAct != "silu" || m.qkvBias || m.attnOutBias || m.mlpBias || m.learnedPositions)
         return TitanModel::None;
@@ -91,7 +105,8 @@ struct Flavor {
 // models/qwen3/__init__.py qwen3_args, the dense flavors; llama3's MLP width
 // is what FeedForward computes from multiple_of and ffn_dim_multiplier
 // (models/llama3/model/model.py). tests/libraries/test_torchtitan_toml.py
-// builds each matched flavor with torchtitan and compares.
+// builds each matched flavor with torchtitan and compares. DeepSeek-V3's
+// flavors are in kLatentFlavors.
 constexpr std::array<Flavor, 9> kFlavors{{
     {TitanModel::Llama3, "8B", 32, 4096, 32, 8, 128, 14336, 128256, false},
     {TitanModel::Llama3, "70B", 80, 8192, 64, 8, 128, 28672, 128256, false},
@@ -103,6 +118,32 @@ constexpr std::array<Flavor, 9> kFlavors{{
     {TitanModel::Qwen3, "14B", 40, 5120, 40, 8, 128, 17408, 151936, false},
     {TitanModel::Qwen3, "32B", 64, 5120, 64, 8, 128, 25600, 151936, false},
 }};
+
+// torchtitan 0.2.2 models/deepseek_v3/__init__.py deepseekv3_args: the
+// shapes Headroom plans (the router's scoring and groups and the attention
+// kernel of each flavor change no memory Headroom plans).
+struct LatentFlavor {
+    const char* name;
+    std::uint64_t layers, hidden, heads, denseLayers, denseIntermediate, expertIntermediate, experts, shared, topK,
+        qLoraRank, kvLoraRank, vocab;
+};
+constexpr std::array<LatentFlavor, 3> kLatentFlavors{{
+    {"16B", 27, 2048, 16, 1, 10944, 1408, 64, 2, 6, 0, 512, 102400},
+    {"236B", 60, 5120, 128, 1, 12288, 1536, 160, 2, 6, 1536, 512, 102400},
+    {"671B", 61, 7168, 128, 3, 18432, 2048, 256, 1, 8, 1536, 512, 129280},
+}};
+
+const char* findLatentFlavor(const ModelSpec& m)
+{
+    for (const LatentFlavor& f : kLatentFlavors)
+        if (f.layers == m.layers && f.hidden == m.hidden && f.heads == m.heads && f.denseLayers == m.denseLayers &&
+            f.denseIntermediate == m.denseIntermediate && f.expertIntermediate == m.intermediate &&
+            f.experts == m.experts && f.shared == m.sharedExperts && f.topK == m.expertsPerToken &&
+            f.qLoraRank == m.qLoraRank && f.kvLoraRank == m.kvLoraRank && f.vocab == m.vocab &&
+            m.qkNopeHeadDim() == 128 && m.qkRopeHeadDim == 64 && m.vHeadDim == 128)
+            return f.name;
+    return nullptr;
+}
 
 const Flavor* findFlavor(TitanModel model, const ModelSpec& m)
 {
@@ -119,9 +160,16 @@ std::string refusal(const Scenario& sc, TitanModel model, const ParallelLayout& 
     const ModelSpec& m = sc.model;
     const TrainConfig& t = sc.train;
     if (model == TitanModel::None)
-        return std::string("torchtitan 0.2.2 has dense decoders llama3 (untied) and qwen3; ") + m.id + " (" +
+        return std::string("torchtitan 0.2.2's decoders Headroom writes are llama3 (untied), qwen3 and "
+                           "deepseek_v3; ") + m.id + " (" +
                familyName(m.family) + (m.tieEmbeddings ? ", tied embeddings" : "") + (m.qkvBias ? ", q/k/v bias" : "") +
-               (m.isMoe() ? ", experts" : "") + ") is neither";
+               (m.isMoe() ? ", experts" : "") + ") is none of them";
+    // torchtitan's MoE layers under tensor parallelism are not planned
+    // (the planner refuses them under FSDP2); Megatron-LM's layouts are the
+    // megatron-args export's.
+    if (model == TitanModel::DeepseekV3 && sc.hardware.sharding != Sharding::Fsdp2)
+        return "torchtitan shards DeepSeek-V3's experts with FSDP2 (expert_parallel_degree over dp_shard x cp); "
+               "plan with --sharding fsdp2, or export Megatron-LM's layout with --format megatron-args";
     if (m.slidingWindow != 0 && t.seqLen > m.slidingWindow)
         return "torchtitan's llama3 and qwen3 have no sliding-window attention; the sequence is longer than the window";
     if (t.peft.method != PeftMethod::None || t.weightQuant != WeightQuant::None)
@@ -207,10 +255,19 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     const Sharding s = sc.hardware.sharding;
     const bool shard = s != Sharding::None && s != Sharding::Ddp;
     const Flavor* flavor = findFlavor(model, m);
-    const char* modelName = model == TitanModel::Llama3 ? "llama3" : "qwen3";
+    const char* latentFlavor = model == TitanModel::DeepseekV3 ? findLatentFlavor(m) : nullptr;
+    const char* modelName = titanModelName(model);
 
     std::vector<std::string> notes;
-    if (!flavor)
+    if (model == TitanModel::DeepseekV3 && !latentFlavor)
+        notes.push_back("No deepseek_v3 flavor of torchtitan 0.2.2 (16B, 236B, 671B) has this model's shape: flavor "
+                        "names the model, and torchtitan refuses it until a flavor of that name is added to "
+                        "torchtitan/models/deepseek_v3/__init__.py.");
+    if (model == TitanModel::DeepseekV3)
+        notes.push_back("Headroom planned transformers' DeepseekV3 modules; torchtitan runs its own (its MoE's token "
+                        "permutation and grouped_mm buffers, its MLA kernel), checked against a published torchtitan "
+                        "run of the 16B at -5.3 % (docs/validation/parallel.md).");
+    if (!flavor && model != TitanModel::DeepseekV3)
         notes.push_back(std::string("No ") + modelName + " flavor of torchtitan 0.2.2 has this model's shape (layers " +
                         n(m.layers) + ", dim " + n(m.hidden) + ", heads " + n(m.heads) + ", KV heads " + n(m.kvHeads) +
                         ", head_dim " + n(m.headDim) + ", MLP " + n(m.intermediate) + ", vocabulary " + n(m.vocab) +
@@ -257,7 +314,7 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     y += "\n[job]\ndescription = " + toml("Headroom: " + m.id + ", " + scenarioLine(sc)) + "\n";
 
     y += "\n[model]\nname = " + toml(modelName) + "\n";
-    y += "flavor = " + toml(flavor ? flavor->name : m.id) + "\n";
+    y += "flavor = " + toml(flavor ? flavor->name : latentFlavor ? latentFlavor : m.id) + "\n";
     const bool float8 = t.precision == Precision::Fp8Mixed && sc.hardware.sharding == Sharding::Fsdp2;
     if (float8)
         y += "converters = [\"quantize.linear.float8\"]\n"; // components/quantization/float8.py
@@ -288,6 +345,9 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
         y += std::string("fsdp_reshard_after_forward = ") +
              (s == Sharding::Zero1 || s == Sharding::Zero2 ? "\"never\"" : "\"default\"") + "\n";
     y += "tensor_parallel_degree = " + n(l.tp) + "\n";
+    // The experts over ep of the dp_shard x cp ranks (plan/parallel.h).
+    if (m.isMoe())
+        y += "expert_parallel_degree = " + n(l.ep) + "\n";
     if (sc.hardware.parallel.asyncTp)
         y += "enable_async_tensor_parallel = true\n";
     y += "pipeline_parallel_degree = " + n(l.pp) + "\n";

@@ -474,12 +474,39 @@ private slots:
         QCOMPARE(k.at("activation_checkpoint.selective_ac_option"), std::string("2"));
     }
 
+    // DeepSeek-V3 (config.json: 61 layers, 3 dense, 256 experts top-8 and one
+    // shared, q_lora 1536, kv_lora 512) is torchtitan's deepseek_v3 flavor
+    // 671B; its experts go over ep under FSDP2, and Megatron-LM's layouts are
+    // the other export's.
+    void torchtitanDeepseek()
+    {
+        Scenario s = fullFinetune("deepseek-ai/DeepSeek-V3");
+        s.hardware.gpu = "h200";
+        s.hardware.count = 64;
+        s.hardware.sharding = Sharding::Fsdp2;
+        s.hardware.parallel.pp = 4;
+        s.hardware.parallel.ep = 8;
+        s.train.gradAccum = 4;
+        Exported e = exportAs(s, ExportFormat::TorchtitanToml);
+        QVERIFY2(e.ok, e.text.c_str());
+        const auto k = tomlKeys(e.text);
+        QCOMPARE(k.at("model.name"), std::string("deepseek_v3"));
+        QCOMPARE(k.at("model.flavor"), std::string("671B"));
+        QCOMPARE(k.at("parallelism.expert_parallel_degree"), std::string("8"));
+        QCOMPARE(k.at("parallelism.data_parallel_shard_degree"), std::string("16"));
+        s.hardware.sharding = Sharding::Zero1;
+        s.hardware.parallel.ep = 1;
+        e = exportAs(s, ExportFormat::TorchtitanToml);
+        QVERIFY(!e.ok && e.code == ErrorCode::UnsupportedCombination);
+        QVERIFY2(contains(e.text, "--format megatron-args"), e.text.c_str());
+    }
+
     void torchtitanRefuses_data()
     {
         QTest::addColumn<int>("which");
         QTest::addColumn<QString>("why");
         const char* rows[] = {"LoRA",          "Adam and AdamW", "float32 or bfloat16", "DDP only without tensor",
-                              "eager attention", "neither",      "configures training", "only through FSDP2"};
+                              "eager attention", "none of them", "configures training", "only through FSDP2"};
         for (int k = 0; k < int(std::size(rows)); ++k)
             QTest::newRow(rows[k]) << k << QString::fromLatin1(rows[k]);
     }

@@ -62,6 +62,11 @@ CASES = {
                                         "--checkpointing", "full"]),
     "qwen3-0.6b-pp3-fsdp": ("qwen3-0.6b", ["--precision", "bf16", "--sharding", "fsdp", "--gpus", "6", "--pp", "3",
                                            "--checkpointing", "none", "--grad-accum", "8"]),
+    # DeepSeek-V3 671B (the deepseek_v3 model, flavor 671B): FSDP2 over 16 x pp 4,
+    # the experts over ep 8 of the 16, 61 layers as Headroom splits them (15, 15, 15, 16).
+    "deepseek-v3-fsdp2-pp4-ep8": ("deepseek-v3", ["--sharding", "fsdp2", "--gpus", "64", "--pp", "4", "--ep", "8",
+                                                  "--checkpointing", "full", "--micro-batch", "1",
+                                                  "--grad-accum", "4"]),
 }
 COMMON = ["--gpu", "h100-sxm-80gb", "--peft", "none", "--weight-quant", "none", "--optimizer", "adamw",
           "--precision", "bf16-mixed", "--attention", "flash", "--seq-len", "4096"]
@@ -145,6 +150,7 @@ class TorchtitanToml(common.TempDirTest):
                     self.assertEqual(config.quantize.linear.float8.enable_fsdp_float8_all_gather, gathered)
                     self.assertEqual(config.quantize.linear.float8.precompute_float8_dynamic_scale_for_fsdp, gathered)
                 self.assertEqual(p.enable_async_tensor_parallel, parallel.get("async_tp", False))
+                self.assertEqual(p.expert_parallel_degree, parallel.get("ep", 1))
 
                 dims = ParallelDims(dp_shard=p.data_parallel_shard_degree,
                                     dp_replicate=p.data_parallel_replicate_degree,
@@ -177,9 +183,19 @@ class TorchtitanToml(common.TempDirTest):
                 tied = getattr(args, "enable_weight_tying", False)
                 self.assertEqual(args.get_nparams_and_flops(model, t.seq_len)[0],
                                  plan["parameters"] - (args.vocab_size * args.dim if tied else 0))
-                self.assertEqual((args.n_layers, args.dim, args.n_heads, args.n_kv_heads, args.vocab_size),
+                # deepseek_v3's attention has no KV-head count of its own (its
+                # latent is expanded to every head).
+                self.assertEqual((args.n_layers, args.dim, args.n_heads, getattr(args, "n_kv_heads", args.n_heads),
+                                  args.vocab_size),
                                  (hf["num_hidden_layers"], hf["hidden_size"], hf["num_attention_heads"],
                                   hf["num_key_value_heads"], hf["vocab_size"]))
+                if config.model.name == "deepseek_v3":
+                    self.assertEqual((args.n_dense_layers, args.inter_dim, args.moe_inter_dim, args.moe_args.num_experts,
+                                      args.moe_args.num_shared_experts, args.moe_args.top_k, args.q_lora_rank,
+                                      args.kv_lora_rank),
+                                     (hf["first_k_dense_replace"], hf["intermediate_size"], hf["moe_intermediate_size"],
+                                      hf["n_routed_experts"], hf["n_shared_experts"], hf["num_experts_per_tok"],
+                                      hf["q_lora_rank"], hf["kv_lora_rank"]))
                 if pp > 1:
                     parts = p.module_fqns_per_model_part
                     self.assertEqual(len(parts), pp)
