@@ -67,8 +67,9 @@ std::string toml(const std::string& text)
 // torchtitan's decoder implementations a Headroom model can be: llama3
 // (models/llama3: RMSNorm, SwiGLU, RoPE, GQA, no biases, an untied output
 // layer), qwen3 (models/qwen3: the same with per-head q/k RMSNorm and
-// optional weight tying), and deepseek_v3 (models/deepseek_v3: multi-head
-// latent attention, dense first layers, routed and shared experts).
+// optional weight tying, or routed experts on every layer: moe_enabled), and
+// deepseek_v3 (models/deepseek_v3: multi-head latent attention, dense first
+// layers, routed and shared experts).
 enum class TitanModel { None, Llama3, Qwen3, DeepseekV3 };
 
 const char* titanModelName(TitanModel model)
@@ -86,6 +87,10 @@ TitanModel titanModel(const ModelSpec& m)
 {
     if (m.family == Family::DeepseekV3 && !m.tieEmbeddings && !m.qkvBias && m.denseLayerIds.empty())
         return TitanModel::DeepseekV3;
+    // Qwen3-MoE with experts on every layer (torchtitan's qwen3 has no dense
+    // layers between MoE ones).
+    if (m.family == Family::Qwen3Moe && !m.hasDenseLayers() && !m.qkvBias && !m.tieEmbeddings)
+        return TitanModel::Qwen3;
     if (m.family != Family::Llama || m.isMoe() || m.norm != NormKind::RmsNorm || !m.gatedMlp ||
         m.hiddenAct != "silu" || m.qkvBias || m.attnOutBias || m.mlpBias || m.learnedPositions)
         return TitanModel::None;
@@ -133,6 +138,28 @@ constexpr std::array<LatentFlavor, 3> kLatentFlavors{{
     {"671B", 61, 7168, 128, 3, 18432, 2048, 256, 1, 8, 1536, 512, 129280},
 }};
 
+// models/qwen3/__init__.py's mixture-of-experts flavors (moe_enabled, no
+// shared expert); hidden_dim, the dense MLP width, builds nothing when every
+// layer is a MoE layer.
+struct ExpertFlavor {
+    const char* name;
+    std::uint64_t layers, hidden, heads, kvHeads, headDim, expertIntermediate, experts, topK, vocab;
+};
+constexpr std::array<ExpertFlavor, 2> kExpertFlavors{{
+    {"30B-A3B", 48, 2048, 32, 4, 128, 768, 128, 8, 151936},
+    {"235B-A22B", 94, 4096, 64, 4, 128, 1536, 128, 8, 151936},
+}};
+
+const char* findExpertFlavor(const ModelSpec& m)
+{
+    for (const ExpertFlavor& f : kExpertFlavors)
+        if (f.layers == m.layers && f.hidden == m.hidden && f.heads == m.heads && f.kvHeads == m.kvHeads &&
+            f.headDim == m.headDim && f.expertIntermediate == m.intermediate && f.experts == m.experts &&
+            f.topK == m.expertsPerToken && f.vocab == m.vocab && !m.hasSharedExpert())
+            return f.name;
+    return nullptr;
+}
+
 const char* findLatentFlavor(const ModelSpec& m)
 {
     for (const LatentFlavor& f : kLatentFlavors)
@@ -167,8 +194,8 @@ std::string refusal(const Scenario& sc, TitanModel model, const ParallelLayout& 
     // torchtitan's MoE layers under tensor parallelism are not planned
     // (the planner refuses them under FSDP2); Megatron-LM's layouts are the
     // megatron-args export's.
-    if (model == TitanModel::DeepseekV3 && sc.hardware.sharding != Sharding::Fsdp2)
-        return "torchtitan shards DeepSeek-V3's experts with FSDP2 (expert_parallel_degree over dp_shard x cp); "
+    if (m.isMoe() && sc.hardware.sharding != Sharding::Fsdp2)
+        return "torchtitan shards a mixture of experts with FSDP2 (expert_parallel_degree over dp_shard x cp); "
                "plan with --sharding fsdp2, or export Megatron-LM's layout with --format megatron-args";
     if (m.slidingWindow != 0 && t.seqLen > m.slidingWindow)
         return "torchtitan's llama3 and qwen3 have no sliding-window attention; the sequence is longer than the window";
@@ -255,19 +282,21 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     const Sharding s = sc.hardware.sharding;
     const bool shard = s != Sharding::None && s != Sharding::Ddp;
     const Flavor* flavor = findFlavor(model, m);
-    const char* latentFlavor = model == TitanModel::DeepseekV3 ? findLatentFlavor(m) : nullptr;
+    const char* moeFlavor = model == TitanModel::DeepseekV3 ? findLatentFlavor(m)
+                            : m.isMoe()                     ? findExpertFlavor(m)
+                                                            : nullptr;
     const char* modelName = titanModelName(model);
 
     std::vector<std::string> notes;
-    if (model == TitanModel::DeepseekV3 && !latentFlavor)
-        notes.push_back("No deepseek_v3 flavor of torchtitan 0.2.2 (16B, 236B, 671B) has this model's shape: flavor "
-                        "names the model, and torchtitan refuses it until a flavor of that name is added to "
-                        "torchtitan/models/deepseek_v3/__init__.py.");
-    if (model == TitanModel::DeepseekV3)
-        notes.push_back("Headroom planned transformers' DeepseekV3 modules; torchtitan runs its own (its MoE's token "
-                        "permutation and grouped_mm buffers, its MLA kernel), checked against a published torchtitan "
-                        "run of the 16B at -5.3 % (docs/validation/parallel.md).");
-    if (!flavor && model != TitanModel::DeepseekV3)
+    if (m.isMoe() && !moeFlavor)
+        notes.push_back(std::string("No mixture-of-experts flavor of torchtitan 0.2.2's ") + modelName +
+                        " has this model's shape: flavor names the model, and torchtitan refuses it until a flavor of "
+                        "that name is added to torchtitan/models/" + modelName + "/__init__.py.");
+    if (m.isMoe())
+        notes.push_back("Headroom planned transformers' mixture-of-experts modules; torchtitan runs its own (its MoE's "
+                        "token permutation and grouped_mm buffers), checked against a published torchtitan run of "
+                        "DeepSeek-V3 16B at -5.3 % (docs/validation/parallel.md).");
+    if (!flavor && !m.isMoe())
         notes.push_back(std::string("No ") + modelName + " flavor of torchtitan 0.2.2 has this model's shape (layers " +
                         n(m.layers) + ", dim " + n(m.hidden) + ", heads " + n(m.heads) + ", KV heads " + n(m.kvHeads) +
                         ", head_dim " + n(m.headDim) + ", MLP " + n(m.intermediate) + ", vocabulary " + n(m.vocab) +
@@ -314,7 +343,7 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     y += "\n[job]\ndescription = " + toml("Headroom: " + m.id + ", " + scenarioLine(sc)) + "\n";
 
     y += "\n[model]\nname = " + toml(modelName) + "\n";
-    y += "flavor = " + toml(flavor ? flavor->name : latentFlavor ? latentFlavor : m.id) + "\n";
+    y += "flavor = " + toml(flavor ? flavor->name : moeFlavor ? moeFlavor : m.id) + "\n";
     const bool float8 = t.precision == Precision::Fp8Mixed && sc.hardware.sharding == Sharding::Fsdp2;
     if (float8)
         y += "converters = [\"quantize.linear.float8\"]\n"; // components/quantization/float8.py

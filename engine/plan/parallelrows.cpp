@@ -312,10 +312,12 @@ void addExpertDispatchRows(const BuildContext& ctx, std::vector<TensorRow>& rows
         ctx.note("Expert parallelism as torchtitan runs it under FSDP2: each GPU holds " +
                  std::to_string(ctx.model.experts / l.ep) + " of each MoE layer's " +
                  std::to_string(ctx.model.experts) + " routed experts (ep " + std::to_string(l.ep) +
-                 "), gathered and reduced alone, their shards spread over the " +
-                 std::to_string(l.shardDegree() / l.ep) +
-                 " GPUs of the efsdp mesh (the same share of all experts as without ep); tokens are taken as "
-                 "routed evenly, and an uneven step holds more.");
+                 "), gathered and reduced alone, " +
+                 (l.shardDegree() / l.ep > 1 ? "their shards spread over the " + std::to_string(l.shardDegree() / l.ep) +
+                                                   " GPUs of the efsdp mesh"
+                                             : std::string("whole, the efsdp mesh being one GPU")) +
+                 ": the same share of all experts as without ep. Tokens are taken as routed evenly, and an uneven "
+                 "step holds more.");
         return;
     }
     std::string note = "Mixture of experts on Megatron-LM's alltoall dispatcher: each GPU holds " +

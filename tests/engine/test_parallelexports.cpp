@@ -499,6 +499,22 @@ private slots:
         e = exportAs(s, ExportFormat::TorchtitanToml);
         QVERIFY(!e.ok && e.code == ErrorCode::UnsupportedCombination);
         QVERIFY2(contains(e.text, "--format megatron-args"), e.text.c_str());
+        // Qwen3-30B-A3B (48 layers, 128 experts of 768, top-8) is qwen3's
+        // flavor 30B-A3B; a Qwen3-MoE with dense layers between is no qwen3 model.
+        Scenario q = fullFinetune("Qwen/Qwen3-30B-A3B");
+        q.hardware.sharding = Sharding::Fsdp2;
+        q.hardware.parallel.ep = 8;
+        const auto qk = tomlKeys(exportAs(q, ExportFormat::TorchtitanToml).text);
+        QCOMPARE(qk.at("model.name"), std::string("qwen3"));
+        QCOMPARE(qk.at("model.flavor"), std::string("30B-A3B"));
+        QCOMPARE(qk.at("parallelism.expert_parallel_degree"), std::string("8"));
+        q.model.denseLayers = 1;
+        q.model.denseLayerIds = {0};
+        q.model.denseIntermediate = 6144;
+        q.hardware.parallel.ep = 1;
+        e = exportAs(q, ExportFormat::TorchtitanToml);
+        QVERIFY(!e.ok);
+        QVERIFY2(contains(e.text, "none of them"), e.text.c_str());
     }
 
     void torchtitanRefuses_data()

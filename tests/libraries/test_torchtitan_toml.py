@@ -67,6 +67,9 @@ CASES = {
     "deepseek-v3-fsdp2-pp4-ep8": ("deepseek-v3", ["--sharding", "fsdp2", "--gpus", "64", "--pp", "4", "--ep", "8",
                                                   "--checkpointing", "full", "--micro-batch", "1",
                                                   "--grad-accum", "4"]),
+    # Qwen3-30B-A3B (qwen3 with moe_enabled, flavor 30B-A3B): FSDP2 over 8, the experts over ep 8.
+    "qwen3-30b-a3b-fsdp2-ep8": ("qwen3-30b-a3b", ["--sharding", "fsdp2", "--gpus", "8", "--ep", "8",
+                                                  "--checkpointing", "full", "--micro-batch", "1"]),
 }
 COMMON = ["--gpu", "h100-sxm-80gb", "--peft", "none", "--weight-quant", "none", "--optimizer", "adamw",
           "--precision", "bf16-mixed", "--attention", "flash", "--seq-len", "4096"]
@@ -189,6 +192,10 @@ class TorchtitanToml(common.TempDirTest):
                                   args.vocab_size),
                                  (hf["num_hidden_layers"], hf["hidden_size"], hf["num_attention_heads"],
                                   hf["num_key_value_heads"], hf["vocab_size"]))
+                if getattr(args, "moe_enabled", False):  # qwen3's mixtures of experts
+                    self.assertEqual((args.moe_inter_dim, args.moe_args.num_experts, args.moe_args.top_k,
+                                      args.moe_args.num_shared_experts),
+                                     (hf["moe_intermediate_size"], hf["num_experts"], hf["num_experts_per_tok"], 0))
                 if config.model.name == "deepseek_v3":
                     self.assertEqual((args.n_dense_layers, args.inter_dim, args.moe_inter_dim, args.moe_args.num_experts,
                                       args.moe_args.num_shared_experts, args.moe_args.top_k, args.q_lora_rank,
