@@ -45,6 +45,19 @@ Scenario fullFinetune(const char* model = "meta-llama/Llama-3.1-8B")
     return s;
 }
 
+// DeepSeek-V3 on 64 H200s, 4 pipeline stages, the experts over ep 8: the
+// latent-attention exports set the sharding and the rest.
+Scenario deepseekOn64(Sharding sharding)
+{
+    Scenario s = fullFinetune("deepseek-ai/DeepSeek-V3");
+    s.hardware.gpu = "h200";
+    s.hardware.count = 64;
+    s.hardware.sharding = sharding;
+    s.hardware.parallel.pp = 4;
+    s.hardware.parallel.ep = 8;
+    return s;
+}
+
 // tp 2 x pp 2 x dp 2 with sequence parallelism.
 Scenario layout3d(Sharding sharding)
 {
@@ -246,14 +259,9 @@ private slots:
     // (layers 0 and 2 dense) writes its pattern out.
     void megatronMixturesWithDenseLayersAndLatentAttention()
     {
-        Scenario s = fullFinetune("deepseek-ai/DeepSeek-V3");
-        s.hardware.gpu = "h200";
-        s.hardware.count = 64;
-        s.hardware.sharding = Sharding::Zero1;
+        Scenario s = deepseekOn64(Sharding::Zero1);
         s.hardware.parallel.tp = 2;
         s.hardware.parallel.sp = true;
-        s.hardware.parallel.pp = 4;
-        s.hardware.parallel.ep = 8;
         s.hardware.parallel.etp = 1;
         Exported e = exportAs(s, ExportFormat::MegatronArgs);
         QVERIFY2(e.ok, e.text.c_str());
@@ -480,12 +488,7 @@ private slots:
     // the other export's.
     void torchtitanDeepseek()
     {
-        Scenario s = fullFinetune("deepseek-ai/DeepSeek-V3");
-        s.hardware.gpu = "h200";
-        s.hardware.count = 64;
-        s.hardware.sharding = Sharding::Fsdp2;
-        s.hardware.parallel.pp = 4;
-        s.hardware.parallel.ep = 8;
+        Scenario s = deepseekOn64(Sharding::Fsdp2);
         s.train.gradAccum = 4;
         Exported e = exportAs(s, ExportFormat::TorchtitanToml);
         QVERIFY2(e.ok, e.text.c_str());
