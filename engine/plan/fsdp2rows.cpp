@@ -453,9 +453,17 @@ std::vector<Bytes> fsdp2ChunkGradientBytes(const BuildContext& ctx)
 //   prefetch, explicit backward prefetch of one unit): in a layer's forward
 //   and backward one unit is gathered on the compute stream and one buffer
 //   is held on the copy-in stream.
-// - the root unit (embeddings, final norm, head) is not resharded after
-//   forward (_lazy_init: the root's post_forward_mesh_info is None), nor is
-//   the last layer (torchtitan): both stay gathered into the backward.
+// - the root unit (embeddings, final norm, head) is resharded after the
+//   model's forward and gathered again when backward reaches the head:
+//   torchtitan passes reshard_after_forward=not pp_enabled to the root's
+//   fully_shard, and since torch 2.8 an explicit True is respected for the
+//   root too (pytorch/pytorch#155319; torch 2.11 _fsdp_state.py _lazy_init
+//   keeps the root gathered only when the argument was left None). Measured
+//   on an H200 with torchtitan b109f7d71's units (tools/reference/
+//   moe_rank_study.py --fsdp-units b109f7d71, DeepSeek-V3 16B, 2026-11-27):
+//   at the peak in the loss's backward no gathered root is alive. The last
+//   layer is not resharded after forward (torchtitan) and stays gathered
+//   into the backward.
 // - post_backward (foreach_reduce): the unsharded gradients (param_dtype,
 //   made by autograd on the compute stream) are copied into a reduce-scatter
 //   input of reduce_dtype on the compute stream, kept until the next
@@ -497,19 +505,31 @@ void addFsdp2Rows(const BuildContext& ctx, Bytes allLayerParams, Bytes globalPar
                "the previous layer's all-gather buffer, on the all-gather copy-in stream (backward prefetch)",
                Category::Weights, unit, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All),
            kAllGatherCopyInStream));
+    const Bytes root = satMul(globalParams, paramBytes);
     begin = appendParameterPieces(ctx, 0, true, paramBytes, paramBytes);
-    rows.push_back(
-        pieced(ctx,
-               row("fsdp2.gathered_root",
-                   "the root unit (embeddings, final norm, head) gathered in param_dtype from the forward to the "
-                   "end of the backward (not resharded after forward)",
-                   Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedBwd),
-               begin));
+    rows.push_back(pieced(ctx,
+                          row("fsdp2.gathered_root",
+                              "the root unit (embeddings, final norm, head) gathered in param_dtype through the "
+                              "forward, resharded when the model's forward ends (reshard_after_forward=True)",
+                              Category::Weights, root, Phase::EmbedFwd, Phase::HeadFwd),
+                          begin));
     rows.push_back(
         on(row("fsdp2.root_all_gather_buffer",
                "the root unit's all-gather buffer, on the all-gather copy-in stream until the first layer's all-gather",
-               Category::Weights, satMul(globalParams, paramBytes), Phase::EmbedFwd, Phase::EmbedFwd),
+               Category::Weights, root, Phase::EmbedFwd, Phase::EmbedFwd),
            kAllGatherCopyInStream));
+    begin = appendParameterPieces(ctx, 0, true, paramBytes, paramBytes);
+    rows.push_back(pieced(ctx,
+                          row("fsdp2.gathered_root_bwd",
+                              "the root unit gathered again when backward reaches the head, to the end of the "
+                              "embedding's backward",
+                              Category::Weights, root, Phase::HeadBwd, Phase::EmbedBwd),
+                          begin));
+    rows.push_back(on(row("fsdp2.root_all_gather_buffer_bwd",
+                          "the root unit's all-gather buffer in backward, on the all-gather copy-in stream until the "
+                          "last layer's",
+                          Category::Weights, root, Phase::HeadBwd, Phase::HeadBwd),
+                      kAllGatherCopyInStream));
     begin = appendParameterPieces(ctx, 1, false, paramBytes, linearGathered);
     rows.push_back(pieced(ctx,
                           row("fsdp2.gathered_last_layer",

@@ -171,9 +171,13 @@ private slots:
     }
 
     // FSDP2 over 8 GPUs in bf16-mixed: fp32 master shards, fp32 gradient and
-    // AdamW shards, two gathered units in bf16, the last layer and the root
-    // kept gathered, the unsharded bf16 gradients and an fp32 reduce-scatter
-    // input per layer in backward; no autocast (the residual stream is bf16).
+    // AdamW shards, two gathered units in bf16, the last layer kept gathered
+    // into the backward, the root resharded after the forward and gathered
+    // again at the head's backward (torch >= 2.8 respects the root's explicit
+    // reshard_after_forward=True: pytorch/pytorch#155319; measured on an H200
+    // by tools/reference/moe_rank_study.py --fsdp-units b109f7d71), the
+    // unsharded bf16 gradients and an fp32 reduce-scatter input per layer in
+    // backward; no autocast (the residual stream is bf16).
     void fsdp2Buffers()
     {
         Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
@@ -190,6 +194,15 @@ private slots:
         QCOMPARE(rowBytes(p, "fsdp2.gathered_last_layer"), 2 * layerParams);
         QCOMPARE(rowBytes(p, "fsdp2.gathered_root"), 2 * globalParams);
         QCOMPARE(rowBytes(p, "fsdp2.root_all_gather_buffer"), 2 * globalParams);
+        QCOMPARE(rowBytes(p, "fsdp2.gathered_root_bwd"), 2 * globalParams);
+        QCOMPARE(rowBytes(p, "fsdp2.root_all_gather_buffer_bwd"), 2 * globalParams);
+        // Not gathered through the loss: the forward's copy ends with the head,
+        // the backward's starts at the head's backward.
+        QCOMPARE(int(findRow(p, "fsdp2.gathered_root")->freeAt), int(Phase::HeadFwd));
+        QCOMPARE(int(findRow(p, "fsdp2.gathered_root_bwd")->allocAt), int(Phase::HeadBwd));
+        QCOMPARE(int(findRow(p, "fsdp2.gathered_root_bwd")->freeAt), int(Phase::EmbedBwd));
+        QCOMPARE(int(findRow(p, "fsdp2.root_all_gather_buffer_bwd")->stream), int(kAllGatherCopyInStream));
+        QCOMPARE(int(findRow(p, "fsdp2.gathered_last_layer")->freeAt), int(Phase::HeadBwd));
         QCOMPARE(rowBytes(p, "fsdp2.unsharded_grad"), 2 * layerParams);
         QCOMPARE(rowBytes(p, "fsdp2.reduce_scatter_input"), 4 * layerParams);
         QCOMPARE(rowBytes(p, "fsdp2.root_unsharded_grad"), 2 * globalParams);

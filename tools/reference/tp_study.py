@@ -131,7 +131,11 @@ for part in chunks:
     for i, block in enumerate(blocks):
         # torchtitan 9dec370: no resharding after forward under pp
         fully_shard(block, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=a.pp == 1 and i < len(blocks) - 1)
-    fully_shard(part, mesh=mesh["dp"], mp_policy=mp)
+    # torchtitan 9dec370 passes reshard_after_forward=not pp_enabled to the
+    # root, and torch >= 2.8 respects an explicit True there
+    # (pytorch/pytorch#155319). Before 2026-11-27 this left it None, which
+    # keeps the root gathered through the step.
+    fully_shard(part, mesh=mesh["dp"], mp_policy=mp, reshard_after_forward=a.pp == 1)
     part.to_empty(device=a.device)
     with torch.no_grad():
         for p in part.parameters():
