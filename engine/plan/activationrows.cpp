@@ -9,10 +9,12 @@
 #include "plan/float8linear.h"
 #include "plan/checkpointedforward.h"
 #include "plan/layersaves.h"
+#include "plan/mlasaves.h"
 #include "plan/moesaves.h"
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace headroom::detail {
 
@@ -125,9 +127,19 @@ bool hasBias(const std::vector<ParamTensor>& layer, const ParamTensor& weight)
     return false;
 }
 
-const char* selectiveOpKey(ModuleKind kind)
+// The key of a matmul output the op-level policy keeps: one per projection,
+// so that latent attention's two query and two key/value linears (all
+// AttnQ / AttnK / AttnV in the table) are four tensors, not two.
+const char* selectiveOpKey(const ParamTensor& t)
 {
-    switch (kind) {
+    static constexpr std::pair<const char*, const char*> kLatent[] = {{"q_a_proj", "sac.q_a_proj_out"},
+                                                                      {"q_b_proj", "sac.q_b_proj_out"},
+                                                                      {"kv_a_proj_with_mqa", "sac.kv_a_proj_out"},
+                                                                      {"kv_b_proj", "sac.kv_b_proj_out"}};
+    for (const auto& [module, key] : kLatent)
+        if (std::strcmp(t.module, module) == 0)
+            return key;
+    switch (t.kind) {
     case ModuleKind::AttnQ: return "sac.q_proj_out";
     case ModuleKind::AttnK: return "sac.k_proj_out";
     case ModuleKind::AttnV: return "sac.v_proj_out";
@@ -138,8 +150,40 @@ const char* selectiveOpKey(ModuleKind kind)
     case ModuleKind::MlpGateUp: return "sac.gate_up_proj_out";
     case ModuleKind::MlpDown: return "sac.down_proj_out";
     case ModuleKind::MlpIn: return "sac.fc_in_out";
+    case ModuleKind::Router: return "sac.router_out";
     default: return "sac.linear_out";
     }
+}
+
+// Bytes per element of a kept matmul output: the compute dtype, except
+// DeepSeek-V3's router, which runs F.linear on fp32 casts of its input and
+// weight (modeling_deepseek_v3.py DeepseekV3TopkRouter): fp32 unless
+// autocast casts the linear to 16 bits.
+Bytes keptOutputBytes(const BuildContext& ctx, const Dims& d, const ParamTensor& t)
+{
+    if (t.kind == ModuleKind::Router && ctx.model.family == Family::DeepseekV3 && !ctx.autocast)
+        return 4;
+    return d.p;
+}
+
+// The attention kernel's output and log-sum-exp as the layer saves them
+// (latent attention: the memory-efficient kernel's output at the value
+// width and its log-sum-exp padded to 32 rows, or flash's at the padded
+// query width; mlasaves.cpp), or as a standard layer's kernel makes them.
+std::pair<Bytes, Bytes> keptAttentionBytes(const BuildContext& ctx, const Dims& d, Attention kernel)
+{
+    if (!ctx.model.isMla())
+        return {satMul(d.T, d.a * d.d, d.p), satMul(satMul(d.b, d.a), satMul(d.s, 4))};
+    SavedSet saves;
+    saveMlaAttention(saves, ctx, d, kernel);
+    Bytes out = 0, lse = 0;
+    for (const SavedItem& item : saves.items()) {
+        if (std::strcmp(item.key, "attn.out") == 0)
+            out = item.bytes;
+        else if (std::strcmp(item.key, "attn.lse") == 0)
+            lse = item.bytes;
+    }
+    return {out, lse};
 }
 
 // torchtitan's op-level selective checkpointing (torchtitan @ 9dec370
@@ -150,9 +194,14 @@ const char* selectiveOpKey(ModuleKind kind)
 // kernels; everything else is recomputed in backward. The counter is made
 // fresh per checkpoint call (context_fn). Bias-free linears are aten.mm, in
 // the order the layer calls them (the parameter table's order); linears
-// with a bias are aten.addmm, neither kept nor counted. The cache lives
-// from the layer's forward to its recompute, which takes the kept tensors
-// instead of making them again (torch/utils/checkpoint.py
+// with a bias are aten.addmm, neither kept nor counted. In a mixture of
+// experts the router (and the shared experts) are nn.Linear-style mm; the
+// routed experts run as one _grouped_mm per projection (transformers 5.17
+// grouped_mm_experts_forward) or as bmm (Llama4TextExperts), neither of
+// which the policy keeps or counts (accountant policy log, and torchtitan's
+// own DeepSeek-V3 on an H200: docs/validation/gpu-h200-2026-11-27.md). The
+// cache lives from the layer's forward to its recompute, which takes the
+// kept tensors instead of making them again (torch/utils/checkpoint.py
 // _CachedTorchDispatchMode): `reused` names the layer saves that are the
 // same tensors, left out of the recompute rows.
 SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kernel, std::vector<const char*>& reused)
@@ -162,7 +211,7 @@ SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kern
     Bytes loraKept = 0;
     const Bytes rank = ctx.scenario.train.peft.rank;
     for (const ParamTensor& t : ctx.table.layer) {
-        if (!t.isLinearWeight)
+        if (!t.isLinearWeight || t.isExpert())
             continue;
         // A LoRA-wrapped linear runs its base layer, then lora_A and lora_B,
         // two more bias-free matmuls (PEFT lora/layer.py Linear.forward:
@@ -190,8 +239,15 @@ SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kern
         }
         if (ctx.compiledLayers && !compiledKeepsSelectiveSave(t.kind))
             continue;
-        kept.save(selectiveOpKey(t.kind), satMul(satMul(d.T, t.rows), satMul(t.copies, d.p)),
+        kept.save(selectiveOpKey(t), satMul(satMul(d.T, t.rows), satMul(t.copies, keptOutputBytes(ctx, d, t))),
                   "output of a matmul the op-level policy keeps (every other aten.mm of the layer), held from forward to the recompute");
+        if (std::strcmp(t.module, "kv_b_proj") == 0) {
+            // The values are a view of kv_b_proj's output, which attention
+            // keeps whole (mlasaves.cpp), unless flash pads a copy.
+            if (kernel != Attention::Flash)
+                reused.push_back("attn.kv_b_out");
+            continue;
+        }
         switch (t.kind) {
         case ModuleKind::MlpGate: reused.push_back("mlp.gate_out"); break;
         case ModuleKind::MlpUp: reused.push_back("mlp.up_out"); break;
@@ -199,14 +255,15 @@ SavedSet selectiveOpSaves(const BuildContext& ctx, const Dims& d, Attention kern
         case ModuleKind::AttnQkv: reused.push_back("attn.qkv_out"); break;
         case ModuleKind::MlpIn: reused.push_back("mlp.fc_out"); break;
         // Flash reads grouped values as the projection's view (no repeat_kv copy).
-        case ModuleKind::AttnV: if (kernel == Attention::Flash) reused.push_back("attn.v"); break;
+        case ModuleKind::AttnV: if (kernel == Attention::Flash && !ctx.model.isMla()) reused.push_back("attn.v"); break;
         default: break;
         }
     }
     kept.save("sac.lora_out", loraKept, "outputs of LoRA's lora_A / lora_B matmuls that the op-level policy keeps");
     if (kernel == Attention::Flash || kernel == Attention::Sdpa) {
-        kept.save("sac.attn_out", satMul(d.T, d.a * d.d, d.p), "the fused attention kernel's output, kept by the op-level policy");
-        kept.save("sac.attn_lse", satMul(satMul(d.b, d.a), satMul(d.s, 4)), "the attention kernel's fp32 log-sum-exp, kept by the op-level policy");
+        const auto [out, lse] = keptAttentionBytes(ctx, d, kernel);
+        kept.save("sac.attn_out", out, "the fused attention kernel's output, kept by the op-level policy");
+        kept.save("sac.attn_lse", lse, "the attention kernel's fp32 log-sum-exp, kept by the op-level policy");
         reused.push_back("attn.out");
         reused.push_back("attn.lse");
     }

@@ -125,8 +125,6 @@ std::optional<Error> validate(const Scenario& sc)
     if (tc.checkpointing == Checkpointing::SelectiveOps) {
         if (tc.peft.method == PeftMethod::Qlora)
             return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing with QLoRA (bitsandbytes' 4-bit matmuls) is not modelled yet");
-        if (m.isMoe())
-            return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing of mixture-of-experts layers is not modelled yet");
         if (tc.activationOffload)
             return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing with activation offload is not modelled yet");
     }

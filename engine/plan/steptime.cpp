@@ -283,7 +283,12 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
         recompute = layerForward / double(std::max<std::uint64_t>(tc.checkpointEvery, 1));
         recomputedCollectives = 2.0 / double(std::max<std::uint64_t>(tc.checkpointEvery, 1));
         break;
-    case Checkpointing::SelectiveOps: recompute = kSelectiveOpRecomputeFraction * 2.0 * model.layerMatmulParams; break;
+    case Checkpointing::SelectiveOps:
+        // The routed experts' grouped GEMMs are neither kept nor counted by
+        // the policy (activationrows.cpp selectiveOpSaves): recomputed whole.
+        recompute = kSelectiveOpRecomputeFraction * 2.0 * (model.layerMatmulParams - model.layerExpertMatmulParams) +
+                    2.0 * model.layerExpertMatmulParams;
+        break;
     case Checkpointing::None: break;
     }
     const double layerFlops = 3.0 * layerForward + recompute;

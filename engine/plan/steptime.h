@@ -31,7 +31,8 @@ inline constexpr double kAchievableFractionOfPeak = 0.6;
 // outputs of every other matrix product and of the attention kernel, so the
 // backward recomputes about half of the forward's matrix-product FLOPs and no
 // attention. An assumption: the two halves of the products are taken to be
-// equal in FLOPs.
+// equal in FLOPs. A mixture of experts' routed experts are not matrix
+// products the policy sees (grouped GEMMs): their forward is recomputed whole.
 inline constexpr double kSelectiveOpRecomputeFraction = 0.5;
 
 // GPUs per node when neither the search's options nor the scenario

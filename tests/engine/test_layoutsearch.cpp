@@ -391,6 +391,30 @@ private slots:
         QVERIFY(close(compute(Checkpointing::SelectiveOps), none + 256 * 4 * kLayerMatmul / (989.5e12 * 0.6)));
     }
 
+    // Under op-level checkpointing a mixture of experts' routed experts are
+    // recomputed whole: the policy neither keeps nor counts their grouped
+    // GEMMs. Moving X of a layer's matmul parameters into routed experts adds
+    // X of recompute (a half, 0.5 x 2 X, becomes 2 X); full checkpointing
+    // recomputes everything either way.
+    void selectiveOpsRecomputeExperts()
+    {
+        Scenario sc = smallScenario(1);
+        const StepModel dense = stepModel(sc.model, buildParameterTable(sc.model));
+        StepModel moe = dense;
+        moe.layerExpertMatmulParams = 0.5 * dense.layerMatmulParams;
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        const auto compute = [&](const StepModel& m, Checkpointing c) {
+            Scenario v = sc;
+            v.train.checkpointing = c;
+            return estimateStepTime(m, v, parallelLayout(v).value(), gpu, interconnectFor(gpu)).computeSeconds;
+        };
+        const double experts = moe.layerExpertMatmulParams;
+        QVERIFY(close(compute(moe, Checkpointing::SelectiveOps) - compute(dense, Checkpointing::SelectiveOps),
+                      256 * 4 * experts / (989.5e12 * 0.6)));
+        QVERIFY(close(compute(moe, Checkpointing::Full), compute(dense, Checkpointing::Full)));
+        QVERIFY(close(compute(moe, Checkpointing::None), compute(dense, Checkpointing::None)));
+    }
+
     // The search's fast path plans only the stages that can be the worst; its
     // counters must be those of planning every stage.
     void worstRankOnlyMatchesEveryStage_data()

@@ -316,6 +316,23 @@ PLAN += [
         {"optimizer": "sgd", "micro_batch": 2, "seq_len": 1024, "checkpointing": "full"}]),
 ]
 
+# The op-level policy on mixture-of-experts layers (2026-11-27): the router
+# and shared experts are aten.mm, counted and every other one kept; the
+# routed experts' _grouped_mm (Llama 4: bmm) is neither; latent attention's
+# four projections are four mm.
+MOE_SAC = {"checkpointing": "selective-op", "optimizer": "sgd"}
+PLAN += [
+    ("deepseek-v3-tiny", "deepseek_v3", [
+        {**MOE_SAC, "micro_batch": 2, "seq_len": 512}, {"checkpointing": "selective-op", "micro_batch": 2, "seq_len": 512},
+        {**MOE_SAC, "attention": "eager", "micro_batch": 2, "seq_len": 512}]),
+    ("qwen3-moe-tiny-sparse-step2", "qwen3_moe", [{**MOE_SAC, "micro_batch": 2, "seq_len": 512}]),
+    ("llama4-text-tiny", "llama4_text", [{**MOE_SAC, "micro_batch": 2, "seq_len": 512}]),
+    ("llama4-text-tiny-interleaved", "llama4_text", [{**MOE_SAC, "micro_batch": 2, "seq_len": 512}]),
+    ("Qwen/Qwen3-30B-A3B-4layers", "qwen3_moe", [{**MOE_SAC, "micro_batch": 4, "seq_len": 2048}]),
+    ("mistralai/Mixtral-8x7B-v0.1", "mixtral", [{**MOE_SAC, "micro_batch": 2, "seq_len": 2048}]),
+    ("openai/gpt-oss-20b", "gpt_oss", [{**MOE_SAC, "attention": "eager", "micro_batch": 2, "seq_len": 2048}]),
+]
+
 # torchtitan's op-level selective activation checkpointing (accountant.py
 # op_sac_context): each layer keeps the outputs of its odd-numbered aten.mm
 # calls and of the flash or memory-efficient attention kernel. The variants
