@@ -188,8 +188,18 @@ private slots:
         // tensors (checkpointedforward.h), brought the median to 1.1 % (Llama
         // 2 7B LoRA-64 b8 s2048 ckpt -8.9 % to -0.8 %, Qwen2.5 7B LoRA-32 ckpt
         // -3.8 % to -0.1 %, Qwen2.5 1.5B b4 s4096 ckpt -3.0 % to -0.5 %).
-        QVERIFY(simMedian <= 0.012);
-        QVERIFY(simWorst <= 0.126);
+        // On 2026-11-27 the accountant's backward cuBLAS workspace moved from
+        // before loss.backward() to the backward's first matmul, where three
+        // H200 allocator histories put it (gpu-h200-2026-11-27.md). There it
+        // takes the best-fitting free block: in some cases the front of a
+        // freed logits block, which it pins (Qwen3 0.6B LoRA, DeepSeek-V3 tiny
+        // checkpointed), in others a smaller block. The plan, whose stream has
+        // coarser blocks, keeps both workspaces from load; the median went
+        // from 1.1 to 1.4 % and the worst to -16.2 % (DeepSeek-V3 tiny b2
+        // s1024 checkpointed). Moving the plan's workspace too was tried: it
+        // fixed the pinned cases and broke as many others (90 worse, 52 better).
+        QVERIFY(simMedian <= 0.015);
+        QVERIFY(simWorst <= 0.165);
     }
 };
 

@@ -509,7 +509,10 @@ def run(scenario, steps=2, em=None, keep_events=False, device="meta", events_out
                 tracker.phase, tracker.layer = "loss_bwd", -1
                 hooks.in_backward = True
                 if step == 0 and micro == 0 and workspace:
-                    tracker.fixed(workspace, "cublas workspace (backward handle)", "workspace")
+                    # Made at the backward's first matmul, the head's (tracker.py
+                    # TrackingMode), after the loss's backward has freed its blocks;
+                    # measured so on an H200 (docs/validation/gpu-h200-2026-11-27.md).
+                    tracker.pending_workspace = (workspace, "cublas workspace (backward handle)", "workspace")
                 loss.backward()
                 hooks.in_backward = False
                 del loss

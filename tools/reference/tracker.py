@@ -192,6 +192,11 @@ def _phase_category(phase):
     return "temporaries"
 
 
+# The aten ops that run through a cuBLAS handle.
+CUBLAS_OPS = frozenset({"aten.mm", "aten.addmm", "aten.bmm", "aten.baddbmm", "aten.addbmm", "aten.mv", "aten.addmv",
+                        "aten._scaled_mm"})
+
+
 class TrackingMode(TorchDispatchMode):
     """Registers the storage of every op's outputs with the tracker.
 
@@ -212,4 +217,12 @@ class TrackingMode(TorchDispatchMode):
         name = str(func.overloadpacket)
         for t in tree_flatten(out)[0]:
             self.tracker.add_tensor(t, name)
+        # A cuBLAS handle's workspace comes from the caching allocator when the
+        # handle first runs a matmul on its stream, after that matmul's output
+        # (aten/src/ATen/cuda/CublasHandlePool.cpp getCurrentCUDABlasHandle):
+        # accountant.run leaves the autograd thread's pending until then.
+        pending = getattr(self.tracker, "pending_workspace", None)
+        if pending is not None and name in CUBLAS_OPS:
+            self.tracker.pending_workspace = None
+            self.tracker.fixed(*pending)
         return out
