@@ -4079,6 +4079,16 @@ time</source>
         <extracomment>a tensor&apos;s lifetime: allocated when the first event ends, freed after the second</extracomment>
         <translation>%1 끝 → %2</translation>
     </message>
+    <message>
+        <source>%1 [dense layers]</source>
+        <extracomment>a tensor row made only for the dense first layers of a model such as DeepSeek-V3; %1 its name</extracomment>
+        <translation>%1 [밀집 레이어]</translation>
+    </message>
+    <message>
+        <source>%1 [MoE layers]</source>
+        <extracomment>a tensor row made only for the mixture-of-experts layers; %1 its name</extracomment>
+        <translation>%1 [MoE 레이어]</translation>
+    </message>
 </context>
 <context>
     <name>Theme</name>

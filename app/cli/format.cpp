@@ -101,7 +101,12 @@ std::string planReport(const Scenario& s, const Plan& plan, bool withTensors, co
             << (plan.virtualStages > 1 ? " (interleaved 1f1b, vpp " + std::to_string(plan.virtualStages) + ")"
                                        : " (" + std::string(pipelineScheduleName(s.hardware.parallel.ppSchedule)) + ")")
             << (plan.contextParallel > 1 ? " × cp " + std::to_string(plan.contextParallel) : std::string()) << " × dp "
-            << plan.dataParallel;
+            << plan.dataParallel
+            // The routed experts' split (the Stages view's line says it too).
+            << (plan.expertParallel > 1 ? " · ep " + std::to_string(plan.expertParallel) : std::string())
+            << (plan.expertTensorParallel != 0 && plan.expertTensorParallel != plan.tensorParallel
+                    ? " · etp " + std::to_string(plan.expertTensorParallel)
+                    : std::string());
     out << " · profile " << profileName(s.profile) << "\n" << origin << "\n";
     out << "Peak " << gib(static_cast<double>(plan.peakBytes)) << " at " << eventLabel(plan.events[plan.peakEvent])
         << " (of " << plan.events.size() << " events)\n";

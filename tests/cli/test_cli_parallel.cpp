@@ -174,6 +174,13 @@ private slots:
                                             "--gpu h100-sxm-80gb --gpus 8 --sharding fsdp2 --cp 2"));
         QVERIFY2(text.exitCode == 0, text.describe().constData());
         QVERIFY2(text.out.contains("tp 1 × pp 1 (1f1b) × cp 2 × dp 4"), text.out.constData());
+        // Expert parallelism is named on the same line; no ep without experts.
+        QVERIFY2(!text.out.contains(" · ep "), text.out.constData());
+        const CliResult moe = runCli(words("plan --model mistralai/Mixtral-8x7B-v0.1 --peft none --weight-quant none "
+                                           "--precision bf16-mixed --optimizer adamw --gpu h200 --gpus 16 --sharding zero1 --tp 2 --sp "
+                                           "--ep 4 --etp 1 --seq-len 1024"));
+        QVERIFY2(moe.exitCode == 0, moe.describe().constData());
+        QVERIFY2(moe.out.contains("× dp 8 · ep 4 · etp 1"), moe.out.constData());
         const CliResult odd = runCli(words("plan --model meta-llama/Llama-3.2-1B --peft none --gpus 8 "
                                            "--sharding fsdp2 --cp 3"));
         QVERIFY2(odd.exitCode == 2, odd.describe().constData());

@@ -159,6 +159,42 @@ private slots:
         }
     }
 
+    // DeepSeek-V3's dense first layers and its MoE layers each have a row of
+    // the same name (LayerBand): the table marks which band a row is for.
+    void denseAndMoeRowsAreMarked()
+    {
+        Scenario s = teachingScenario().value();
+        s.model = presetModel("deepseek-ai/DeepSeek-V3").value();
+        s.train.peft.method = PeftMethod::None;
+        s.train.weightQuant = WeightQuant::None;
+        s.train.optimizer = Optimizer::AdamW;
+        s.hardware.gpu = "h200";
+        const Plan plan = planFor(s);
+        const QString dense = QStringLiteral(" [dense layers]");
+        const QString moe = QStringLiteral(" [MoE layers]");
+        TensorRowModel model;
+        for (std::size_t c = 0; c < kCategoryCount; ++c) {
+            const auto category = static_cast<Category>(c);
+            model.setRows(plan, category);
+            std::size_t denseRows = 0, moeRows = 0;
+            for (const TensorRow& row : plan.tensors)
+                if (row.category == category && row.bytes != 0) {
+                    denseRows += row.band == LayerBand::Dense;
+                    moeRows += row.band == LayerBand::Sparse;
+                }
+            QStringList names;
+            for (int r = 0; r < model.rowCount(); ++r)
+                names << model.index(r, TensorRowModel::Name).data().toString();
+            QCOMPARE(static_cast<std::size_t>(names.filter(dense).size()), denseRows);
+            QCOMPARE(static_cast<std::size_t>(names.filter(moe).size()), moeRows);
+            if (category == Category::Weights) {
+                const QString all = names.join(QStringLiteral(", "));
+                QVERIFY2(names.contains(QLatin1String("weights.layer") + dense), qPrintable(all));
+                QVERIFY2(names.contains(QLatin1String("weights.layer") + moe), qPrintable(all));
+            }
+        }
+    }
+
     void timelineIsThePlansTimeline()
     {
         for (const Scenario& s : {teachingScenario().value(), inferenceScenario()}) {

@@ -54,6 +54,22 @@ Scenario interleaved()
     return s;
 }
 
+// DeepSeek-V3 over 32 H200s: 4 pipeline stages, dp 8, the routed experts
+// split over ep 8; Megatron-LM's distributed optimizer.
+Scenario expertParallel()
+{
+    Scenario s = pipelined();
+    s.model = presetModel("deepseek-ai/DeepSeek-V3").value();
+    s.hardware.gpu = "h200";
+    s.hardware.count = 32;
+    s.hardware.sharding = Sharding::Zero1;
+    s.hardware.parallel.tp = 1;
+    s.hardware.parallel.sp = false;
+    s.hardware.parallel.ep = 8;
+    s.train.gradAccum = 4;
+    return s;
+}
+
 Plan planOf(const Scenario& s)
 {
     auto plan = makePlan(s);
@@ -184,6 +200,21 @@ private slots:
         view.refresh();
         QVERIFY(sameBytes(chart->drawnDeviceUsed(0), plan.ranks[0].deviceUsedBytes));
         MemoryUnits::setCurrent(MemoryUnit::GiB);
+    }
+
+    // The layout line names expert parallelism, from the plan's own degrees.
+    void summaryNamesExpertParallelism()
+    {
+        const Plan plan = planOf(expertParallel());
+        QCOMPARE(plan.expertParallel, std::uint64_t{8});
+        StagesView view;
+        view.setPlan(plan);
+        QVERIFY(view.showsStages());
+        QVERIFY2(view.summary().contains(QStringLiteral("tp 1 · pp 4 · dp 8 · ep 8")), qPrintable(view.summary()));
+        QVERIFY2(!view.summary().contains(QLatin1String("etp")), qPrintable(view.summary())); // etp is tp
+        // A model without experts: neither.
+        view.setPlan(planOf(pipelined()));
+        QVERIFY2(!view.summary().contains(QStringLiteral("· ep")), qPrintable(view.summary()));
     }
 
     void aPlanWithoutStagesSaysSo()

@@ -41,7 +41,8 @@ void TensorRowModel::setRows(const Plan& plan, Category category)
     // and selection instead of rebuilding itself after a reset (bench_ui).
     const bool sameRows = rows.size() == m_rows.size() &&
                           std::equal(rows.begin(), rows.end(), m_rows.begin(), [](const Row& a, const Row& b) {
-                              return a.tensor.name == b.tensor.name && a.tensor.source == b.tensor.source;
+                              return a.tensor.name == b.tensor.name && a.tensor.band == b.tensor.band &&
+                                     a.tensor.source == b.tensor.source;
                           });
     if (sameRows && !m_rows.isEmpty()) {
         m_rows = std::move(rows);
@@ -88,7 +89,20 @@ QVariant TensorRowModel::data(const QModelIndex& index, int role) const
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
-        case Name: return QString::fromUtf8(row.tensor.name);
+        case Name: {
+            // A model whose first layers differ has a row of each name per
+            // band (planner.cpp splits the table), alike but for their bytes:
+            // the band tells them apart, as the CLI's --tensors does.
+            const QString name = QString::fromUtf8(row.tensor.name);
+            switch (row.tensor.band) {
+            case LayerBand::Every: return name;
+            //: a tensor row made only for the dense first layers of a model such as DeepSeek-V3; %1 its name
+            case LayerBand::Dense: return tr("%1 [dense layers]").arg(name);
+            //: a tensor row made only for the mixture-of-experts layers; %1 its name
+            case LayerBand::Sparse: return tr("%1 [MoE layers]").arg(name);
+            }
+            return name;
+        }
         case PerInstance: return MemoryUnits::format(static_cast<double>(row.tensor.bytes), 3);
         case Instances:
             //: live instances at the peak / all instances of the row

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #pragma once
-// The tensor rows of one category, as the Explain panel lists them: name,
-// bytes per instance, instances alive at the peak out of all instances,
-// bytes at the peak, lifetime, and the row's source (formula and citation,
-// carried by the engine). Rows alive at the peak come first, largest first.
+// The tensor rows of one category, as the Explain panel lists them: name
+// (with its LayerBand, "[dense layers]" or "[MoE layers]", on a model whose
+// first layers differ), bytes per instance, instances alive at the peak out
+// of all instances, bytes at the peak, lifetime, and the row's source
+// (formula and citation, carried by the engine). Rows alive at the peak come
+// first, largest first.
 #include "plan/plan.h"
 
 #include <QAbstractTableModel>

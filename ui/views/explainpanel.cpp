@@ -43,8 +43,11 @@ ExplainPanel::ExplainPanel(QWidget* parent)
     m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_view->setSelectionMode(QAbstractItemView::SingleSelection);
     m_view->header()->setStretchLastSection(false);
+    // The name is a row's identity, whole ("weights.layer [MoE layers]" and
+    // its dense twin differ only at the end): in a narrow panel the lifetime,
+    // last, is the column cut short and scrolled to, not the name.
     m_view->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_view->header()->setSectionResizeMode(TensorRowModel::Name, QHeaderView::Stretch);
+    m_view->header()->setSectionResizeMode(TensorRowModel::Lifetime, QHeaderView::Stretch);
     m_view->header()->setMinimumSectionSize(60);
     connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this, &ExplainPanel::showSource);
 

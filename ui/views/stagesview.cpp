@@ -67,6 +67,8 @@ void StagesView::setPlan(const Plan& plan)
     m_pp = plan.pipelineParallel;
     m_dp = plan.dataParallel;
     m_cp = plan.contextParallel;
+    m_ep = plan.expertParallel;
+    m_etp = plan.expertTensorParallel;
     m_vpp = plan.virtualStages;
     m_worstStage = plan.worstRank < plan.ranks.size() ? plan.ranks[plan.worstRank].stage : 0;
     m_shown = plan.ranks.empty() ? Shown::SingleGpu : Shown::Stages;
@@ -115,6 +117,13 @@ void StagesView::retranslate()
     if (m_cp > 1)
         layout << QStringLiteral("cp %1").arg(m_cp);
     layout << QStringLiteral("dp %1").arg(m_dp);
+    // The routed experts' split, which the rest of the line does not show:
+    // ep over the data-parallel ranks, etp only where it is not tp (as the
+    // Search tab says it).
+    if (m_ep > 1)
+        layout << QStringLiteral("ep %1").arg(m_ep);
+    if (m_etp != 0 && m_etp != m_tp)
+        layout << QStringLiteral("etp %1").arg(m_etp);
     //: %1 the layout, e.g. "tp 8 · pp 4 · dp 2"; %2 the number of the worst stage
     m_summary->setText(tr("Layout %1. The verdict, the breakdown and the timeline show the worst stage, stage %2: "
                           "the one with the most device memory used.")

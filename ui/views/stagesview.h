@@ -52,4 +52,5 @@ private:
     Shown m_shown = Shown::NoPlan;
     // For the summary line: the layout and the worst stage of the plan shown.
     std::uint64_t m_tp = 1, m_pp = 1, m_dp = 1, m_cp = 1, m_vpp = 1, m_worstStage = 0;
+    std::uint64_t m_ep = 1, m_etp = 0; // Plan::expertParallel, Plan::expertTensorParallel (0: no experts)
 };
