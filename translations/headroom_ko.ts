@@ -1087,10 +1087,6 @@
         <translation>Megatron-LM은 텐서 병렬에서 전문가 혼합 층을 시퀀스 병렬과 함께일 때만 학습합니다. 시퀀스 병렬을 켜세요.</translation>
     </message>
     <message>
-        <source>Mixture-of-experts models under tensor parallelism are planned as Megatron-LM runs them, with DDP or the distributed optimizer (ZeRO-1); FSDP2&apos;s (torchtitan&apos;s) is not modelled.</source>
-        <translation>텐서 병렬의 전문가 혼합 모델은 Megatron-LM 방식대로 DDP나 분산 옵티마이저(ZeRO-1)로 계획합니다. FSDP2(torchtitan) 방식은 모델링하지 않습니다.</translation>
-    </message>
-    <message>
         <source>Capacity factors and routing imbalance apply to mixture-of-experts models; this %1 model has no experts.</source>
         <extracomment>%1 a model family (llama, gemma...)</extracomment>
         <translation>용량 계수와 라우팅 불균형은 전문가 혼합 모델에 적용됩니다. 이 %1 모델에는 전문가가 없습니다.</translation>
@@ -1138,6 +1134,24 @@
     <message>
         <source>Tensor parallelism is planned for Llama-layout models (Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE, gpt-oss, Llama 4) and DeepSeek-V3, not %1.</source>
         <translation>텐서 병렬은 Llama 구조 모델(Llama, Mistral, Qwen, Gemma, Phi-3, Mixtral, Qwen3-MoE, gpt-oss, Llama 4)과 DeepSeek-V3에 대해 계획하며 %1은(는) 대상이 아닙니다.</translation>
+    </message>
+    <message>
+        <source>Expert parallelism together with tensor parallelism under FSDP2 (torchtitan&apos;s expert tensor parallelism) is not modelled yet; without expert parallelism the experts are split over the tensor-parallel GPUs.</source>
+        <translation>FSDP2에서 전문가 병렬과 텐서 병렬을 함께 쓰는 구성(torchtitan의 전문가 텐서 병렬)은 아직 모델링하지 않습니다. 전문가 병렬 없이는 전문가를 텐서 병렬 GPU에 나누어 둡니다.</translation>
+    </message>
+    <message>
+        <source>Under FSDP2 without expert parallelism torchtitan splits each expert over the %1 tensor-parallel GPUs: expert tensor parallelism must be %1, not %2.</source>
+        <extracomment>%1 the tensor-parallel degree, %2 the expert tensor-parallel degree asked for</extracomment>
+        <translation>FSDP2에서 전문가 병렬이 없으면 torchtitan은 각 전문가를 텐서 병렬 GPU %1개에 나눕니다. 전문가 텐서 병렬은 %2이(가) 아니라 %1이어야 합니다.</translation>
+    </message>
+    <message>
+        <source>Llama 4 under tensor parallelism with FSDP2 is not modelled yet: transformers runs every expert on every token.</source>
+        <translation>FSDP2에서 텐서 병렬을 쓰는 Llama 4는 아직 모델링하지 않습니다. transformers는 모든 토큰에 모든 전문가를 실행합니다.</translation>
+    </message>
+    <message>
+        <source>The expert width %1 does not divide by tensor parallelism %2.</source>
+        <extracomment>%1 the experts&apos; intermediate width, %2 the tensor-parallel degree</extracomment>
+        <translation>전문가 너비 %1이(가) 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
     </message>
 </context>
 <context>

@@ -360,10 +360,27 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
         if (m.isMoe() && !p.sp)
             return unsupported("hardware.parallel.sp: Megatron-LM trains mixture-of-experts layers under tensor "
                                "parallelism with sequence parallelism only (MoELayer raises otherwise); set sp");
-        if (m.isMoe() && l.fsdp2)
-            return unsupported("hardware.parallel.tp: mixture-of-experts models under tensor parallelism are planned "
-                               "as Megatron-LM runs them, with sharding ddp or zero1; FSDP2's (torchtitan's) is not "
-                               "modelled");
+        // torchtitan 0.2.2 under FSDP2 (llama4/infra/parallelize.py
+        // apply_moe_ep_tp): the MoE block's input all-gathered
+        // (PrepareModuleInputOutput Shard(1) -> Replicate), the router
+        // replicated (NoParallel), the shared experts colwise / rowwise, and
+        // with ep 1 each routed expert split over tp (TensorParallel), so
+        // etp = tp. ep with tp (ETP, or tp borrowed for ep) is not planned.
+        if (m.isMoe() && l.fsdp2) {
+            if (p.ep > 1)
+                return unsupported("hardware.parallel.ep: expert parallelism together with tensor parallelism under "
+                                   "FSDP2 (torchtitan's expert tensor parallelism, or tp borrowed for ep) is not "
+                                   "modelled yet; with ep 1 the experts are split over tp");
+            if (p.etp != 0 && p.etp != p.tp)
+                return invalid("hardware.parallel.etp: under FSDP2 with ep 1 torchtitan splits each expert over the "
+                               "tp GPUs (TensorParallel), so etp must be tp (" + n(p.tp) + "), got " + n(p.etp));
+            if (m.family == Family::Llama4)
+                return unsupported("hardware.parallel.tp: Llama 4 under tensor parallelism with FSDP2 is not "
+                                   "modelled yet (transformers' Llama4TextMoe runs every expert on every token)");
+            if (m.intermediate % p.tp != 0)
+                return invalid("hardware.parallel.tp: the expert width " + n(m.intermediate) +
+                               " does not divide by tp " + n(p.tp));
+        }
         if (m.heads % p.tp != 0)
             return invalid("hardware.parallel.tp: " + n(m.heads) + " attention heads do not divide by tp " + n(p.tp));
         if (m.kvHeads % p.tp != 0)

@@ -61,6 +61,20 @@ Bytes scaledBytes(Bytes bytes, double factor)
     return scaled >= static_cast<long double>(~Bytes{0}) ? ~Bytes{0} : static_cast<Bytes>(scaled);
 }
 
+// torchtitan's MoE block under tp all-gathers its input and replicates the
+// router (llama4/infra/parallelize.py apply_moe_ep_tp): the router's saved
+// input, its scores and the routing tensors are over every token of the
+// sequence on each tp rank, as is the dispatch of all the token slots (each
+// rank runs its tp share of every expert: the slot rows, expertSlotRow,
+// scale by etp / tp = 1).
+bool moeRowWholeUnderTorchtitanTp(const char* name)
+{
+    for (const char* key : {"moe.router_in", "moe.router_weight_fp32", "moe.routing", "moe.dispatch"})
+        if (std::strcmp(key, name) == 0)
+            return true;
+    return false;
+}
+
 // Sequence parallelism (Korthikanti et al. 2022 §4.2.2): the activation rows
 // whose bytes do not change when the tensor-parallel widths are undivided are
 // the replicated ones (b x s x h, b x s): divide them by t. A row so divided
@@ -112,7 +126,7 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
         }
         if (std::strcmp(row.name, undivided[i].name) != 0 || row.bytes != undivided[i].bytes)
             continue;
-        if (l.fsdp2 && keptWholeUnderDTensorSequenceParallel(row.name))
+        if (l.fsdp2 && (keptWholeUnderDTensorSequenceParallel(row.name) || moeRowWholeUnderTorchtitanTp(row.name)))
             continue;
         row.bytes = ceilDiv(row.bytes, l.tp);
         row.pieceBegin = row.pieceEnd = 0;
@@ -297,7 +311,9 @@ void addExpertDispatchRows(const BuildContext& ctx, std::vector<TensorRow>& rows
         rows.push_back({"moe.all_to_all_bwd", "the same exchange of the rows' gradients in the layer's backward",
                         Category::Temporaries, received, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
     }
-    if (l.etp > 1) {
+    // torchtitan's TensorParallel experts (FSDP2, ep 1) read the MoE block's
+    // all-gathered input: no token slots are exchanged or gathered.
+    if (l.etp > 1 && !l.fsdp2) {
         const Bytes gathered = scaledBytes(satMul(slotBytes, l.etp), factor);
         rows.push_back({"moe.etp_all_gather",
                         "expert tensor parallelism: the received token slots all-gathered over the etp ranks of each "
@@ -307,6 +323,13 @@ void addExpertDispatchRows(const BuildContext& ctx, std::vector<TensorRow>& rows
         rows.push_back({"moe.etp_all_gather_bwd",
                         "the expert outputs' gradients gathered the same way in the layer's backward",
                         Category::Temporaries, gathered, Phase::LayerBwd, Phase::LayerBwd, LayerSet::All, false});
+    }
+    if (l.fsdp2 && l.ep == 1) {
+        ctx.note("Mixture of experts under tensor parallelism as torchtitan runs it (apply_moe_ep_tp): the MoE "
+                 "block's input all-gathered over the " + std::to_string(l.tp) + " tp GPUs, the router replicated, "
+                 "the shared experts colwise and rowwise, each routed expert split over the tp GPUs "
+                 "(TensorParallel); the router's input and the routing over every token of the sequence.");
+        return;
     }
     if (l.fsdp2) {
         ctx.note("Expert parallelism as torchtitan runs it under FSDP2: each GPU holds " +
@@ -582,7 +605,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
                            : "") +
             (layout.pp > 1 ? ", each stage unsharded through the step with its gradients accumulated unsharded" : "") +
             ".");
-        worst.notes.push_back("Not modelled with torchtitan's layouts: mixture-of-experts layers under tensor "
+        worst.notes.push_back("Not modelled with torchtitan's layouts: expert parallelism together with tensor "
                               "parallelism; torch.compile and Float8 linears only with full checkpointing, their "
                               "effect under tp, pp and cp read from the source, not measured.");
         return worst;

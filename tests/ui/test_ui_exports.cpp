@@ -382,10 +382,21 @@ private slots:
         Scenario etpWidth = moeTp;
         etpWidth.hardware.parallel.sp = true;
         etpWidth.model.intermediate += 1;
+        // MoE under tp with FSDP2: etp other than tp, ep with tp, Llama 4, an
+        // expert width tp does not divide.
         Scenario moeTpFsdp2 = moeTp;
         moeTpFsdp2.hardware.parallel.sp = true;
         moeTpFsdp2.hardware.parallel.etp = 1;
         moeTpFsdp2.hardware.sharding = Sharding::Fsdp2;
+        Scenario epTpFsdp2 = moeTpFsdp2;
+        epTpFsdp2.hardware.parallel.etp = 0;
+        epTpFsdp2.hardware.parallel.ep = 2;
+        Scenario llama4TpFsdp2 = epTpFsdp2;
+        llama4TpFsdp2.hardware.parallel.ep = 1;
+        llama4TpFsdp2.model = presetModel("meta-llama/Llama-4-Scout-17B-16E").value();
+        Scenario widthTpFsdp2 = epTpFsdp2;
+        widthTpFsdp2.hardware.parallel.ep = 1;
+        widthTpFsdp2.model.intermediate += 1;
         Scenario capacityDense = etpDense;
         capacityDense.hardware.parallel.etp = 0;
         capacityDense.train.moe.capacityFactor = 1.0;
@@ -411,7 +422,7 @@ private slots:
         tpFamily.model = presetModel("gpt2").value();
         for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
                                   epDense, epUneven, epPastDp, epFsdp2, epZero3, moeTp, etpDense, etpPastStage, etpWidth,
-                                  moeTpFsdp2, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven, mlaShared,
+                                  moeTpFsdp2, epTpFsdp2, llama4TpFsdp2, widthTpFsdp2, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven, mlaShared,
                                   mlaDense, tpFamily}) {
             auto plan = makePlan(s);
             QVERIFY(!plan);

@@ -25,6 +25,7 @@ no NCCL buffers or communication streams; random tokens, so the routing
 """
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -34,6 +35,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
 ap.add_argument("--dp-shard", type=int, default=4)
 ap.add_argument("--cp", type=int, default=2)
+ap.add_argument("--tp", type=int, default=1, help="tensor parallelism: torchtitan's apply_non_moe_tp and, with ep 1, "
+                "its TensorParallel experts (each expert split over tp)")
 ap.add_argument("--layers", type=int, default=27, help="the 16B flavour has 27 (1 dense)")
 ap.add_argument("--dim", type=int, default=2048)
 ap.add_argument("--vocab", type=int, default=129280, help="b109f7d71's 16B flavour (0.2.2 has 102400)")
@@ -56,6 +59,7 @@ if a.expandable_segments:
 
 import torch  # noqa: E402
 import torch.distributed as dist  # noqa: E402
+from torch.distributed.tensor.parallel import loss_parallel  # noqa: E402
 from torch.testing._internal.distributed.fake_pg import FakeStore  # noqa: E402
 import torchtitan.distributed.parallel_dims as titan_dims  # noqa: E402
 from torchtitan.config import JobConfig  # noqa: E402
@@ -66,12 +70,12 @@ import torchtitan.models.deepseek_v3.infra.parallelize as titan_dsv3  # noqa: E4
 from torchtitan.models.deepseek_v3.infra.parallelize import parallelize_deepseekv3  # noqa: E402
 from torchtitan.models.deepseek_v3.model.model import DeepSeekV3Model  # noqa: E402
 
-world = a.dp_shard * a.cp
+world = a.dp_shard * a.cp * a.tp
 dist.init_process_group("fake", store=FakeStore(), rank=0, world_size=world)
 if a.device == "cuda":
     torch.cuda.set_device(0)
 titan_dims.device_type = a.device  # torchtitan assumes cuda where none is found
-dims = ParallelDims(dp_replicate=1, dp_shard=a.dp_shard, cp=a.cp, tp=1, pp=1, ep=1, etp=1, world_size=world)
+dims = ParallelDims(dp_replicate=1, dp_shard=a.dp_shard, cp=a.cp, tp=a.tp, pp=1, ep=1, etp=1, world_size=world)
 dims.build_mesh()
 
 job = JobConfig()
@@ -81,6 +85,7 @@ job.training.mixed_precision_param = "bfloat16"
 job.training.mixed_precision_reduce = "float32"
 job.parallelism.data_parallel_shard_degree = a.dp_shard
 job.parallelism.context_parallel_degree = a.cp
+job.parallelism.tensor_parallel_degree = a.tp
 if a.ac == "full":
     job.activation_checkpoint.mode = "full"
 else:
@@ -132,15 +137,18 @@ def step():
     extra = {}
     if cp_mesh is not None:  # torchtitan's post_dataloading_process: this rank's head and tail chunks
         inputs, labels, extra = prepare_context_parallel_input(inputs, labels, {}, cp_mesh, torch.device(a.device))
-    pred = model(inputs, **extra)
-    loss = torch.nn.functional.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1), reduction="sum")
-    del pred  # torchtitan's forward_backward_step drops it before backward
-    loss.backward()
+    # torchtitan's train_context: loss parallelism under tp (the output layer's
+    # logits stay sharded over the vocabulary).
+    with loss_parallel() if a.tp > 1 else contextlib.nullcontext():
+        pred = model(inputs, **extra)
+        loss = torch.nn.functional.cross_entropy(pred.flatten(0, 1).float(), labels.flatten(0, 1), reduction="sum")
+        del pred  # torchtitan's forward_backward_step drops it before backward
+        loss.backward()
     opt.step()
     opt.zero_grad()
 
 
-out = {"torch": torch.__version__, "dp_shard": a.dp_shard, "cp": a.cp, "layers": a.layers, "vocab": a.vocab,
+out = {"torch": torch.__version__, "dp_shard": a.dp_shard, "cp": a.cp, "tp": a.tp, "layers": a.layers, "vocab": a.vocab,
        "local_batch": a.batch, "seq": a.seq, "ac": a.ac, "fsdp_units": a.fsdp_units, "optimizer": a.optimizer,
        "expandable_segments": a.expandable_segments, "parameters": nparams}
 if a.device == "cpu":

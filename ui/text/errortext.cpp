@@ -314,11 +314,29 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("Megatron-LM trains mixture-of-experts layers under tensor parallelism only with "
                                   "sequence parallelism; turn sequence parallelism on.");
          }},
-        {anchored(R"(hardware\.parallel\.tp: mixture-of-experts models under tensor parallelism are planned as Megatron-LM runs them, .*)"),
+        {anchored(R"(hardware\.parallel\.ep: expert parallelism together with tensor parallelism under FSDP2 .*)"),
          [](const QRegularExpressionMatch&) {
-             return ErrorText::tr("Mixture-of-experts models under tensor parallelism are planned as Megatron-LM runs "
-                                  "them, with DDP or the distributed optimizer (ZeRO-1); FSDP2's (torchtitan's) is not "
-                                  "modelled.");
+             return ErrorText::tr("Expert parallelism together with tensor parallelism under FSDP2 (torchtitan's "
+                                  "expert tensor parallelism) is not modelled yet; without expert parallelism the "
+                                  "experts are split over the tensor-parallel GPUs.");
+         }},
+        {anchored(R"(hardware\.parallel\.etp: under FSDP2 with ep 1 torchtitan splits each expert over the tp GPUs \(TensorParallel\), so etp must be tp \((\d+)\), got (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the tensor-parallel degree, %2 the expert tensor-parallel degree asked for
+             return ErrorText::tr("Under FSDP2 without expert parallelism torchtitan splits each expert over the %1 "
+                                  "tensor-parallel GPUs: expert tensor parallelism must be %1, not %2.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
+        {anchored(R"(hardware\.parallel\.tp: Llama 4 under tensor parallelism with FSDP2 is not modelled yet .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("Llama 4 under tensor parallelism with FSDP2 is not modelled yet: transformers runs "
+                                  "every expert on every token.");
+         }},
+        {anchored(R"(hardware\.parallel\.tp: the expert width (\d+) does not divide by tp (\d+))"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the experts' intermediate width, %2 the tensor-parallel degree
+             return ErrorText::tr("The expert width %1 does not divide by tensor parallelism %2.")
+                 .arg(m.captured(1), m.captured(2));
          }},
         {anchored(R"(train\.moe: capacity factors and routing imbalance apply to mixture-of-experts models; (.+) has no experts)"),
          [](const QRegularExpressionMatch& m) {
