@@ -1153,6 +1153,11 @@
         <extracomment>%1 the experts&apos; intermediate width, %2 the tensor-parallel degree</extracomment>
         <translation>전문가 너비 %1이(가) 텐서 병렬 %2로 나누어떨어지지 않습니다.</translation>
     </message>
+    <message>
+        <source>The %1 step applies to torch.optim&apos;s AdamW and SGD; %2 has its own.</source>
+        <extracomment>%1 the step implementation (fused, for-loop), %2 an optimizer name</extracomment>
+        <translation>%1 스텝은 torch.optim의 AdamW와 SGD에만 적용됩니다. %2은(는) 자체 스텝을 씁니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

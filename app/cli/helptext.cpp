@@ -53,6 +53,7 @@ std::string getWeightQuant(const Scenario& s)
     return weightQuantName(train(s) ? s.train.weightQuant : s.inference.weightQuant);
 }
 std::string getOptimizer(const Scenario& s) { return train(s) ? optimizerName(s.train.optimizer) : ""; }
+std::string getOptimizerImpl(const Scenario& s) { return train(s) ? optimizerImplName(s.train.optimizerImpl) : ""; }
 std::string getGaloreRank(const Scenario& s)
 {
     return train(s) && s.train.optimizer == Optimizer::Galore ? count(s.train.galoreRank) : "";
@@ -231,6 +232,10 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("optimizer", "NAME",
             "sgd, sgd-momentum, adamw, adamw-8bit, paged-adamw-8bit, lion, adafactor, lomo, adalomo or galore",
             "optimizer", getOptimizer);
+        add("optimizer-impl", "NAME",
+            "torch.optim's step for adamw and sgd: foreach (PyTorch's default), fused (optim=\"adamw_torch_fused\"; "
+            "torchtitan's default) or for-loop",
+            "optimizer-impl", getOptimizerImpl);
         add("galore-rank", "N", "GaLore's projection rank", "galore-rank", getGaloreRank);
         add("optimizer-in-backward", "", "step each parameter in backward and free its gradient at once",
             "optimizer-in-backward", getOptimizerInBackward);

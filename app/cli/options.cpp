@@ -219,6 +219,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
         (s.mode == Mode::Train ? t.weightQuant : in.weightQuant) = quant;
     HR_TRY(parseEnum(o, "optimizer", parseOptimizer, t.optimizer,
                      "sgd, sgd-momentum, adamw, adamw-8bit, paged-adamw-8bit, lion, adafactor, lomo, adalomo, galore"));
+    HR_TRY(parseEnum(o, "optimizer-impl", parseOptimizerImpl, t.optimizerImpl, "foreach, fused, for-loop"));
     auto hasPeft = parseEnum(o, "peft", parsePeftMethod, t.peft.method, "none, lora, qlora");
     if (!hasPeft)
         return hasPeft.error();

@@ -9,7 +9,8 @@
 // - optim values: OptimizerNames in the same file: ADAMW_TORCH "adamw_torch",
 //   ADAMW_BNB "adamw_bnb_8bit", PAGED_ADAMW_8BIT "paged_adamw_8bit", SGD "sgd",
 //   ADAFACTOR "adafactor", LION "lion_32bit", LOMO "lomo", ADALOMO "adalomo",
-//   GALORE_ADAMW "galore_adamw". GaLore's rank is read from optim_args
+//   GALORE_ADAMW "galore_adamw", ADAMW_TORCH_FUSED "adamw_torch_fused" (AdamW
+//   with OptimizerImpl::Fused). GaLore's rank is read from optim_args
 //   ("rank", default 128) and its modules from optim_target_modules
 //   (transformers trainer.py get_optimizer_cls_and_kwargs, GaLore branch;
 //   trainer_optimizer.py _get_galore_optimizer in newer releases).
@@ -295,7 +296,9 @@ void writeTraining(Script& s, const Scenario& sc)
               "FSDP checkpoints activations itself (fsdp_config); transformers refuses both");
     else
         s.arg("gradient_checkpointing", pyBool(checkpoint));
-    s.arg("optim", py(hfOptimName(t.optimizer)));
+    s.arg("optim", py(t.optimizer == Optimizer::AdamW && t.optimizerImpl == OptimizerImpl::Fused
+                          ? "adamw_torch_fused"
+                          : hfOptimName(t.optimizer)));
     if (t.optimizer == Optimizer::Galore) {
         s.arg("optim_args", py("rank=" + std::to_string(t.galoreRank)));
         s.arg("optim_target_modules",

@@ -5,7 +5,8 @@
 // Every key is a field of torchtitan 0.2.2's JobConfig
 // (torchtitan/config/job_config.py; the 0.3 releases replaced job files with
 // Python config registries): [job] description; [model] name, flavor,
-// hf_assets_path; [optimizer] name ("Adam" | "AdamW",
+// hf_assets_path; [optimizer] name ("Adam" | "AdamW", implementation
+// ("for-loop" | "foreach" | "fused", config/job_config.py),
 // components/optimizer.py build_optimizers), early_step_in_backward;
 // [training] local_batch_size, global_batch_size, seq_len, dtype,
 // mixed_precision_param, mixed_precision_reduce, enable_cpu_offload;
@@ -351,6 +352,10 @@ Result<std::string> exportTorchtitanToml(const Scenario& sc, const Plan& plan)
     y += "hf_assets_path = " + toml("./assets/hf/" + m.id.substr(m.id.rfind('/') + 1)) + "\n";
 
     y += "\n[optimizer]\nname = \"AdamW\"\n";
+    // Always written: torchtitan's default is "fused" (job_config.py
+    // Optimizer.implementation), PyTorch's foreach, and the plan follows the
+    // scenario's (scenario.h OptimizerImpl).
+    y += "implementation = " + toml(optimizerImplName(t.optimizerImpl)) + "\n";
     if (t.optimizerInBackward)
         y += "early_step_in_backward = true\n";
 

@@ -169,7 +169,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
 
     if (const json* train = top.object("train")) {
         Reader t(*train, "train", error);
-        t.allowOnly({"precision", "weight_quant", "optimizer", "peft", "micro_batch", "seq_len", "grad_accum",
+        t.allowOnly({"precision", "weight_quant", "optimizer", "optimizer_impl", "peft", "micro_batch", "seq_len", "grad_accum",
                      "checkpointing", "checkpoint_every", "attention", "chunked_cross_entropy", "loss_chunks",
                      "optimizer_in_backward", "activation_offload", "compile", "compile_loss", "float8_all_gather",
                      "galore_rank", "loop", "use_cache", "global_batch", "moe"});
@@ -177,6 +177,7 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         t.enumeration("precision", parsePrecision, precisionName, c.precision);
         t.enumeration("weight_quant", parseWeightQuant, weightQuantName, c.weightQuant);
         t.enumeration("optimizer", parseOptimizer, optimizerName, c.optimizer);
+        t.enumeration("optimizer_impl", parseOptimizerImpl, optimizerImplName, c.optimizerImpl);
         if (const json* peft = t.object("peft")) {
             Reader p(*peft, "train.peft", error);
             p.allowOnly({"method", "rank", "alpha", "dropout", "targets"});
@@ -409,6 +410,8 @@ ordered scenarioToOrdered(const Scenario& scenario)
         document["train"]["global_batch"] = t.globalBatch;
     if (t.compileLoss)
         document["train"]["compile_loss"] = true;
+    if (t.optimizerImpl != OptimizerImpl::Foreach)
+        document["train"]["optimizer_impl"] = optimizerImplName(t.optimizerImpl);
     if (t.float8AllGather)
         document["train"]["float8_all_gather"] = true;
     if (!t.moe.isDefault()) {

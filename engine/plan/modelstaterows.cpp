@@ -642,7 +642,27 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
             ctx.note("Paged 8-bit AdamW: optimizer state lives in CUDA managed memory, outside torch's allocator counters but on the device while resident.");
         const Bytes trainableTotal = satAdd(layersTrainable, global.trainable);
         const bool foreachOpt = tc.optimizer == Optimizer::AdamW || tc.optimizer == Optimizer::SgdMomentum || tc.optimizer == Optimizer::Lion;
-        if (foreachOpt && ctx.profile.foreachOptimizerTemporary && !ctx.deepspeedStyle && !fusedUpdate) {
+        const bool forLoop = tc.optimizerImpl == OptimizerImpl::ForLoop && ctx.profile.foreachOptimizerTemporary &&
+                             !ctx.deepspeedStyle && !fusedUpdate && ctx.fullFinetune;
+        if (forLoop) {
+            // _single_tensor_adamw, one parameter at a time: `denom =
+            // (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)` holds the
+            // sqrt and the quotient at once, two tensors of the parameter's
+            // size, the largest parameter's the most (torch/optim/adamw.py;
+            // SGD's momentum updates in place and holds none).
+            Bytes largest = 0;
+            for (const auto* group : {&ctx.table.layer, &ctx.table.denseLayer, &ctx.table.global})
+                for (const ParamTensor& t : *group)
+                    largest = std::max(largest, t.elements());
+            if (tc.optimizer == Optimizer::AdamW)
+                rows.push_back(row("optimizer.for_loop_temporary",
+                                   "the largest parameter's sqrt and quotient inside the for-loop step() (torch/optim/"
+                                   "adamw.py _single_tensor_adamw: denom), two at once",
+                                   Category::Temporaries,
+                                   satMul(ceilDiv(satMul(largest, masterBytes(ctx)), stateShards), 2), last, last));
+        }
+        if (foreachOpt && tc.optimizerImpl == OptimizerImpl::Foreach && ctx.profile.foreachOptimizerTemporary &&
+            !ctx.deepspeedStyle && !fusedUpdate) {
             const Bytes stateBytes = ctx.fullFinetune ? masterBytes(ctx) : 4;
             // _multi_tensor_adamw's torch._foreach_sqrt makes one output per
             // parameter, all alive until the addcdiv_ that ends the step: a

@@ -122,6 +122,14 @@ std::optional<Error> validate(const Scenario& sc)
         return e;
     if (auto e = checkCompiledLoss(sc))
         return e;
+    // torch.optim has fused and for-loop steps for AdamW and SGD; the 8-bit,
+    // paged, Lion, Adafactor, LOMO and GaLore optimizers have their own.
+    if (tc.optimizerImpl != OptimizerImpl::Foreach && tc.optimizer != Optimizer::AdamW &&
+        tc.optimizer != Optimizer::Sgd && tc.optimizer != Optimizer::SgdMomentum)
+        return makeError(ErrorCode::UnsupportedCombination,
+                         std::string("train.optimizer_impl: ") + optimizerImplName(tc.optimizerImpl) +
+                             " applies to torch.optim's AdamW and SGD; " + optimizerName(tc.optimizer) +
+                             " has its own step");
     if (tc.checkpointing == Checkpointing::SelectiveOps) {
         if (tc.peft.method == PeftMethod::Qlora)
             return makeError(ErrorCode::UnsupportedCombination, "op-level selective checkpointing with QLoRA (bitsandbytes' 4-bit matmuls) is not modelled yet");

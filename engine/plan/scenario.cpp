@@ -41,6 +41,8 @@ constexpr std::array<std::pair<TrainingLoop, const char*>, 2> kLoop{{
     {TrainingLoop::Trainer, "trainer"}, {TrainingLoop::Custom, "custom"}}};
 constexpr std::array<std::pair<UseCache, const char*>, 3> kUseCache{{
     {UseCache::ConfigDefault, "config"}, {UseCache::On, "on"}, {UseCache::Off, "off"}}};
+constexpr std::array<std::pair<OptimizerImpl, const char*>, 3> kOptimizerImpl{{
+    {OptimizerImpl::Foreach, "foreach"}, {OptimizerImpl::Fused, "fused"}, {OptimizerImpl::ForLoop, "for-loop"}}};
 constexpr std::array<std::pair<PipelineSchedule, const char*>, 2> kSchedule{{
     {PipelineSchedule::OneFOneB, "1f1b"}, {PipelineSchedule::GPipe, "gpipe"}}};
 
@@ -49,6 +51,7 @@ constexpr std::array<std::pair<PipelineSchedule, const char*>, 2> kSchedule{{
 const char* precisionName(Precision p) { return nameOf(kPrecision, p); }
 const char* weightQuantName(WeightQuant q) { return nameOf(kWeightQuant, q); }
 const char* optimizerName(Optimizer o) { return nameOf(kOptimizer, o); }
+const char* optimizerImplName(OptimizerImpl i) { return nameOf(kOptimizerImpl, i); }
 const char* peftMethodName(PeftMethod m) { return nameOf(kPeft, m); }
 const char* checkpointingName(Checkpointing c) { return nameOf(kCheckpointing, c); }
 const char* attentionName(Attention a) { return nameOf(kAttention, a); }
@@ -59,6 +62,7 @@ const char* kvCacheDtypeName(KvCacheDtype d) { return nameOf(kKv, d); }
 bool parsePrecision(const std::string& s, Precision& out) { return parseName(kPrecision, s, out); }
 bool parseWeightQuant(const std::string& s, WeightQuant& out) { return parseName(kWeightQuant, s, out); }
 bool parseOptimizer(const std::string& s, Optimizer& out) { return parseName(kOptimizer, s, out); }
+bool parseOptimizerImpl(const std::string& s, OptimizerImpl& out) { return parseName(kOptimizerImpl, s, out); }
 bool parsePeftMethod(const std::string& s, PeftMethod& out) { return parseName(kPeft, s, out); }
 bool parseCheckpointing(const std::string& s, Checkpointing& out) { return parseName(kCheckpointing, s, out); }
 bool parseAttention(const std::string& s, Attention& out) { return parseName(kAttention, s, out); }

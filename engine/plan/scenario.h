@@ -28,6 +28,14 @@ enum class WeightQuant { None, Int8, Nf4, Nf4DoubleQuant };
 
 enum class Optimizer { Sgd, SgdMomentum, AdamW, AdamW8bit, PagedAdamW8bit, Lion, Adafactor, Lomo, AdaLomo, Galore };
 
+// How torch.optim runs AdamW's or SGD's step. Foreach, PyTorch's default on
+// CUDA (torch/optim/optimizer.py _default_to_fused_or_foreach), holds one
+// parameter-sized temporary per tensor group; fused (torch._fused_adamw_,
+// fused=True: transformers' optim="adamw_torch_fused", torchtitan's default
+// since 2025, job_config.py Optimizer.implementation "fused") holds none;
+// for-loop (foreach=False) one parameter's at a time.
+enum class OptimizerImpl { Foreach, Fused, ForLoop };
+
 enum class PeftMethod { None, Lora, Qlora };
 
 struct PeftConfig {
@@ -82,6 +90,7 @@ struct TrainConfig {
     Precision precision = Precision::Bf16Mixed;
     WeightQuant weightQuant = WeightQuant::None;
     Optimizer optimizer = Optimizer::AdamW;
+    OptimizerImpl optimizerImpl = OptimizerImpl::Foreach; // AdamW, SGD
     PeftConfig peft;
     std::uint64_t microBatch = 1;
     std::uint64_t seqLen = 2048;
@@ -215,6 +224,7 @@ struct Scenario {
 const char* precisionName(Precision p);
 const char* weightQuantName(WeightQuant q);
 const char* optimizerName(Optimizer o);
+const char* optimizerImplName(OptimizerImpl i);
 const char* peftMethodName(PeftMethod m);
 const char* checkpointingName(Checkpointing c);
 const char* attentionName(Attention a);
@@ -228,6 +238,7 @@ const char* pipelineScheduleName(PipelineSchedule p);
 bool parsePrecision(const std::string& s, Precision& out);
 bool parseWeightQuant(const std::string& s, WeightQuant& out);
 bool parseOptimizer(const std::string& s, Optimizer& out);
+bool parseOptimizerImpl(const std::string& s, OptimizerImpl& out);
 bool parsePeftMethod(const std::string& s, PeftMethod& out);
 bool parseCheckpointing(const std::string& s, Checkpointing& out);
 bool parseAttention(const std::string& s, Attention& out);

@@ -65,10 +65,14 @@ TensorRow temporary(const char* name, const char* source, Bytes bytes, Phase at,
 // attention's buffers replace the kernel's). Eager Float8 layers take the
 // eager bf16 script, with Float8's casts as their own rows
 // (float8linear.cpp) beside it: no run has measured where they fall.
+// The script is llama3's block (below); a mixture of experts or latent
+// attention makes other tensors. On torchtitan's DeepSeek-V3 16B under tp 2
+// (H200, 2026-11-27, moe_rank_study.py --tp 2) the script read reserved
+// 11.7 % over the GPU; without it, see gpu-h200-2026-11-27.md.
 bool scriptedLayerForward(const BuildContext& ctx)
 {
     return ctx.rank && ctx.rank->layout->tp > 1 && ctx.anyCheckpointedLayer() && !ctx.selectiveOps &&
-           ctx.rank->layout->cp == 1;
+           ctx.rank->layout->cp == 1 && !ctx.model.isMoe() && !ctx.model.isMla();
 }
 
 bool float8Script(const BuildContext& ctx)

@@ -324,6 +324,36 @@ private slots:
         QCOMPARE(categoryAt(mustPlan(s), Phase::Load, Category::OptimizerState), 2 * psi);
     }
 
+    // torch.optim's step implementations: foreach holds a parameter-sized
+    // temporary per trainable tensor (4 B each in fp32), fused none, the
+    // for-loop step the largest parameter's sqrt and quotient at once. Other
+    // optimizers have their own step and refuse the setting.
+    void optimizerImplementations()
+    {
+        Scenario s = baseScenario("meta-llama/Llama-3.2-1B");
+        s.train.precision = Precision::Fp32;
+        s.train.optimizer = Optimizer::AdamW;
+        const ParameterTable table = buildParameterTable(s.model);
+        const Bytes psi = table.totalElements();
+        Bytes largest = 0;
+        for (const auto* group : {&table.layer, &table.global})
+            for (const ParamTensor& t : *group)
+                largest = std::max(largest, t.elements());
+        const auto temporaries = [&](OptimizerImpl impl) {
+            s.train.optimizerImpl = impl;
+            return categoryAt(mustPlan(s), Phase::OptimizerStep, Category::Temporaries);
+        };
+        QCOMPARE(temporaries(OptimizerImpl::Foreach), 4 * psi);
+        QCOMPARE(temporaries(OptimizerImpl::Fused), Bytes{0});
+        QCOMPARE(temporaries(OptimizerImpl::ForLoop), 2 * 4 * largest);
+        s.train.optimizer = Optimizer::Lion;
+        s.train.optimizerImpl = OptimizerImpl::Fused;
+        auto refused = makePlan(s);
+        QVERIFY(!refused);
+        QVERIFY2(refused.error().detail.starts_with("train.optimizer_impl: fused applies to torch.optim's AdamW and SGD"),
+                 refused.error().detail.c_str());
+    }
+
     void parameterNamesFollowTransformers()
     {
         // The names PEFT and safetensors files use (transformers modelling files).

@@ -112,6 +112,7 @@ void compareScenarios(const Scenario& a, const Scenario& b)
     QCOMPARE(int(x.precision), int(y.precision));
     QCOMPARE(int(x.weightQuant), int(y.weightQuant));
     QCOMPARE(int(x.optimizer), int(y.optimizer));
+    QCOMPARE(int(x.optimizerImpl), int(y.optimizerImpl));
     QCOMPARE(int(x.peft.method), int(y.peft.method));
     QCOMPARE(x.peft.rank, y.peft.rank);
     QCOMPARE(x.peft.alpha, y.peft.alpha);
@@ -161,6 +162,7 @@ Scenario everyFieldSet(const ModelSpec& model)
     s.train.precision = Precision::Fp16Mixed;
     s.train.weightQuant = WeightQuant::Nf4DoubleQuant;
     s.train.optimizer = Optimizer::PagedAdamW8bit;
+    s.train.optimizerImpl = OptimizerImpl::Fused;
     s.train.peft.method = PeftMethod::Qlora;
     s.train.peft.rank = 64;
     s.train.peft.alpha = 12.5;

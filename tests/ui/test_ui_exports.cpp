@@ -394,6 +394,9 @@ private slots:
         Scenario llama4TpFsdp2 = epTpFsdp2;
         llama4TpFsdp2.hardware.parallel.ep = 1;
         llama4TpFsdp2.model = presetModel("meta-llama/Llama-4-Scout-17B-16E").value();
+        Scenario fusedLion = fullFinetune();
+        fusedLion.train.optimizer = Optimizer::Lion;
+        fusedLion.train.optimizerImpl = OptimizerImpl::Fused;
         Scenario widthTpFsdp2 = epTpFsdp2;
         widthTpFsdp2.hardware.parallel.ep = 1;
         widthTpFsdp2.model.intermediate += 1;
@@ -422,7 +425,7 @@ private slots:
         tpFamily.model = presetModel("gpt2").value();
         for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
                                   epDense, epUneven, epPastDp, epFsdp2, epZero3, moeTp, etpDense, etpPastStage, etpWidth,
-                                  moeTpFsdp2, epTpFsdp2, llama4TpFsdp2, widthTpFsdp2, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven, mlaShared,
+                                  moeTpFsdp2, epTpFsdp2, llama4TpFsdp2, widthTpFsdp2, fusedLion, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven, mlaShared,
                                   mlaDense, tpFamily}) {
             auto plan = makePlan(s);
             QVERIFY(!plan);

@@ -314,6 +314,12 @@ const std::vector<Phrase>& detailPhrases()
              return ErrorText::tr("Megatron-LM trains mixture-of-experts layers under tensor parallelism only with "
                                   "sequence parallelism; turn sequence parallelism on.");
          }},
+        {anchored(R"(train\.optimizer_impl: (\S+) applies to torch\.optim's AdamW and SGD; (\S+) has its own step)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 the step implementation (fused, for-loop), %2 an optimizer name
+             return ErrorText::tr("The %1 step applies to torch.optim's AdamW and SGD; %2 has its own.")
+                 .arg(m.captured(1), m.captured(2));
+         }},
         {anchored(R"(hardware\.parallel\.ep: expert parallelism together with tensor parallelism under FSDP2 .*)"),
          [](const QRegularExpressionMatch&) {
              return ErrorText::tr("Expert parallelism together with tensor parallelism under FSDP2 (torchtitan's "
