@@ -26,6 +26,17 @@ using namespace headroom;
 
 namespace {
 
+// The JSON document at `path` (a file of tests/data/validation).
+nlohmann::json readJson(const char* path)
+{
+    std::ifstream in(path);
+    if (!in.good())
+        qFatal("cannot read %s", path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return nlohmann::json::parse(text.str());
+}
+
 // Sorts `v` and returns its median.
 double medianOf(std::vector<double>& v)
 {
@@ -41,11 +52,7 @@ class TestValidation : public QObject {
 private slots:
     void publishedPeaks()
     {
-        std::ifstream in(HEADROOM_TEST_DATA "/validation/published_cases.json");
-        QVERIFY(in.good());
-        std::stringstream text;
-        text << in.rdbuf();
-        const auto doc = nlohmann::json::parse(text.str());
+        const auto doc = readJson(HEADROOM_TEST_DATA "/validation/published_cases.json");
         std::vector<double> errors, deviceLevel, deviceStated;
         std::printf("\n| case | counter | measured | predicted | error |\n|---|---|---|---|---|\n");
         for (const auto& c : doc.at("cases")) {
@@ -105,11 +112,7 @@ private slots:
     // "Ranks run on one GPU".
     void gpuRanks()
     {
-        std::ifstream in(HEADROOM_TEST_DATA "/validation/gpu_rank_cases.json");
-        QVERIFY(in.good());
-        std::stringstream text;
-        text << in.rdbuf();
-        const auto doc = nlohmann::json::parse(text.str());
+        const auto doc = readJson(HEADROOM_TEST_DATA "/validation/gpu_rank_cases.json");
         std::printf("\n| case | counter | measured | predicted | error |\n|---|---|---|---|---|\n");
         int compared = 0;
         for (const auto& c : doc.at("cases")) {
