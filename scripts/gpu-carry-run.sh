@@ -37,46 +37,34 @@ say "engine tests (gpu_step on the fp32 attention it mirrors; gpu_attention with
     echo "=== $t rc=${PIPESTATUS[0]} seconds=$(($(date +%s) - s))"; done; } >"$out/engine.txt" 2>&1
 grep -E "^=== .*rc=|checks|FAIL" "$out/engine.txt" | head -40
 
-# Issue 15: the one published multi-GPU mixture-of-experts row (torchtitan
-# PR #1513, DeepSeek-V3 16B over FSDP2 dp_shard 4 x cp 2, 71.08 GiB reserved)
-# is planned at -5.3 % from transformers' modules. Rank 0 of it, run by
-# torchtitan 0.2.2's own model and parallelize_deepseekv3 under the fake
-# process group: allocated and reserved, and the allocator history.
+# Issue 15: the ranks of tests/data/validation/gpu_rank_cases.json, run again
+# by torchtitan 0.2.2's own DeepSeek-V3 code under the fake process group
+# (tools/reference/moe_rank_study.py): the published row's layout (dp_shard 4
+# x cp 2) and the MoE under tp 2, both with b109f7d71's FSDP units.
 dsv3() {  # label, then moe_rank_study.py's arguments
   local label=$1; shift
   say "torchtitan DeepSeek-V3 16B rank 0: $label"
-  timeout "$(upto 170)" python3 tools/reference/moe_rank_study.py --device cuda "$@" >/tmp/dsv3.out 2>/tmp/dsv3.err
-  local rc=$?
-  echo "$label rc=$rc"
+  timeout "$(upto 120)" python3 tools/reference/moe_rank_study.py --device cuda --fsdp-units b109f7d71 "$@" \
+    >/tmp/dsv3.out 2>/tmp/dsv3.err
+  echo "$label rc=$?"
   grep -v "Warning\|warn(" /tmp/dsv3.err | tail -4
   tail -1 /tmp/dsv3.out | tee -a "$out/dsv3.jsonl"
-  return $rc
 }
-if dsv3 "dp_shard 4 x cp 2, default allocator, with its history" --memory-history /tmp/dsv3.pickle; then
-  python3 tools/reference/snapshot_trace.py /tmp/dsv3.pickle >/tmp/dsv3.trace && \
-    $B/headroom-cli replay /tmp/dsv3.trace --json | tee "$out/dsv3-replay.json"
-  gzip -c /tmp/dsv3.trace >"$out/dsv3-trace.gz"; ls -la "$out/dsv3-trace.gz"
-  dsv3 "dp_shard 4 x cp 2, expandable_segments (run_train.sh's setting)" --expandable-segments
-else
-  dsv3 "fallback without context parallelism: dp_shard 8, 8 x 2048 tokens" --dp-shard 8 --cp 1 --seq 2048
-  dsv3 "the same, expandable_segments" --dp-shard 8 --cp 1 --seq 2048 --expandable-segments
-fi
+dsv3 "dp_shard 4 x cp 2"
+dsv3 "tp 2 x dp_shard 4, 4 x 4096 tokens" --tp 2 --dp-shard 4 --cp 1 --batch 4
 
-say "DeepSeek-V3 (MLA) and Llama 4 tiny reference cases on CUDA, in the accountant's own loop"
-timeout "$(upto 90)" python3 tools/reference/cuda_check.py --timeout 40 --out "$out/moe-tiny-cuda.json" \
-  deepseek-v3-tiny-bf16-mixed-sdpa-b2-s512-sgd deepseek-v3-tiny-bf16-mixed-sdpa-b2-s1024-ckpt-sgd \
-  deepseek-v3-tiny-bf16-mixed-eager-b2-s512-sgd llama4-text-tiny-bf16-mixed-sdpa-b2-s512-sgd \
-  llama4-text-tiny-bf16-mixed-sdpa-b2-s1024-ckpt-sgd 2>&1 | tail -8
-
-# Owed to the GPU since 2026-11-26 (docs/validation/gpu-h200-2026-11-26c.md):
-# why LoRA's reserved is 10 % over the plan on llama-small when allocated
-# agrees to 1 % (the allocator histories, replayed against the accountant's stream).
-say "llama-small LoRA (and its full-training twin): the whole allocator history of each run"
-python3 -c "import sys, json; sys.path.insert(0, 'tools/reference'); import torch_peaks as t
-print(json.dumps([t.scenario('llama-small', peft='lora'), t.scenario('llama-small', peft='lora', checkpointing='full'),
-                  t.scenario('llama-small')]))" >/tmp/lora-rows.json
-HEADROOM_MEMORY_HISTORY=/tmp/history timeout "$(upto 120)" python3 tools/reference/torch_peaks.py \
-  --scenario-file /tmp/lora-rows.json --steps 3 --timeout 60 --headroom-cli $B/headroom-cli --compare \
-  --out "$out/lora-rows.json" 2>&1 | tail -8
-tar -C /tmp -cf "$out/lora-history.tar" history 2>/dev/null; ls -la /tmp/history 2>&1 | tail -4
+# Owed since 2026-11-27 (docs/validation/gpu-h200-2026-11-27.md):
+# - DeepSeek-V3 tiny with cuDNN attention off: the +4.7 MB over the meta
+#   device should drop by the 2 MB copy cuDNN's output layout forces;
+# - the accountant's LoRA cases whose backward cuBLAS workspace now pins a
+#   logits segment (Llama 3.2 1B LoRA b1 s1024): does the GPU pin it too?
+say "DeepSeek-V3 tiny on CUDA, cuDNN attention on and off"
+timeout "$(upto 60)" python3 tools/reference/cuda_check.py --timeout 40 --out "$out/dsv3-tiny-cudnn.json" \
+  deepseek-v3-tiny-bf16-mixed-sdpa-b2-s512-sgd 2>&1 | tail -2
+timeout "$(upto 60)" python3 tools/reference/cuda_check.py --timeout 40 --no-cudnn-sdp --out "$out/dsv3-tiny-nocudnn.json" \
+  deepseek-v3-tiny-bf16-mixed-sdpa-b2-s512-sgd 2>&1 | tail -2
+say "Llama 3.2 1B LoRA b1 s1024 in the accountant's own loop, with its allocator history"
+HEADROOM_MEMORY_HISTORY=/tmp/lora1b.pickle timeout "$(upto 90)" python3 tools/reference/cuda_check.py --timeout 80 \
+  --out "$out/lora1b.json" llama-3.2-1b-bf16-mixed-sdpa-b1-s1024-lora16 2>&1 | tail -2
+gzip -c /tmp/lora1b.pickle >"$out/lora1b-history.pickle.gz" 2>/dev/null
 say "done"
