@@ -1791,6 +1791,15 @@
         <source>Verdict</source>
         <translation>판정</translation>
     </message>
+    <message>
+        <source>%1 (cache)</source>
+        <extracomment>a saving (or cost) that comes from the allocator&apos;s cache alone; %1 e.g. &quot;+0.65 GiB&quot;</extracomment>
+        <translation>%1 (캐시)</translation>
+    </message>
+    <message>
+        <source>Only the allocator&apos;s cache changes: the peak of allocated memory is the same as the step before.</source>
+        <translation>할당자 캐시만 달라집니다. 할당된 메모리의 피크는 이전 단계와 같습니다.</translation>
+    </message>
 </context>
 <context>
     <name>LadderView</name>

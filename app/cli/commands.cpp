@@ -194,6 +194,7 @@ int runLadder(const std::vector<std::string>& args)
                             {"device_used_bytes", step.plan.deviceUsedBytes},
                             {"peak_allocated_bytes", step.plan.peakAllocatedBytes},
                             {"saving_bytes", step.savingBytes},
+                            {"cache_only", step.cacheOnly},
                             {"fits", step.plan.fits},
                             {"peak_event", eventLabel(step.plan.events[step.plan.peakEvent])}});
         printJson({{"gpu", scenario->hardware.gpu}, {"model", scenario->model.id}, {"steps", rows}});
@@ -205,7 +206,8 @@ int runLadder(const std::vector<std::string>& args)
         if (&step != &ladder->front())
             std::cout << "  (" << (step.savingBytes >= 0 ? "-" : "+")
                       << gib(static_cast<double>(step.savingBytes >= 0 ? step.savingBytes : -step.savingBytes)) << ")";
-        std::cout << "  " << step.label << "\n";
+        std::cout << "  " << step.label
+                  << (step.cacheOnly ? "  [the allocator's cache only: peak allocated unchanged]" : "") << "\n";
     }
     return 0;
 }

@@ -82,9 +82,12 @@ Result<std::vector<LadderStep>> buildLadder(const Scenario& base, const std::vec
         if (!plan)
             return plan.error();
         LadderStep step{id, std::move(label), current, std::move(plan.value()), 0};
-        if (!ladder.empty())
+        if (!ladder.empty()) {
             step.savingBytes = static_cast<std::int64_t>(ladder.back().plan.deviceUsedBytes) -
                                static_cast<std::int64_t>(step.plan.deviceUsedBytes);
+            step.cacheOnly =
+                step.savingBytes != 0 && step.plan.peakAllocatedBytes == ladder.back().plan.peakAllocatedBytes;
+        }
         ladder.push_back(std::move(step));
     }
     return ladder;

@@ -18,6 +18,11 @@ struct LadderStep {
     Scenario scenario;     // the cumulative scenario after this step
     Plan plan;
     std::int64_t savingBytes = 0;  // device used before this step minus after (first step: 0)
+    // The step moves device used but not the peak of allocated memory: only
+    // the caching allocator's cache (or the context) changes, as flash
+    // attention after checkpointing on a card far too small (the simulation
+    // releases and retries its cache past capacity: cachingallocator.h).
+    bool cacheOnly = false;
 };
 
 // The techniques a ladder step can be: naive-fp16 (full fine-tune, fp16

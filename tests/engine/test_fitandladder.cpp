@@ -12,6 +12,8 @@
 
 #include <QtTest>
 
+#include <algorithm>
+
 using namespace headroom;
 
 namespace {
@@ -138,6 +140,15 @@ private slots:
                 QVERIFY((*ladder)[k].savingBytes >= 0);
         }
         QVERIFY(!buildLadder(s.value(), {"no-such-step"}).ok());
+        // A step that moves only the cache says so: device used changed, the
+        // peak of allocated memory did not.
+        for (std::size_t k = 1; k < ladder->size(); ++k) {
+            const LadderStep& step = (*ladder)[k];
+            QCOMPARE(step.cacheOnly, step.savingBytes != 0 && step.plan.peakAllocatedBytes ==
+                                                                  (*ladder)[k - 1].plan.peakAllocatedBytes);
+        }
+        // Flash attention after checkpointing, far past the card's memory.
+        QVERIFY(std::any_of(ladder->begin(), ladder->end(), [](const LadderStep& step) { return step.cacheOnly; }));
     }
 
     void largestModelsPerTechnique()

@@ -42,6 +42,11 @@ private slots:
             QCOMPARE(model.index(row, LadderModel::Verdict).data(Qt::UserRole).toBool(), step.plan.fits);
             QCOMPARE(model.index(row, LadderModel::Step).data(Qt::UserRole).toString(),
                      QString::fromLatin1(techniqueName(step.technique)));
+            // A step that moves only the allocator's cache says so, in its
+            // saving and its tooltip.
+            const QString saving = model.index(row, LadderModel::Saving).data().toString();
+            QCOMPARE(saving.endsWith(QLatin1String(" (cache)")), step.cacheOnly);
+            QCOMPARE(model.index(row, LadderModel::Saving).data(Qt::ToolTipRole).isValid(), step.cacheOnly);
         }
         QVERIFY(model.index(0, LadderModel::Saving).data().toString().isEmpty()); // the first step saves nothing
         model.refresh();

@@ -44,8 +44,12 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
         case Saving:
             if (row == 0)
                 return QString();
-            return step.savingBytes == 0 ? tr("no change")
-                                         : MemoryUnits::formatSigned(-static_cast<double>(step.savingBytes));
+            if (step.savingBytes == 0)
+                return tr("no change");
+            if (step.cacheOnly)
+                //: a saving (or cost) that comes from the allocator's cache alone; %1 e.g. "+0.65 GiB"
+                return tr("%1 (cache)").arg(MemoryUnits::formatSigned(-static_cast<double>(step.savingBytes)));
+            return MemoryUnits::formatSigned(-static_cast<double>(step.savingBytes));
         case Verdict: return step.plan.fits ? tr("fits") : tr("out of memory");
         }
         break;
@@ -60,6 +64,9 @@ QVariant LadderModel::data(const QModelIndex& index, int role) const
     case Qt::ToolTipRole:
         if (index.column() == Step)
             return QString::fromStdString(step.label);
+        if (index.column() == Saving && step.cacheOnly)
+            return tr("Only the allocator's cache changes: the peak of allocated memory is the same as the step "
+                      "before.");
         break;
     case Qt::ForegroundRole:
         if (index.column() == Verdict)
