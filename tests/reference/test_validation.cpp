@@ -37,6 +37,15 @@ nlohmann::json readJson(const char* path)
     return nlohmann::json::parse(text.str());
 }
 
+// The plan of a case's scenario, or why there is none.
+Result<Plan> planOfCase(const nlohmann::json& c)
+{
+    auto scenario = scenarioFromJson(c.at("scenario"));
+    if (!scenario.ok())
+        return scenario.error();
+    return makePlan(scenario.value());
+}
+
 // Sorts `v` and returns its median.
 double medianOf(std::vector<double>& v)
 {
@@ -57,9 +66,7 @@ private slots:
         std::printf("\n| case | counter | measured | predicted | error |\n|---|---|---|---|---|\n");
         for (const auto& c : doc.at("cases")) {
             const std::string id = c.at("id");
-            auto scenario = scenarioFromJson(c.at("scenario"));
-            QVERIFY2(scenario.ok(), scenario.ok() ? "" : scenario.error().detail.c_str());
-            auto plan = makePlan(scenario.value());
+            const auto plan = planOfCase(c);
             QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().detail.c_str());
             const std::string counter = c.at("counter");
             QCOMPARE(std::string(c.at("unit")), std::string("GiB"));
@@ -117,9 +124,7 @@ private slots:
         int compared = 0;
         for (const auto& c : doc.at("cases")) {
             const std::string id = c.at("id");
-            auto scenario = scenarioFromJson(c.at("scenario"));
-            QVERIFY2(scenario.ok(), scenario.ok() ? "" : scenario.error().detail.c_str());
-            auto plan = makePlan(scenario.value());
+            const auto plan = planOfCase(c);
             QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().detail.c_str());
             const auto& measured = c.at("measured");
             const std::pair<const char*, Bytes> counters[] = {{"peak_allocated_bytes", plan->peakAllocatedBytes},
