@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Weights, gradients, optimizer state, adapters, sharding buffers and library
-// workspaces: the rows of the tensor table that scale with parameters.
+// workspaces: the rows of the tensor table that scale with parameters. The
+// optimizer's state and step temporaries are made in optimizerrows.cpp.
 // Sources: memory-model.md §3 (optimizers), §4 (mixed precision), §5
 // (QLoRA), §6 (workspaces), §7 (ZeRO/FSDP/DDP), §9 (accumulation).
+#include "plan/modelstatesums.h"
 #include "plan/planbuild.h"
 #include "plan/sweep.h"
 
@@ -58,28 +60,6 @@ Bytes quantizedWeightBytes(WeightQuant q, Bytes rows, Bytes cols)
 }
 
 namespace {
-
-// What one group of tensors (the layer template, or the global tensors) adds
-// up to in each role. Summed once per plan, so rows stay per layer.
-struct GroupSums {
-    Bytes params = 0;            // all parameters of the group
-    Bytes weightBytes = 0;       // stored weights on one GPU
-    Bytes unshardedBytes = 0;    // stored weights before any sharding (what an all-gather of the group makes)
-    Bytes weightBlocks = 0;      // the same, rounded per tensor as the allocator hands blocks out
-    Bytes trainable = 0;         // trainable elements (adapters when PEFT)
-    Bytes linearElements = 0;    // elements of linear weights (autocast copies)
-    Bytes largest = 0;           // largest single tensor (LOMO's live gradient, dequantised weight)
-    Bytes largestSides = 0;      // rows + cols of that tensor (Adafactor's factor vectors)
-    Bytes largestQuantized = 0;  // largest quantized linear (dequantisation temporary)
-    Bytes optimizerBytes = 0;    // optimizer state on one GPU, unsharded
-    Bytes loraElements = 0;
-};
-
-Bytes masterBytes(const BuildContext& ctx)
-{
-    const Precision p = ctx.scenario.train.precision;
-    return (p == Precision::Bf16 || p == Precision::Fp16) ? 2 : 4;
-}
 
 // Bytes of optimizer state for one trainable tensor of `elements` elements
 // stored in `stateBytes`-byte floats; for a LoRA adapter (isAdapter), its A
@@ -137,6 +117,8 @@ Bytes optimizerStateBytes(Optimizer o, const ParamTensor& t, Bytes elements, Byt
     }
     return 0;
 }
+
+} // namespace
 
 GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tensors, bool shardedWeights)
 {
@@ -218,7 +200,7 @@ GroupSums sumGroup(const BuildContext& ctx, const std::vector<ParamTensor>& tens
 // model.parameters() interleaves the layers; that changes only which of
 // several free blocks of one size a request takes.
 void appendTrainablePieces(const BuildContext& ctx, const std::vector<ParamTensor>& tensors, std::uint64_t layers,
-                           Bytes bytesPerElement, std::uint64_t perTensor = 1)
+                           Bytes bytesPerElement, std::uint64_t perTensor)
 {
     if (!ctx.pieces)
         return;
@@ -245,7 +227,7 @@ bool registeredBeforeLayers(const ParamTensor& t)
            t.kind == ModuleKind::TokenTypeEmbedding || std::strstr(t.path, ".embeddings.") != nullptr;
 }
 
-std::size_t piecesBegin(const BuildContext& ctx) { return ctx.pieces ? ctx.pieces->size() : 0; }
+namespace {
 
 TensorRow row(const char* name, const char* source, Category c, Bytes bytes, Phase from, Phase to,
               LayerSet layers = LayerSet::Global, bool managed = false)
@@ -587,119 +569,11 @@ void addModelStateRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
                            stage3 ? LayerSet::All : LayerSet::Global));
     }
 
-    // ---- Optimizer state ---------------------------------------------------
-    if (!offload) {
-        const Bytes stateShards = shardStates ? ctx.shards : 1;
-        const bool paged = tc.optimizer == Optimizer::PagedAdamW8bit;
-        // torch.optim walks its parameters in model.parameters() order
-        // (adamw.py _init_group, _multi_tensor_adamw's foreach lists): the
-        // embeddings' modules, registered before the layers, come first; the
-        // final norm and an untied head after them. The first step's state
-        // and every step's foreach temporaries are asked for in that order.
-        std::vector<ParamTensor> leadingGlobal, trailingGlobal;
-        for (const ParamTensor& t : ctx.table.global)
-            (registeredBeforeLayers(t) ? leadingGlobal : trailingGlobal).push_back(t);
-        const Bytes leadingStateBytes = sumGroup(ctx, leadingGlobal, zero3 || fsdp).optimizerBytes;
-        const Bytes stateElementBytes = ctx.fullFinetune ? masterBytes(ctx) : 4;
-        const bool statePieces = stateShards == 1 && tc.optimizer == Optimizer::AdamW;
-        TensorRow leadingState = row("optimizer.embeddings", "optimizer state of the embeddings, made before the layers' (model.parameters() order)",
-                                     Category::OptimizerState, ceilDiv(leadingStateBytes, stateShards), Phase::Load, last, LayerSet::Global, paged);
-        const std::size_t leadingPieces = piecesBegin(ctx);
-        if (statePieces)
-            appendTrainablePieces(ctx, leadingGlobal, 1, stateElementBytes, 2);
-        attachPieces(ctx, leadingState, leadingPieces);
-        TensorRow layerState = row("optimizer.layer", "optimizer state of one layer's trainable parameters (bytes per element by optimizer: memory-model.md §3)",
-                                   Category::OptimizerState, ceilDiv(layer.optimizerBytes, stateShards), Phase::Load, last, LayerSet::All, paged);
-        // AdamW's _init_group makes exp_avg and exp_avg_sq per parameter
-        // (torch.zeros_like, torch/optim/adamw.py): two tensors each.
-        const std::size_t layerPieces = piecesBegin(ctx);
-        if (statePieces)
-            appendTrainablePieces(ctx, ctx.table.layer, 1, stateElementBytes, 2);
-        attachPieces(ctx, layerState, layerPieces);
-        TensorRow globalState =
-            row("optimizer.global", "optimizer state of the final norm and head (the tensors after the layers)", Category::OptimizerState,
-                ceilDiv(global.optimizerBytes - std::min(global.optimizerBytes, leadingStateBytes), stateShards),
-                Phase::Load, last, LayerSet::Global, paged);
-        const std::size_t globalPieces = piecesBegin(ctx);
-        if (statePieces)
-            appendTrainablePieces(ctx, trailingGlobal, 1, stateElementBytes, 2);
-        attachPieces(ctx, globalState, globalPieces);
-        // torch.optim makes the state inside the first step() (profile.h
-        // lazyOptimizerState); DeepSpeed's ZeRO optimizers make theirs when
-        // they are built (stage_1_and_2.py initialize_optimizer_states).
-        if (ctx.profile.lazyOptimizerState && !ctx.deepspeedStyle)
-            leadingState.firstAllocAt = layerState.firstAllocAt = globalState.firstAllocAt = last;
-        if (leadingState.bytes > 0)
-            rows.push_back(leadingState);
-        rows.push_back(layerState);
-        rows.push_back(globalState);
-        if (ctx.deepspeedStyle) {
-            const Bytes master = ceilDiv(satMul(satAdd(layersTrainable, global.trainable), 4), stateShards);
-            rows.push_back(row("optimizer.fp32_master", "fp32 master weights inside DeepSpeed's mixed-precision optimizer (ZeRO paper §3: K = 12 includes them)",
-                               Category::OptimizerState, master, Phase::Load, last));
-        }
-        if (paged)
-            ctx.note("Paged 8-bit AdamW: optimizer state lives in CUDA managed memory, outside torch's allocator counters but on the device while resident.");
-        const Bytes trainableTotal = satAdd(layersTrainable, global.trainable);
-        const bool foreachOpt = tc.optimizer == Optimizer::AdamW || tc.optimizer == Optimizer::SgdMomentum || tc.optimizer == Optimizer::Lion;
-        const bool forLoop = tc.optimizerImpl == OptimizerImpl::ForLoop && ctx.profile.foreachOptimizerTemporary &&
-                             !ctx.deepspeedStyle && !fusedUpdate && ctx.fullFinetune;
-        if (forLoop) {
-            // _single_tensor_adamw, one parameter at a time: `denom =
-            // (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)` holds the
-            // sqrt and the quotient at once, two tensors of the parameter's
-            // size, the largest parameter's the most (torch/optim/adamw.py;
-            // SGD's momentum updates in place and holds none).
-            Bytes largest = 0;
-            for (const auto* group : {&ctx.table.layer, &ctx.table.denseLayer, &ctx.table.global})
-                for (const ParamTensor& t : *group)
-                    largest = std::max(largest, t.elements());
-            if (tc.optimizer == Optimizer::AdamW)
-                rows.push_back(row("optimizer.for_loop_temporary",
-                                   "the largest parameter's sqrt and quotient inside the for-loop step() (torch/optim/"
-                                   "adamw.py _single_tensor_adamw: denom), two at once",
-                                   Category::Temporaries,
-                                   satMul(ceilDiv(satMul(largest, masterBytes(ctx)), stateShards), 2), last, last));
-        }
-        if (foreachOpt && tc.optimizerImpl == OptimizerImpl::Foreach && ctx.profile.foreachOptimizerTemporary &&
-            !ctx.deepspeedStyle && !fusedUpdate) {
-            const Bytes stateBytes = ctx.fullFinetune ? masterBytes(ctx) : 4;
-            // _multi_tensor_adamw's torch._foreach_sqrt makes one output per
-            // parameter, all alive until the addcdiv_ that ends the step: a
-            // piece per trainable tensor, so the allocator simulation can place
-            // each in a cached block, as PyTorch does.
-            TensorRow foreachTemp = row("optimizer.foreach_temporary", "one parameter-sized buffer per trainable tensor inside the foreach step() (torch/optim/adamw.py _multi_tensor_adamw: exp_avg_sq_sqrt; memory-model.md §3)",
-                                        Category::Temporaries, ceilDiv(satMul(trainableTotal, stateBytes), stateShards), last, last);
-            const std::size_t tempPieces = piecesBegin(ctx);
-            if (stateShards == 1) {
-                appendTrainablePieces(ctx, leadingGlobal, 1, stateBytes);
-                // model.parameters() order: the dense first layers, then the others.
-                appendTrainablePieces(ctx, ctx.table.denseLayer, ctx.table.layers - ctx.table.layerRepeats(), stateBytes);
-                appendTrainablePieces(ctx, ctx.table.layer, ctx.table.layerRepeats(), stateBytes);
-                appendTrainablePieces(ctx, trailingGlobal, 1, stateBytes);
-            }
-            attachPieces(ctx, foreachTemp, tempPieces);
-            rows.push_back(foreachTemp);
-        }
-        if (tc.optimizer == Optimizer::Adafactor) {
-            // transformers optimization.py Adafactor.step, one parameter at a
-            // time: `update = grad**2 + eps` is alive when _approx_sq_grad makes
-            // its row x column product, and `update` again when `add_(-update)`
-            // negates it: two fp32 tensors of the parameter's size. A 16-bit
-            // parameter adds its fp32 copies of grad and parameter (grad.float(),
-            // p.float()). Checked against the accountant (llama-3.2-1b adafactor:
-            // the tied embedding, 2 x 1002 MiB at the step's peak).
-            // Plus _approx_sq_grad's fp32 row and column factors (rows + cols).
-            const bool globalLargest = global.largest >= layer.largest;
-            const Bytes largest = ctx.fullFinetune ? std::max(layer.largest, global.largest) : layer.loraElements;
-            const Bytes sides = ctx.fullFinetune ? (globalLargest ? global.largestSides : layer.largestSides) : 0;
-            const Bytes perElement = (ctx.fullFinetune && masterBytes(ctx) != 4) ? 16 : 8;
-            rows.push_back(row("optimizer.adafactor_temporary", "Adafactor's update temporaries: two fp32 tensors of the largest parameter, four for a 16-bit one (transformers optimization.py Adafactor.step)",
-                               Category::Temporaries, satAdd(satMul(largest, perElement), satMul(sides, 4)), last, last));
-        }
-    } else if (!fsdpOffload) {
+    // ---- Optimizer state (optimizerrows.cpp) ----------------------------------
+    if (!offload)
+        addOptimizerRows(ctx, layer, global, layersTrainable, shardStates, zero3 || fsdp, fusedUpdate, rows);
+    else if (!fsdpOffload)
         ctx.note("CPU offload: optimizer state and fp32 master weights are held in CPU memory.");
-    }
 
     addWorkspaceRows(ctx, rows);
 }
