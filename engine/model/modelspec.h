@@ -70,6 +70,8 @@ struct VisionTowerSpec {
     std::uint64_t projectorInput = 0;  // projector_input_dim (vision_adapter.mlp.fc1's outputs)
     std::uint64_t projectorOutput = 0; // projector_output_dim (vision_adapter.mlp.fc2, square)
     std::uint64_t outputDim = 0;       // vision_output_dim (multi_modal_projector.linear_1's inputs)
+
+    bool operator==(const VisionTowerSpec&) const = default;
 };
 
 // The task head on top of the transformer: it decides the outputs, the loss
@@ -192,6 +194,10 @@ struct ModelSpec {
     bool classifier() const { return head == ModelHead::SequenceClassification; }
     std::uint64_t qDim() const { return heads * headDim; }
     std::uint64_t kvDim() const { return kvHeads * headDim; }
+
+    // Every field alike (plan/planbuild.h StageRowMemo: stages with equal
+    // models share their activation rows).
+    bool operator==(const ModelSpec&) const = default;
 };
 
 } // namespace headroom

@@ -100,11 +100,12 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
     // The undivided parameter table too: rows sized from the linears'
     // shapes (op-level checkpointing's kept mm outputs, Float8's casts) must
     // differ where the split makes them differ.
-    const ParameterTable fullTable = buildParameterTable(full);
+    const ParameterTable builtTable = rank.fullTable ? ParameterTable{} : buildParameterTable(full);
+    const ParameterTable& fullTable = rank.fullTable ? *rank.fullTable : builtTable;
     const ParameterTable denseTable = denseView ? denseLayerTable(fullTable) : ParameterTable{};
     const ParameterTable& wholeTable = denseView ? denseTable : fullTable; // no copy: a search plans thousands
     std::vector<TensorRow> undivided;
-    addActivationRows(withModel(ctx, whole, wholeTable), undivided);
+    addSharedRows(withModel(ctx, whole, wholeTable), undivided, SharedRows::Undivided, addActivationRows);
     if (undivided.size() != rows.size() - begin) {
         ctx.note(
             "Sequence parallelism was not applied: the rank's activation rows did not match the undivided model's.");
@@ -124,7 +125,8 @@ void applySequenceParallel(const BuildContext& ctx, std::vector<TensorRow>& rows
             row.pieceBegin = row.pieceEnd = 0;
             continue;
         }
-        if (std::strcmp(row.name, undivided[i].name) != 0 || row.bytes != undivided[i].bytes)
+        if (row.bytes != undivided[i].bytes ||
+            (row.name != undivided[i].name && std::strcmp(row.name, undivided[i].name) != 0))
             continue;
         if (l.fsdp2 && (keptWholeUnderDTensorSequenceParallel(row.name) || moeRowWholeUnderTorchtitanTp(row.name)))
             continue;
@@ -253,11 +255,13 @@ void addRankActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows
 {
     const RankShape& rank = *ctx.rank;
     const ParallelLayout& l = *rank.layout;
-    const std::size_t activationsBegin = rows.size();
-    addActivationRows(ctx, rows);
-    if (l.sp && l.tp > 1)
-        applySequenceParallel(ctx, rows, activationsBegin);
-    applyExpertSlotFactor(ctx, rows, activationsBegin);
+    addSharedRows(ctx, rows, SharedRows::RankActivations, [](const BuildContext& c, std::vector<TensorRow>& built) {
+        const std::size_t begin = built.size();
+        addActivationRows(c, built);
+        if (c.rank->layout->sp && c.rank->layout->tp > 1)
+            applySequenceParallel(c, built, begin);
+        applyExpertSlotFactor(c, built, begin);
+    });
     if (l.fsdp2)
         addTorchtitanRankRows(ctx, rows);
 
@@ -510,10 +514,17 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
     std::vector<RankPlan> ranks;
     Plan worst;
     std::size_t worstIndex = 0;
+    StageRowMemo memo;
+    memo.withNotes = options.withNotes;
     for (std::uint64_t stage : plannedStages(layout, options.worstRankOnly)) {
         const ModelSpec model = rankModelSpec(sc.model, layout, stage);
         const ParameterTable rankTable = rankParameterTable(table, sc.model, layout, stage);
-        const RankShape shape{&layout, stage, &sc.model};
+        RankShape shape;
+        shape.layout = &layout;
+        shape.stage = stage;
+        shape.fullModel = &sc.model;
+        shape.fullTable = &table;
+        shape.memo = options.shareStageRows ? &memo : nullptr;
         auto plan = planOneRank(sc, model, rankTable, options, &shape);
         if (!plan)
             return plan.error();

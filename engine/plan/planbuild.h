@@ -16,10 +16,16 @@ namespace headroom::detail {
 // One rank of a tensor/pipeline-parallel layout (plan/parallel.h): the
 // BuildContext's model and table are then that rank's (rankModelSpec,
 // rankParameterTable); fullModel is the whole model.
+struct StageRowMemo;
 struct RankShape {
     const ParallelLayout* layout = nullptr;
     std::uint64_t stage = 0;
     const ModelSpec* fullModel = nullptr;
+    // The whole model's table (sequence parallelism compares the rank's rows
+    // with the undivided model's), and the rows the layout's stages share
+    // (null: every stage builds its own).
+    const ParameterTable* fullTable = nullptr;
+    StageRowMemo* memo = nullptr;
     // With vpp > 1: the moment of the rank's interleaved schedule that holds
     // the most (parallel.h interleavedPeak), found by addParallelRankRows
     // before the rows that depend on it are made.
@@ -153,6 +159,37 @@ bool float8CastsInLayerScript(const BuildContext& ctx);
 // all-gathered inputs of column-parallel linears, the partial outputs of
 // row-parallel ones that op-level checkpointing keeps), by row name.
 bool keptWholeUnderDTensorSequenceParallel(const char* rowName);
+
+// The activation rows the stages of one layout share (stagerowmemo.cpp,
+// PlanOptions::shareStageRows). One scenario and layout make every stage's
+// BuildContext; the activation row builders read a stage's only through its
+// model and table (its layer count, the dense layers it holds): stages alike
+// in those get the same rows, so the first builds them and the others copy
+// them, and an interleaved rank's peak search (addParallelRankRows) does not
+// build them twice. test_stagerowmemo plans with and without the memo and
+// compares every row and piece.
+enum class SharedRows : std::uint8_t {
+    RankActivations, // a rank's activation rows, sequence parallelism and expert slots applied (parallelrows.cpp)
+    Undivided,       // the undivided model's, which sequence parallelism compares them with
+};
+struct StageRowMemo {
+    struct Entry {
+        SharedRows kind = SharedRows::RankActivations;
+        ModelSpec model;
+        std::uint64_t tableLayers = 0, tableDenseLayers = 0;
+        std::size_t layerTensors = 0, denseLayerTensors = 0;
+        bool withPieces = false, withNotes = false;
+        std::vector<std::string> notes;  // the builders' notes
+        std::vector<TensorRow> rows;     // foreign pieces (TensorPiece::ofRow) counted from rows[0]
+        std::vector<TensorPiece> pieces; // the rows' pieces, rows' pieceBegin counted from pieces[0]
+    };
+    bool withNotes = true; // false: the plans keep no notes (PlanOptions::withNotes)
+    std::vector<Entry> entries;
+};
+// build(ctx, rows), through ctx.rank's memo when it has one: the rows of
+// `kind` a stage alike in model and table built, or else build's.
+using RowBuilder = void (*)(const BuildContext& ctx, std::vector<TensorRow>& rows);
+void addSharedRows(const BuildContext& ctx, std::vector<TensorRow>& rows, SharedRows kind, RowBuilder build);
 
 // Plans every stage of a tp/pp layout and returns the worst (parallelrows.cpp).
 Result<Plan> makeParallelPlan(const Scenario& scenario, const ParameterTable& table, const PlanOptions& options,

@@ -30,6 +30,10 @@ struct PlanOptions {
     // counters, and builds thousands of plans: their texts were a few
     // percent of its time). Refusals are errors, never notes, either way.
     bool withNotes = true;
+    // A tensor/pipeline-parallel layout: stages alike in their model build
+    // their activation rows once (planbuild.h StageRowMemo). false: each
+    // stage builds its own, for the test that checks the sharing changes no row.
+    bool shareStageRows = true;
 };
 Result<Plan> makePlan(const Scenario& scenario, const ParameterTable& table, const PlanOptions& options);
 
