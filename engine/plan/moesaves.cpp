@@ -152,7 +152,9 @@ TensorPiece moeBackwardTemporaries(const BuildContext& ctx, const Dims& d)
 
 bool expertSlotRow(const ModelSpec& model, const char* name)
 {
-    if (!model.isMoe() || model.family == Family::Llama4)
+    // Every key below is "moe." or "mlp.": most rows are neither (the
+    // search asks this of every row of thousands of plans).
+    if (!model.isMoe() || model.family == Family::Llama4 || name[0] != 'm')
         return false;
     for (const char* key : {"moe.gathered", "moe.up_out", "mlp.act_out", "mlp.down_in", "moe.expert_out",
                             "mlp.gate_clamped", "mlp.sigmoid_out", "mlp.glu", "mlp.up_plus_one"})

@@ -299,9 +299,15 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     // A MoE layer's feed-forward half has no tensor-parallel collective of
     // its own under Megatron-LM: its input stays sequence-sharded and the
     // dispatcher moves the token slots (below). Its attention keeps its two
-    // (and one more in a full recompute).
-    const double collectivesPerLayer = (4.0 + recomputedCollectives) * (1.0 - model.moeLayerFraction) +
-                                       (2.0 + recomputedCollectives / 2.0) * model.moeLayerFraction;
+    // (and one more in a full recompute). torchtitan's MoE under tp
+    // (apply_moe_ep_tp with ep 1, parallel.cpp) instead all-gathers the
+    // block's input and reduce-scatters its output, as a dense MLP's under
+    // sequence parallelism, and gathers no token slots.
+    const bool torchtitanMoeTp = layout.fsdp2 && model.moeLayerFraction > 0 && tp > 1;
+    const double moeFeedForwardCollectives = torchtitanMoeTp ? 2.0 + recomputedCollectives / 2.0 : 0.0;
+    const double collectivesPerLayer =
+        (4.0 + recomputedCollectives) * (1.0 - model.moeLayerFraction) +
+        (2.0 + recomputedCollectives / 2.0 + moeFeedForwardCollectives) * model.moeLayerFraction;
     // Ring attention as torchtitan runs it (context_parallel_rotate_method
     // "allgather", torch.distributed.tensor.experimental context_parallel):
     // the forward all-gathers the keys and values of the cp ranks (each rank's
@@ -328,7 +334,8 @@ StepTime estimateStepTime(const StepModel& model, const Scenario& sc, const Para
     const double allToAll =
         ep > 1 ? localSlotBytes * double(ep - 1) / double(ep) / bandwidth(out.expertParallelInterNode) : 0.0;
     const double expertGather =
-        ringGatherOrScatter(localSlotBytes * double(etp), etp) / bandwidth(out.tensorParallelInterNode);
+        torchtitanMoeTp ? 0.0
+                        : ringGatherOrScatter(localSlotBytes * double(etp), etp) / bandwidth(out.tensorParallelInterNode);
     const double allToAllsPerMoeLayer = 4.0 + recomputedCollectives;
     // A rank's share of a layer's parameters: the experts split over ep x
     // etp, the others over tp.

@@ -257,6 +257,31 @@ private slots:
         QVERIFY(close(whole.expertParallelSeconds, 2 * 32 * 6 * (3.0 / 4 * rows / 400e9)));
     }
 
+    // torchtitan's MoE under tp (FSDP2, ep 1: apply_moe_ep_tp; steptime.cpp):
+    // the MoE block's input is all-gathered and its output reduce-scattered
+    // like a dense MLP's under sequence parallelism, so every Mixtral layer
+    // has a dense layer's collectives: 2 all-reduce equivalents of T x h for
+    // attention and 2 for the MoE block, one more each in the full
+    // recompute, 6 in all, of the 1024 tokens x 4096 x 2 bytes over tp 2 at
+    // 400 GB/s; 32 layers, 2 micro-batches. No token slots are gathered over
+    // the experts' tp ranks, and there is no all-to-all (ep 1).
+    void torchtitanMoeTensorParallelTerm()
+    {
+        Scenario sc = mixtralOn16();
+        sc.hardware.sharding = Sharding::Fsdp2;
+        sc.hardware.parallel.tp = 2;
+        sc.hardware.parallel.sp = true;
+        const Interconnect links{8, 400, 40, "test"};
+        const GpuSpec gpu = findGpu("h100-sxm-80gb").value();
+        auto layout = parallelLayout(sc);
+        QVERIFY2(layout, layout ? "" : layout.error().detail.c_str());
+        const StepTime t =
+            estimateStepTime(stepModel(sc.model, buildParameterTable(sc.model)), sc, layout.value(), gpu, links);
+        const double collective = 2.0 * (1.0 / 2) * (1024.0 * 4096 * 2) / 400e9;
+        QVERIFY(close(t.tensorParallelSeconds, 2 * 32 * 6 * collective));
+        QCOMPARE(t.expertParallelSeconds, 0.0);
+    }
+
     // train.moe in the step time (steptime.cpp): padded to a capacity of
     // 1.25, the busiest GPU's experts multiply 1.25 times the even share of
     // token slots and every exchange moves 1.25 times the rows. Mixtral's
