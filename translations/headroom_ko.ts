@@ -1158,6 +1158,15 @@
         <extracomment>%1 the step implementation (fused, for-loop), %2 an optimizer name</extracomment>
         <translation>%1 스텝은 torch.optim의 AdamW와 SGD에만 적용됩니다. %2은(는) 자체 스텝을 씁니다.</translation>
     </message>
+    <message>
+        <source>The weighted pipeline split (the embedding and the output each counted as a layer) is torchtitan&apos;s and is planned under FSDP2 sharding; Megatron-LM&apos;s stages split the layers alone.</source>
+        <translation>가중 파이프라인 분할(임베딩과 출력층을 각각 레이어 하나로 셈)은 torchtitan의 방식이라 FSDP2 샤딩에서만 계획합니다. Megatron-LM의 스테이지는 레이어만으로 나눕니다.</translation>
+    </message>
+    <message>
+        <source>The weighted split puts %1 layers, with the embedding and the output counted as one layer each (%2), over %3 stages: fewer than two a stage, so the first or the last stage would hold no layer. Use fewer stages or the layers-only split.</source>
+        <extracomment>%1 decoder layers, %2 = %1 + 2, %3 pipeline stages (virtual stages included)</extracomment>
+        <translation>가중 분할은 레이어 %1개에 임베딩과 출력층을 하나씩 더한 %2개를 스테이지 %3개에 나눕니다. 스테이지당 2개 미만이라 첫 스테이지나 마지막 스테이지에 레이어가 남지 않습니다. 스테이지 수를 줄이거나 레이어만으로 나누는 분할을 쓰세요.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

@@ -96,6 +96,7 @@ std::string getPp(const Scenario& s) { return count(s.hardware.parallel.pp); }
 std::string getSp(const Scenario& s) { return onOff(s.hardware.parallel.sp); }
 std::string getVpp(const Scenario& s) { return count(s.hardware.parallel.vpp); }
 std::string getPpSchedule(const Scenario& s) { return pipelineScheduleName(s.hardware.parallel.ppSchedule); }
+std::string getPpSplit(const Scenario& s) { return pipelineSplitName(s.hardware.parallel.ppSplit); }
 std::string getCp(const Scenario& s) { return count(s.hardware.parallel.cp); }
 std::string getEp(const Scenario& s) { return count(s.hardware.parallel.ep); }
 std::string getEtp(const Scenario& s) { return count(s.hardware.parallel.expertTensorParallel()); }
@@ -285,6 +286,10 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
         add("sp", "", "sequence parallelism over the tensor-parallel ranks", "sp", getSp);
         add("pp", "N", "pipeline stages", "pp", getPp);
         add("pp-schedule", "NAME", "pipeline schedule: 1f1b or gpipe", "pp-schedule", getPpSchedule);
+        add("pp-split", "NAME",
+            "layers over the stages: layers (the layers alone) or weighted (the embedding and the output each count "
+            "as a layer, torchtitan since 2025; needs --sharding fsdp2)",
+            "pp-split", getPpSplit);
         add("vpp", "N",
             "model chunks per pipeline rank; above 1, interleaved 1F1B (grad-accum micro-batches must divide by pp)",
             "vpp", getVpp);

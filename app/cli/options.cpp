@@ -300,6 +300,7 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
     if (o.has("async-tp"))
         s.hardware.parallel.asyncTp = true;
     HR_TRY(parseEnum(o, "pp-schedule", parsePipelineSchedule, s.hardware.parallel.ppSchedule, "1f1b, gpipe"));
+    HR_TRY(parseEnum(o, "pp-split", parsePipelineSplit, s.hardware.parallel.ppSplit, "layers, weighted"));
     HR_COUNT("global-batch", t.globalBatch);
     if (o.has("moe-capacity-factor")) {
         auto v = parseReal("moe-capacity-factor", o.value("moe-capacity-factor"));

@@ -182,6 +182,29 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
 
 } // namespace
 
+Result<std::vector<std::uint64_t>> weightedSplit(std::uint64_t layers, std::uint64_t stages)
+{
+    // torchtitan distributed/pipeline_parallel.py generate_llm_fqn_per_model_part
+    // (8a749c618, 0.2.2) with input_weight = output_weight = 1: the layers
+    // plus the two weights, divided evenly, the first (effective mod stages)
+    // stages one more; the first stage's share less the embedding's weight,
+    // the last's less the output's, in layer order. It raises when the
+    // stages outnumber the effective layers or a weight exceeds the even
+    // share; a stage left with the embedding or the output alone is
+    // refused here too (the planner gives every stage a layer).
+    const auto n = [](std::uint64_t v) { return std::to_string(v); };
+    const std::uint64_t effective = layers + 2, perStage = effective / stages, extra = effective % stages;
+    if (perStage < 2)
+        return makeError(ErrorCode::InvalidArgument,
+                         "hardware.parallel.pp_split: weighted: " + n(layers) + " layers with the embedding and the "
+                             "output as one layer each are " + n(effective) + " over " + n(stages) +
+                             " stages, fewer than 2 a stage; the first or last stage would hold no layer");
+    std::vector<std::uint64_t> split(stages, 0);
+    for (std::uint64_t s = 0; s < stages; ++s)
+        split[s] = perStage + (s < extra ? 1 : 0) - (s == 0 ? 1 : 0) - (s + 1 == stages ? 1 : 0);
+    return split;
+}
+
 std::uint64_t ParallelLayout::layersOfChunk(std::uint64_t stage, std::uint64_t chunk) const
 {
     const std::uint64_t virtualStage = chunk * pp + stage;
@@ -426,7 +449,15 @@ Result<ParallelLayout> parallelLayout(const Scenario& sc)
     const std::uint64_t virtualStages = p.pp * p.vpp;
     const std::uint64_t base = m.layers / virtualStages, extra = m.layers % virtualStages;
     l.chunkLayers.assign(virtualStages, base);
-    if (p.vpp == 1) {
+    if (p.ppSplit == PipelineSplit::Weighted && virtualStages > 1) {
+        if (!l.fsdp2)
+            return unsupported("hardware.parallel.pp_split: the weighted split is torchtitan's, planned under "
+                               "sharding fsdp2; Megatron-LM's stages are planned with the layers alone (layers)");
+        if (auto split = weightedSplit(m.layers, virtualStages); split.ok())
+            l.chunkLayers = split.value();
+        else
+            return split.error();
+    } else if (p.vpp == 1) {
         // Uneven splits: the last (layers mod pp) stages take one layer more;
         // the first stage, which holds the most micro-batches under 1F1B, the fewest.
         for (std::uint64_t s = p.pp - extra; s < p.pp; ++s)

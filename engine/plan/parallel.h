@@ -84,6 +84,12 @@ struct ParallelLayout {
     std::uint64_t inFlightMicroBatches(std::uint64_t stage) const;
 };
 
+// The decoder layers of each of `stages` (virtual) stages under
+// PipelineSplit::Weighted (plan/scenario.h: torchtitan's split, the embedding
+// and the output each one layer), or an InvalidArgument error naming the
+// numbers when a stage would hold no layer.
+Result<std::vector<std::uint64_t>> weightedSplit(std::uint64_t layers, std::uint64_t stages);
+
 // The moment of rank `stage`'s interleaved 1F1B schedule (vpp > 1) at which
 // it holds the most, given what one micro-batch of each of its chunks keeps
 // from its forward to its backward (`activations`, vpp entries) and what

@@ -576,11 +576,23 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         worst.notes.push_back("Vocabulary padded from " + std::to_string(sc.model.vocab) + " to " +
                               std::to_string(layout.paddedVocab) +
                               ", a multiple of tp (Megatron-LM _vocab_size_with_padding).");
+    const bool weighted = sc.hardware.parallel.ppSplit == PipelineSplit::Weighted;
+    if (weighted) {
+        std::string list;
+        for (std::uint64_t layers : layout.chunkLayers)
+            list += (list.empty() ? "" : ", ") + std::to_string(layers);
+        worst.notes.push_back("Weighted pipeline split (torchtitan generate_llm_fqn_per_model_part): the embedding "
+                              "and the output each count as one layer; the " +
+                              std::string(layout.interleaved() ? "virtual stages" : "stages") + " hold " + list +
+                              " decoder layers.");
+    }
     if (layout.interleaved()) {
         const std::uint64_t chunks = layout.pp * layout.vpp, extra = sc.model.layers % chunks;
         std::string split = "Interleaved 1F1B: " + std::to_string(layout.vpp) +
                             " model chunks per rank, rank r holding virtual stages r, r + pp, ...; ";
-        if (extra == 0)
+        if (weighted)
+            split += "layers by the weighted split";
+        else if (extra == 0)
             split += std::to_string(sc.model.layers / chunks) + " layers each";
         else
             split += "virtual stages 1 to " + std::to_string(extra) + " have " +
@@ -589,7 +601,7 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         worst.notes.push_back(split + ". Activations in flight are counted in chunk micro-batches (one chunk's of one "
                                       "micro-batch): rank r's warm-up runs min(2 (pp - r - 1) + (vpp - 1) pp, vpp m) "
                                       "forwards.");
-    } else if (sc.model.layers % layout.pp != 0) {
+    } else if (!weighted && sc.model.layers % layout.pp != 0) {
         const std::uint64_t extra = sc.model.layers % layout.pp;
         const std::string fuller = extra == 1 ? "stage " + std::to_string(layout.pp - 1) + " has "
                                               : "stages " + std::to_string(layout.pp - extra) + " to " +

@@ -45,6 +45,8 @@ constexpr std::array<std::pair<OptimizerImpl, const char*>, 3> kOptimizerImpl{{
     {OptimizerImpl::Foreach, "foreach"}, {OptimizerImpl::Fused, "fused"}, {OptimizerImpl::ForLoop, "for-loop"}}};
 constexpr std::array<std::pair<PipelineSchedule, const char*>, 2> kSchedule{{
     {PipelineSchedule::OneFOneB, "1f1b"}, {PipelineSchedule::GPipe, "gpipe"}}};
+constexpr std::array<std::pair<PipelineSplit, const char*>, 2> kSplit{{
+    {PipelineSplit::Layers, "layers"}, {PipelineSplit::Weighted, "weighted"}}};
 
 } // namespace
 
@@ -76,5 +78,7 @@ bool parseTrainingLoop(const std::string& s, TrainingLoop& out) { return parseNa
 bool parseUseCache(const std::string& s, UseCache& out) { return parseName(kUseCache, s, out); }
 const char* pipelineScheduleName(PipelineSchedule p) { return nameOf(kSchedule, p); }
 bool parsePipelineSchedule(const std::string& s, PipelineSchedule& out) { return parseName(kSchedule, s, out); }
+const char* pipelineSplitName(PipelineSplit p) { return nameOf(kSplit, p); }
+bool parsePipelineSplit(const std::string& s, PipelineSplit& out) { return parseName(kSplit, s, out); }
 
 } // namespace headroom

@@ -153,6 +153,15 @@ enum class Sharding { None, Ddp, Zero1, Zero2, Zero3, Fsdp, Fsdp2 };
 // Pipeline schedules (Narayanan et al. 2021, arXiv:2104.04473 §2.2).
 enum class PipelineSchedule { OneFOneB, GPipe };
 
+// How the decoder layers are split over the pipeline's (virtual) stages
+// (plan/parallel.h). Layers: the layers alone, as Megatron-LM's even split
+// and torchtitan's generate_split_points (9dec370) do. Weighted: the input
+// embedding and the final norm with the output layer each count as one
+// layer, as torchtitan's generate_llm_fqn_per_model_part (input_weight =
+// output_weight = 1, distributed/pipeline_parallel.py since August 2025:
+// torchtitan 8a749c618 and 0.2.2) does; planned under FSDP2 only.
+enum class PipelineSplit { Layers, Weighted };
+
 // Model parallelism over the scenario's GPUs (issue 15): tensor parallelism
 // of degree tp (with sequence parallelism when sp), pipeline parallelism of
 // degree pp, context parallelism of degree cp (torchtitan's ring attention:
@@ -188,11 +197,13 @@ struct ParallelConfig {
     // LM's default (megatron/training/arguments.py: "if
     // args.expert_tensor_parallel_size is None: ... = tensor_model_parallel_size").
     std::uint64_t etp = 0;
+    PipelineSplit ppSplit = PipelineSplit::Layers; // the layers over the (virtual) stages
     std::uint64_t expertTensorParallel() const { return etp == 0 ? tp : etp; }
     bool isDefault() const
     {
-        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB && vpp == 1 && cp == 1 &&
-               !asyncTp && dpReplicate == 1 && ep == 1 && etp == 0;
+        return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB &&
+               ppSplit == PipelineSplit::Layers && vpp == 1 && cp == 1 && !asyncTp && dpReplicate == 1 && ep == 1 &&
+               etp == 0;
     }
 };
 
@@ -235,6 +246,7 @@ const char* kvCacheDtypeName(KvCacheDtype d);
 const char* trainingLoopName(TrainingLoop l);
 const char* useCacheName(UseCache u);
 const char* pipelineScheduleName(PipelineSchedule p);
+const char* pipelineSplitName(PipelineSplit p); // "layers", "weighted"
 bool parsePrecision(const std::string& s, Precision& out);
 bool parseWeightQuant(const std::string& s, WeightQuant& out);
 bool parseOptimizer(const std::string& s, Optimizer& out);
@@ -249,5 +261,6 @@ bool parseKvCacheDtype(const std::string& s, KvCacheDtype& out);
 bool parseTrainingLoop(const std::string& s, TrainingLoop& out);
 bool parseUseCache(const std::string& s, UseCache& out);
 bool parsePipelineSchedule(const std::string& s, PipelineSchedule& out);
+bool parsePipelineSplit(const std::string& s, PipelineSplit& out);
 
 } // namespace headroom

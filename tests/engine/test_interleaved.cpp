@@ -90,6 +90,43 @@ class TestInterleaved : public QObject {
     Q_OBJECT
 
 private slots:
+    // torchtitan's weighted split (scenario.h PipelineSplit::Weighted,
+    // generate_llm_fqn_per_model_part with input and output weight 1). The
+    // worked example is torchtitan 8a749c618's own log (PR #1616, DeepSeek-V3
+    // 16B, 27 layers, pp 4 x 2 stages per rank): "Stage 3: ... layers.11,
+    // layers.12, layers.13, layers.14", "Stage 7: ... layers.25, layers.26,
+    // norm, output". 27 + 2 = 29 effective layers over 8 stages: 3 each, the
+    // first 29 mod 8 = 5 one more: 4 4 4 4 4 3 3 3, less the embedding on
+    // stage 0 and the output on stage 7: 3 4 4 4 4 3 3 2 (layers 0-2, 3-6,
+    // 7-10, 11-14, 15-18, 19-21, 22-24, 25-26). PP rank 3 holds stages 3 and
+    // 7: 6 layers and the head.
+    void weightedPipelineSplit()
+    {
+        const auto split = weightedSplit(27, 8);
+        QVERIFY(split.ok());
+        QCOMPARE(split.value(), (std::vector<std::uint64_t>{3, 4, 4, 4, 4, 3, 3, 2}));
+        std::uint64_t first = 0;
+        for (std::uint64_t s = 0; s < 3; ++s)
+            first += split.value()[s];
+        QCOMPARE(first, std::uint64_t{11}); // stage 3 starts at layers.11
+        Scenario sc = torchtitan(27, 4, 2, 8);
+        sc.hardware.count = 8; // dp_shard 2
+        sc.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        const ParallelLayout l = layoutOrFail(sc);
+        QCOMPARE(l.layersOfChunk(3, 0), std::uint64_t{4});
+        QCOMPARE(l.layersOfChunk(3, 1), std::uint64_t{2});
+        QCOMPARE(l.stageLayers, (std::vector<std::uint64_t>{7, 7, 7, 6}));
+        // Without the weights (generate_split_points): 27 = 8 x 3 + 3, stages 1-3 one more.
+        sc.hardware.parallel.ppSplit = PipelineSplit::Layers;
+        QCOMPARE(layoutOrFail(sc).stageLayers, (std::vector<std::uint64_t>{6, 7, 7, 7}));
+        // vpp 1: 29 over 4 = 7 a stage, the first one more, less the weights: 7 7 7 6.
+        QCOMPARE(weightedSplit(27, 4).value(), (std::vector<std::uint64_t>{7, 7, 7, 6}));
+        // Fewer than two effective layers a stage: the last would hold none.
+        QVERIFY(!weightedSplit(6, 8).ok());
+        QVERIFY(weightedSplit(6, 4).ok()); // 8 over 4: 1 2 2 1
+        QCOMPARE(weightedSplit(6, 4).value(), (std::vector<std::uint64_t>{1, 2, 2, 1}));
+    }
+
     // pp 4, vpp 2, 8 micro-batches (8 layers, one per chunk):
     // W_r = 2 (3 - r) + 1 x 4 = 10, 8, 6, 4 for r = 0..3, none capped by
     // vpp m = 16; in flight W_r + 1 = 11, 9, 7, 5 chunk micro-batches.

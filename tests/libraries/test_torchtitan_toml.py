@@ -57,6 +57,11 @@ CASES = {
                                                        "--grad-accum", "4"]),
     # A qwen3 flavor with tied embeddings, pure bf16, pp 3 over 28 layers
     # (9, 9, 10), FSDP1 written as FSDP2.
+    # torchtitan's weighted split (--pp-split weighted): 32 layers with the
+    # embedding and the output as one layer each over pp 4, as torchtitan's
+    # own generate_llm_fqn_per_model_part splits them (8, 9, 8, 7).
+    "fsdp2-pp4-weighted": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--pp", "4", "--pp-split", "weighted",
+                                            "--checkpointing", "full", "--micro-batch", "1", "--grad-accum", "4"]),
     # HSDP: 2 replicate groups of 4 sharded GPUs (data_parallel_replicate_degree).
     "fsdp2-hsdp-2x4": ("llama-3.1-8b", ["--sharding", "fsdp2", "--gpus", "8", "--dp-replicate", "2",
                                         "--checkpointing", "full"]),
@@ -212,6 +217,10 @@ class TorchtitanToml(common.TempDirTest):
                         self.assertEqual(sum(fqn.startswith("layers.") for fqn in names), stage["layers"])
                     self.assertEqual([n for part in parts for n in part if n.startswith("layers.")],
                                      [f"layers.{k}" for k in range(args.n_layers)])
+                    if parallel.get("pp_split") == "weighted":
+                        # The parts torchtitan makes itself when the job file names none.
+                        from torchtitan.distributed.pipeline_parallel import generate_llm_fqn_per_model_part
+                        self.assertEqual(parts, generate_llm_fqn_per_model_part(pp, args.n_layers, 1, 1))
 
                 ac = config.activation_checkpoint
                 self.assertEqual(ac.mode, AC_MODE[train["checkpointing"]])

@@ -345,6 +345,19 @@ private slots:
         Scenario oddMicroBatches = unevenChunks;
         oddMicroBatches.hardware.parallel.vpp = 2;
         oddMicroBatches.train.gradAccum = 3;
+        // torchtitan's weighted split: outside FSDP2, and 32 layers + 2 over
+        // pp 4 x vpp 8 = 32 stages (one each: the last stage would hold none).
+        Scenario weightedDdp = unevenChunks;
+        weightedDdp.hardware.parallel.vpp = 2;
+        weightedDdp.train.gradAccum = 2;
+        weightedDdp.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        Scenario weightedThin = weightedDdp;
+        weightedThin.hardware.sharding = Sharding::Fsdp2;
+        weightedThin.train.precision = Precision::Bf16Mixed;
+        weightedThin.hardware.count = 4;
+        weightedThin.hardware.parallel.pp = 4;
+        weightedThin.hardware.parallel.vpp = 8;
+        weightedThin.train.gradAccum = 4;
         // Expert parallelism's refusals: a dense model, 8 experts over ep 3,
         // ep past the data-parallel GPUs, FSDP2 past torchtitan's expert region, ZeRO-3.
         Scenario epDense = fullFinetune();
@@ -424,6 +437,7 @@ private slots:
         Scenario tpFamily = mlaShared;
         tpFamily.model = presetModel("gpt2").value();
         for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
+                                  weightedDdp, weightedThin,
                                   epDense, epUneven, epPastDp, epFsdp2, epZero3, moeTp, etpDense, etpPastStage, etpWidth,
                                   moeTpFsdp2, epTpFsdp2, llama4TpFsdp2, widthTpFsdp2, fusedLion, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven, mlaShared,
                                   mlaDense, tpFamily}) {

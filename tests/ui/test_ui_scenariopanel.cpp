@@ -81,6 +81,12 @@ private slots:
         Scenario interleaved = parallel;
         interleaved.hardware.parallel = {2, true, 4, PipelineSchedule::OneFOneB, 2};
         QTest::newRow("tp 2 + sp x pp 4 interleaved, vpp 2") << canonical(interleaved);
+        // torchtitan's weighted split has no input either: kept as loaded.
+        Scenario weighted = interleaved;
+        weighted.train.precision = Precision::Bf16Mixed;
+        weighted.hardware.sharding = Sharding::Fsdp2;
+        weighted.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        QTest::newRow("FSDP2 tp 2 + sp x pp 4 interleaved, weighted split") << canonical(weighted);
 
         // HSDP has an input; the node size (no input) is kept as loaded.
         Scenario hsdp = preset("meta-llama/Llama-3.1-8B");

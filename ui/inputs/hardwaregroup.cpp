@@ -276,6 +276,7 @@ void HardwareGroup::setConfig(const HardwareConfig& hw, const MoeRouting& routin
     m_dpReplicate->setValue(clampToSpin(hw.parallel.dpReplicate, m_dpReplicate));
     m_gpusPerNode = hw.gpusPerNode;
     m_ppSchedule = hw.parallel.ppSchedule;
+    m_ppSplit = hw.parallel.ppSplit;
     m_virtualStages->setValue(clampToSpin(hw.parallel.vpp, m_virtualStages));
     m_asyncTp->setChecked(hw.parallel.asyncTp);
 
@@ -296,6 +297,7 @@ HardwareConfig HardwareGroup::hardware() const
     p.sp = m_sequenceParallel->isChecked();
     p.pp = spinValue(m_pipelineParallel);
     p.ppSchedule = m_ppSchedule;
+    p.ppSplit = m_ppSplit;
     p.vpp = spinValue(m_virtualStages);
     p.asyncTp = m_asyncTp->isChecked();
     p.cp = spinValue(m_contextParallel);

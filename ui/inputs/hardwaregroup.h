@@ -73,5 +73,6 @@ private:
     // Settings without an input: kept from the last configuration shown, so
     // that an edit does not drop them.
     headroom::PipelineSchedule m_ppSchedule = headroom::PipelineSchedule::OneFOneB;
+    headroom::PipelineSplit m_ppSplit = headroom::PipelineSplit::Layers;
     std::uint64_t m_gpusPerNode = 0; // hardware.gpus_per_node (the layout search's node size)
 };

@@ -452,6 +452,21 @@ const std::vector<Phrase>& detailPhrases()
                         "stages), which Megatron-LM requires; FSDP2 sharding plans torchtitan's uneven split.")
                  .arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4));
          }},
+        // torchtitan's weighted pipeline split (parallel.cpp weightedSplit).
+        {anchored(R"(hardware\.parallel\.pp_split: the weighted split is torchtitan's, planned under sharding fsdp2; .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("The weighted pipeline split (the embedding and the output each counted as a layer) "
+                                  "is torchtitan's and is planned under FSDP2 sharding; Megatron-LM's stages split "
+                                  "the layers alone.");
+         }},
+        {anchored(R"(hardware\.parallel\.pp_split: weighted: (\d+) layers with the embedding and the output as one layer each are (\d+) over (\d+) stages, .*)"),
+         [](const QRegularExpressionMatch& m) {
+             //: %1 decoder layers, %2 = %1 + 2, %3 pipeline stages (virtual stages included)
+             return ErrorText::tr("The weighted split puts %1 layers, with the embedding and the output counted as "
+                                  "one layer each (%2), over %3 stages: fewer than two a stage, so the first or the "
+                                  "last stage would hold no layer. Use fewer stages or the layers-only split.")
+                 .arg(m.captured(1), m.captured(2), m.captured(3));
+         }},
         {anchored(
              R"(train\.grad_accum: (\d+) micro-batches do not divide by pp (\d+); the interleaved schedule \(vpp (\d+)\) .*)"),
          [](const QRegularExpressionMatch& m) {
