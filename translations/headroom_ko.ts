@@ -1167,6 +1167,10 @@
         <extracomment>%1 decoder layers, %2 = %1 + 2, %3 pipeline stages (virtual stages included)</extracomment>
         <translation>가중 분할은 레이어 %1개에 임베딩과 출력층을 하나씩 더한 %2개를 스테이지 %3개에 나눕니다. 스테이지당 2개 미만이라 첫 스테이지나 마지막 스테이지에 레이어가 남지 않습니다. 스테이지 수를 줄이거나 레이어만으로 나누는 분할을 쓰세요.</translation>
     </message>
+    <message>
+        <source>The outputs a pipeline schedule returns are planned for torch&apos;s pipeline schedules as torchtitan runs them: more than one pipeline stage and FSDP2 sharding.</source>
+        <translation>파이프라인 스케줄이 반환하는 출력은 torchtitan이 쓰는 torch 파이프라인 스케줄에 대해서만 계획합니다. 파이프라인 스테이지가 2개 이상이고 FSDP2 샤딩이어야 합니다.</translation>
+    </message>
 </context>
 <context>
     <name>ExplainPanel</name>

@@ -110,6 +110,7 @@ std::string getDpReplicate(const Scenario& s) { return count(s.hardware.parallel
 std::string getCompileLoss(const Scenario& s) { return train(s) ? onOff(s.train.compileLoss) : ""; }
 std::string getFloat8AllGather(const Scenario& s) { return onOff(s.train.float8AllGather); }
 std::string getAsyncTp(const Scenario& s) { return onOff(s.hardware.parallel.asyncTp); }
+std::string getPpReturnOutputs(const Scenario& s) { return onOff(s.hardware.parallel.ppReturnOutputs); }
 std::string getGlobalBatch(const Scenario& s)
 {
     return train(s) && s.train.globalBatch != 0 ? count(s.train.globalBatch) : "";
@@ -311,6 +312,10 @@ const std::vector<ScenarioOptionHelp>& scenarioOptionTable()
             "torchtitan's AsyncTP: all-gathers and reduce-scatters fused with their matmuls over a "
             "symmetric-memory workspace (needs --tp, --sharding fsdp2 and --compile)",
             "async-tp", getAsyncTp);
+        add("pp-return-outputs", "",
+            "the pipeline schedule returns the last stage's outputs: it keeps every micro-batch's logits to the end of "
+            "the step (torch's step() default; torchtitan before October 2025; needs --pp and --sharding fsdp2)",
+            "pp-return-outputs", getPpReturnOutputs);
         add("global-batch", "N", "sequences per step; must equal micro-batch x grad-accum x data-parallel degree",
             "global-batch", getGlobalBatch);
         add("moe-capacity-factor", "X",

@@ -299,6 +299,8 @@ Result<Scenario> scenarioFromOptions(const Options& o, Scenario* before, const S
         s.hardware.parallel.sp = true;
     if (o.has("async-tp"))
         s.hardware.parallel.asyncTp = true;
+    if (o.has("pp-return-outputs"))
+        s.hardware.parallel.ppReturnOutputs = true;
     HR_TRY(parseEnum(o, "pp-schedule", parsePipelineSchedule, s.hardware.parallel.ppSchedule, "1f1b, gpipe"));
     HR_TRY(parseEnum(o, "pp-split", parsePipelineSplit, s.hardware.parallel.ppSplit, "layers, weighted"));
     HR_COUNT("global-batch", t.globalBatch);

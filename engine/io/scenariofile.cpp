@@ -285,14 +285,15 @@ Result<Scenario> scenarioFromJsonIn(const json& document, const fs::path& baseDi
         // checks that the layout divides the GPUs, the model and the sequence).
         if (const json* parallel = h.object("parallel")) {
             Reader p(*parallel, "hardware.parallel", error);
-            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "pp_split", "vpp", "cp", "ep", "etp", "async_tp", "dp_replicate",
-                         "dp_shard", "zero", "distributed_optimizer"});
+            p.allowOnly({"tp", "sp", "pp", "pp_schedule", "pp_split", "pp_return_outputs", "vpp", "cp", "ep", "etp",
+                         "async_tp", "dp_replicate", "dp_shard", "zero", "distributed_optimizer"});
             ParallelConfig& l = c.parallel;
             p.integer("tp", 1, kMaxGpus, l.tp);
             p.boolean("sp", l.sp);
             p.integer("pp", 1, kMaxGpus, l.pp);
             p.enumeration("pp_schedule", parsePipelineSchedule, pipelineScheduleName, l.ppSchedule);
             p.enumeration("pp_split", parsePipelineSplit, pipelineSplitName, l.ppSplit);
+            p.boolean("pp_return_outputs", l.ppReturnOutputs);
             p.integer("vpp", 1, kMaxGpus, l.vpp);
             p.integer("cp", 1, kMaxGpus, l.cp);
             p.integer("ep", 1, kMaxGpus, l.ep);
@@ -436,6 +437,8 @@ ordered scenarioToOrdered(const Scenario& scenario)
     // cp, pp_split... only when used, so a tp/pp scenario saves the same text as before them.
     if (h.parallel.ppSplit != PipelineSplit::Layers)
         document["hardware"]["parallel"]["pp_split"] = pipelineSplitName(h.parallel.ppSplit);
+    if (h.parallel.ppReturnOutputs)
+        document["hardware"]["parallel"]["pp_return_outputs"] = true;
     if (h.parallel.cp != 1)
         document["hardware"]["parallel"]["cp"] = h.parallel.cp;
     if (h.parallel.ep != 1)

@@ -489,7 +489,13 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     // and the previous step's outputs live until the next forward returns
     // (Python rebinds the name only then). Checked against the accountant's
     // custom-loop cases (tests/data/reference).
-    const bool keepOutputs = tc.loop == TrainingLoop::Custom;
+    // A custom loop keeps the outputs to the next forward; a pipeline
+    // schedule that returns them (scenario.h ppReturnOutputs) keeps the
+    // logits to the end of the step, on the last stage, the only one with
+    // the head (parallelrows.cpp adds the other micro-batches'), and clears
+    // them before the next step's first forward.
+    const bool loopKeeps = tc.loop == TrainingLoop::Custom;
+    const bool keepOutputs = loopKeeps || (ctx.rank && ctx.scenario.hardware.parallel.ppReturnOutputs);
     const bool compiled = compiledLoss(ctx.scenario);
     // Megatron-LM's model code computes its own vocabulary-parallel loss
     // (megatronrows.cpp addMegatronLossRows).
@@ -509,10 +515,10 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         // freed when the loss backward reaches it.
         rows.push_back({"logits.softcap_tanh", "tanh output of the final logit soft-capping (Gemma 2), saved for its backward",
                         Category::Logits, satMul(TV, logitBytes), Phase::HeadFwd, Phase::LossBwd, LayerSet::Global, false});
-    if (keepOutputs)
+    if (loopKeeps)
         rows.push_back({"loop.previous_logits", "the previous step's outputs.logits, alive until this forward returns (custom loop)",
                         Category::Logits, satMul(TV, logitBytes), Phase::Load, Phase::LossFwd, LayerSet::Global, false});
-    if (keepOutputs && !ctx.fullFinetune && ctx.anyCheckpointedLayer())
+    if (loopKeeps && !ctx.fullFinetune && ctx.anyCheckpointedLayer())
         // Checkpointing over frozen embeddings makes the embedding output a leaf
         // that requires grad (modeling_utils.py enable_input_require_grads), so
         // its gradient is accumulated into .grad; the held outputs keep the
@@ -536,12 +542,12 @@ void addActivationRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
         const Bytes kvBytes = satMul(d.T, 2 * d.kv * d.d, cacheElement);
         if (cacheElement != d.p)
             rows.push_back({"kv_cache.fp32", "this step's past_key_values: fp32 keys and values (RoPE under autocast), held by the outputs",
-                            Category::KvCache, kvBytes, Phase::LayerFwd, keepOutputs ? Phase::OptimizerStep : Phase::LossFwd,
+                            Category::KvCache, kvBytes, Phase::LayerFwd, loopKeeps ? Phase::OptimizerStep : Phase::LossFwd,
                             LayerSet::All, false});
-        else if (keepOutputs)
+        else if (loopKeeps)
             rows.push_back({"loop.kv_cache", "this step's outputs.past_key_values after the layer's backward (custom loop, use_cache)",
                             Category::KvCache, kvBytes, Phase::LayerBwd, Phase::OptimizerStep, LayerSet::All, false});
-        if (keepOutputs)
+        if (loopKeeps)
             rows.push_back({"loop.previous_kv_cache", "the previous step's past_key_values, alive until this forward returns",
                             Category::KvCache, kvBytes, Phase::Load, Phase::LossFwd, LayerSet::All, false});
     }

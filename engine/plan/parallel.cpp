@@ -174,6 +174,12 @@ std::optional<Error> torchtitanChecks(const Scenario& sc, const ParallelConfig& 
             return unsupported("hardware.parallel.async_tp: AsyncTP is an Inductor pass and needs compiled layers "
                                "(train.compile), as torchtitan requires");
     }
+    // torch.distributed.pipelining's schedules (scenario.h ppReturnOutputs):
+    // torchtitan's pipelines, under FSDP2 here.
+    if (p.ppReturnOutputs && (p.pp < 2 || sc.hardware.sharding != Sharding::Fsdp2))
+        return unsupported("hardware.parallel.pp_return_outputs: the outputs a pipeline schedule returns are planned "
+                           "for torch.distributed.pipelining's schedules as torchtitan runs them: pp above 1 and "
+                           "sharding fsdp2");
     if (sc.hardware.sharding == Sharding::Fsdp2 && p.tp > 1 && sc.mode == Mode::Train && sc.train.chunkedCrossEntropy)
         return unsupported("train.chunked_cross_entropy: under FSDP2 with tensor parallelism the loss is torchtitan's "
                            "loss parallelism over the vocabulary shards, not chunked; turn chunking off");

@@ -393,6 +393,21 @@ void addParallelRankRows(const BuildContext& ctx, std::vector<TensorRow>& rows)
     addRankActivationRows(ctx, rows, l.fsdp2 ? activationsBegin : 0);
     if (l.dispatchesExperts() && ctx.model.isMoe())
         addExpertDispatchRows(ctx, rows);
+    // A schedule that returns the outputs (scenario.h ppReturnOutputs): the
+    // last stage keeps each micro-batch's logits in stage.output_chunks to
+    // the end of the step. The pass's own are its logits row, kept to the
+    // optimizer step (activationrows.cpp); the pass is taken as the step's
+    // last, so the other micro-batches' are held from its start.
+    if (ctx.scenario.hardware.parallel.ppReturnOutputs && l.lastStage(rank.stage) && l.microBatches > 1)
+        for (const TensorRow& row : rows)
+            if (std::strcmp(row.name, "logits") == 0) {
+                rows.push_back({"pipeline.output_chunks",
+                                "the logits of the step's other micro-batches, kept by the pipeline schedule to return "
+                                "them (torch.distributed.pipelining stage.py output_chunks, step(return_outputs=True))",
+                                Category::Logits, satMul(row.bytes, l.microBatches - 1), Phase::EmbedFwd,
+                                Phase::OptimizerStep, LayerSet::Global, false});
+                break;
+            }
 
     if (l.interleaved()) {
         // The other chunk micro-batches in flight at the rank's peak: what

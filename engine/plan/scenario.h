@@ -198,12 +198,19 @@ struct ParallelConfig {
     // args.expert_tensor_parallel_size is None: ... = tensor_model_parallel_size").
     std::uint64_t etp = 0;
     PipelineSplit ppSplit = PipelineSplit::Layers; // the layers over the (virtual) stages
+    // torch.distributed.pipelining's schedule step(return_outputs=True), its
+    // default: the last stage keeps every micro-batch's output (the logits)
+    // in stage.output_chunks until the next step clears them (stage.py
+    // forward_one_chunk, _PipelineStageBase.clear_runtime_states). torchtitan
+    // passed return_outputs=False from October 2025 (e5ef99aab, with
+    // pytorch/pytorch#165822); its earlier runs kept them. FSDP2 with pp > 1.
+    bool ppReturnOutputs = false;
     std::uint64_t expertTensorParallel() const { return etp == 0 ? tp : etp; }
     bool isDefault() const
     {
         return tp == 1 && !sp && pp == 1 && ppSchedule == PipelineSchedule::OneFOneB &&
-               ppSplit == PipelineSplit::Layers && vpp == 1 && cp == 1 && !asyncTp && dpReplicate == 1 && ep == 1 &&
-               etp == 0;
+               ppSplit == PipelineSplit::Layers && !ppReturnOutputs && vpp == 1 && cp == 1 && !asyncTp &&
+               dpReplicate == 1 && ep == 1 && etp == 0;
     }
 };
 

@@ -321,6 +321,46 @@ private slots:
         QVERIFY(testing::findRow(middle, "tp.embedding_grad_replicated") == nullptr);
     }
 
+    // A pipeline schedule that returns its outputs (hardware.parallel
+    // .pp_return_outputs; torch's step() default, torchtitan before October
+    // 2025): the last stage keeps every micro-batch's logits, bf16 under
+    // FSDP2's param dtype, T x V x 2 = 512,000 bytes each, to the end of the
+    // step. The pass's own logits live to the optimizer step; the other
+    // m - 1 = 3 micro-batches' are one row from the pass's start. The first
+    // stage has no head and nothing kept. Without the flag the logits die
+    // with the loss forward. Under Megatron-LM's layouts the flag is refused.
+    void pipelineKeepsReturnedOutputs()
+    {
+        Scenario sc = scenario(Checkpointing::Full, Precision::Bf16Mixed);
+        sc.hardware.count = 4;
+        sc.hardware.sharding = Sharding::Fsdp2;
+        sc.hardware.parallel.pp = 2;
+        sc.train.gradAccum = 4;
+        sc.hardware.parallel.ppReturnOutputs = true;
+        const Plan last = testing::stagePlan(sc, 1);
+        const TensorRow* logits = findRow(last, "logits");
+        QVERIFY(logits);
+        QCOMPARE(logits->bytes, T * V * 2);
+        QCOMPARE(int(logits->freeAt), int(Phase::OptimizerStep));
+        const TensorRow* kept = findRow(last, "pipeline.output_chunks");
+        QVERIFY(kept);
+        QCOMPARE(kept->bytes, 3 * T * V * 2);
+        QCOMPARE(int(kept->allocAt), int(Phase::EmbedFwd));
+        QCOMPARE(int(kept->freeAt), int(Phase::OptimizerStep));
+        QVERIFY(!findRow(testing::stagePlan(sc, 0), "pipeline.output_chunks"));
+        sc.hardware.parallel.ppReturnOutputs = false;
+        const Plan dropped = testing::stagePlan(sc, 1);
+        QVERIFY(!findRow(dropped, "pipeline.output_chunks"));
+        QVERIFY(int(findRow(dropped, "logits")->freeAt) < int(Phase::OptimizerStep));
+        QVERIFY(last.peakAllocatedBytes >= dropped.peakAllocatedBytes + 3 * T * V * 2);
+        sc.hardware.parallel.ppReturnOutputs = true;
+        sc.hardware.sharding = Sharding::Ddp;
+        sc.train.precision = Precision::Bf16;
+        const auto refused = makePlan(sc);
+        QVERIFY(!refused);
+        QVERIFY(refused.error().detail.rfind("hardware.parallel.pp_return_outputs:", 0) == 0);
+    }
+
     // A checkpointed layer's forward under TP + SP, as the H200 run measured
     // it (torchtitanrows.cpp addScriptedLayerForward): with S the whole
     // sequence's hidden states, h the rank's shard, q and k the rank's

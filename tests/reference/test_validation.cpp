@@ -70,13 +70,26 @@ private slots:
             QVERIFY2(plan.ok(), plan.ok() ? "" : plan.error().detail.c_str());
             const std::string counter = c.at("counter");
             QCOMPARE(std::string(c.at("unit")), std::string("GiB"));
+            // A row that logged one rank names its pipeline stage: that
+            // stage's counters, not the worst stage's.
+            RankPlan counters;
+            counters.peakAllocatedBytes = plan->peakAllocatedBytes;
+            counters.peakReservedBytes = plan->peakReservedBytes;
+            counters.deviceUsedBytes = plan->deviceUsedBytes;
+            if (c.contains("stage")) {
+                const auto stage = c.at("stage").get<std::uint64_t>();
+                const auto rank = std::find_if(plan->ranks.begin(), plan->ranks.end(),
+                                               [&](const RankPlan& r) { return r.stage == stage; });
+                QVERIFY2(rank != plan->ranks.end(), id.c_str());
+                counters = *rank;
+            }
             Bytes predicted = 0;
             if (counter == "peak_allocated_bytes")
-                predicted = plan->peakAllocatedBytes;
+                predicted = counters.peakAllocatedBytes;
             else if (counter == "peak_reserved_bytes")
-                predicted = plan->peakReservedBytes;
+                predicted = counters.peakReservedBytes;
             else if (counter == "device_used_bytes")
-                predicted = plan->deviceUsedBytes;
+                predicted = counters.deviceUsedBytes;
             else
                 QFAIL("unknown counter");
             const double measured = c.at("measured").get<double>();

@@ -351,6 +351,9 @@ private slots:
         weightedDdp.hardware.parallel.vpp = 2;
         weightedDdp.train.gradAccum = 2;
         weightedDdp.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        Scenario returnsOutputsDdp = weightedDdp;
+        returnsOutputsDdp.hardware.parallel.ppSplit = PipelineSplit::Layers;
+        returnsOutputsDdp.hardware.parallel.ppReturnOutputs = true;
         Scenario weightedThin = weightedDdp;
         weightedThin.hardware.sharding = Sharding::Fsdp2;
         weightedThin.train.precision = Precision::Bf16Mixed;
@@ -437,7 +440,7 @@ private slots:
         Scenario tpFamily = mlaShared;
         tpFamily.model = presetModel("gpt2").value();
         for (const Scenario& s : {qloraNoBase, zeroBatch, badDropout, vppWithoutPp, unevenChunks, oddMicroBatches,
-                                  weightedDdp, weightedThin,
+                                  weightedDdp, weightedThin, returnsOutputsDdp,
                                   epDense, epUneven, epPastDp, epFsdp2, epZero3, moeTp, etpDense, etpPastStage, etpWidth,
                                   moeTpFsdp2, epTpFsdp2, llama4TpFsdp2, widthTpFsdp2, fusedLion, capacityDense, capacityOneGpu, padWithoutCapacity, tooUneven, mlaShared,
                                   mlaDense, tpFamily}) {

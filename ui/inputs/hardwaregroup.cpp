@@ -277,6 +277,7 @@ void HardwareGroup::setConfig(const HardwareConfig& hw, const MoeRouting& routin
     m_gpusPerNode = hw.gpusPerNode;
     m_ppSchedule = hw.parallel.ppSchedule;
     m_ppSplit = hw.parallel.ppSplit;
+    m_ppReturnOutputs = hw.parallel.ppReturnOutputs;
     m_virtualStages->setValue(clampToSpin(hw.parallel.vpp, m_virtualStages));
     m_asyncTp->setChecked(hw.parallel.asyncTp);
 
@@ -298,6 +299,7 @@ HardwareConfig HardwareGroup::hardware() const
     p.pp = spinValue(m_pipelineParallel);
     p.ppSchedule = m_ppSchedule;
     p.ppSplit = m_ppSplit;
+    p.ppReturnOutputs = m_ppReturnOutputs;
     p.vpp = spinValue(m_virtualStages);
     p.asyncTp = m_asyncTp->isChecked();
     p.cp = spinValue(m_contextParallel);

@@ -74,5 +74,6 @@ private:
     // that an edit does not drop them.
     headroom::PipelineSchedule m_ppSchedule = headroom::PipelineSchedule::OneFOneB;
     headroom::PipelineSplit m_ppSplit = headroom::PipelineSplit::Layers;
+    bool m_ppReturnOutputs = false;
     std::uint64_t m_gpusPerNode = 0; // hardware.gpus_per_node (the layout search's node size)
 };

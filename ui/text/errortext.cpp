@@ -452,6 +452,11 @@ const std::vector<Phrase>& detailPhrases()
                         "stages), which Megatron-LM requires; FSDP2 sharding plans torchtitan's uneven split.")
                  .arg(m.captured(1), m.captured(2), m.captured(3), m.captured(4));
          }},
+        {anchored(R"(hardware\.parallel\.pp_return_outputs: .*)"),
+         [](const QRegularExpressionMatch&) {
+             return ErrorText::tr("The outputs a pipeline schedule returns are planned for torch's pipeline schedules "
+                                  "as torchtitan runs them: more than one pipeline stage and FSDP2 sharding.");
+         }},
         // torchtitan's weighted pipeline split (parallel.cpp weightedSplit).
         {anchored(R"(hardware\.parallel\.pp_split: the weighted split is torchtitan's, planned under sharding fsdp2; .*)"),
          [](const QRegularExpressionMatch&) {
