@@ -1033,9 +1033,9 @@
         <translation>Llama 4: 모든 레이어를 RoPE와 q/k L2 정규화가 있는 같은 레이어로 계획합니다. RoPE가 없는 레이어(쿼리 온도 스케일링)와 청크 어텐션의 마스크는 모델링하지 않았습니다.</translation>
     </message>
     <message>
-        <source>DeepSeek-V3: its %1 dense first layers and %2 mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU.</source>
+        <source>DeepSeek-V3: its %1 dense first layers and %2 mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device and on one H200 (a small configuration within 0.9 %, torchtitan&apos;s 16B ranks within 0.2 % of peak allocated; the output copy of cuDNN attention, which sm_90 GPUs run, is not modelled).</source>
         <extracomment>%1 dense layers, %2 mixture-of-experts layers</extracomment>
-        <translation>DeepSeek-V3: 앞쪽 밀집(dense) 레이어 %1개와 전문가 혼합(MoE) 레이어 %2개를 각각 transformers가 실행하는 방식대로 계획합니다. 다중 헤드 잠재 어텐션(MLA)은 memory-efficient 커널로 계산합니다. meta 장치의 PyTorch와 대조했으며 아직 GPU에서는 확인하지 않았습니다.</translation>
+        <translation>DeepSeek-V3: 앞쪽 밀집(dense) 레이어 %1개와 전문가 혼합(MoE) 레이어 %2개를 각각 transformers가 실행하는 방식대로 계획합니다. 다중 헤드 잠재 어텐션(MLA)은 memory-efficient 커널로 계산합니다. meta 장치의 PyTorch와 대조했고 H200 한 대에서도 확인했습니다(작은 구성은 0.9 % 이내, torchtitan의 16B 랭크는 최대 할당량 0.2 % 이내). sm_90 GPU가 쓰는 cuDNN 어텐션의 출력 복사는 모델링하지 않습니다.</translation>
     </message>
     <message>
         <source>The %1 routed experts do not divide into %2 groups (n_group).</source>
@@ -1119,9 +1119,9 @@
         <translation>%1 때문에 %2개 층이 모두 밀집 층이 됩니다. 전문가 혼합 층이 하나도 없으니 밀집 &quot;%3&quot; 모델로 가져오세요.</translation>
     </message>
     <message>
-        <source>DeepSeek-V3: its %1 mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device, not yet on a GPU.</source>
+        <source>DeepSeek-V3: its %1 mixture-of-experts layers are planned each as transformers runs them, with multi-head latent attention on the memory-efficient kernel; checked against PyTorch on the meta device and on one H200 (a small configuration within 0.9 %, torchtitan&apos;s 16B ranks within 0.2 % of peak allocated; the output copy of cuDNN attention, which sm_90 GPUs run, is not modelled).</source>
         <extracomment>%1 mixture-of-experts layers (a pipeline stage without dense layers)</extracomment>
-        <translation>DeepSeek-V3: 전문가 혼합(MoE) 레이어 %1개를 transformers가 실행하는 방식대로 계획합니다. 다중 헤드 잠재 어텐션(MLA)은 memory-efficient 커널로 계산합니다. meta 장치의 PyTorch와 대조했으며 아직 GPU에서는 확인하지 않았습니다.</translation>
+        <translation>DeepSeek-V3: 전문가 혼합(MoE) 레이어 %1개를 transformers가 실행하는 방식대로 계획합니다. 다중 헤드 잠재 어텐션(MLA)은 memory-efficient 커널로 계산합니다. meta 장치의 PyTorch와 대조했고 H200 한 대에서도 확인했습니다(작은 구성은 0.9 % 이내, torchtitan의 16B 랭크는 최대 할당량 0.2 % 이내). sm_90 GPU가 쓰는 cuDNN 어텐션의 출력 복사는 모델링하지 않습니다.</translation>
     </message>
     <message>
         <source>The shared experts&apos; width %1 does not divide by tensor parallelism %2.</source>
