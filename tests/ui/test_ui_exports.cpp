@@ -326,6 +326,18 @@ private slots:
         });
         QVERIFY(stageNote != deepseekPlan->notes.end());
         notes.push_back(*stageNote);
+        // torchtitan's weighted pipeline split names each virtual stage's layers.
+        Scenario weightedStages = deepseekStages;
+        weightedStages.hardware.sharding = Sharding::Fsdp2;
+        weightedStages.hardware.parallel.ep = 1;
+        weightedStages.hardware.parallel.vpp = 2;
+        weightedStages.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        auto weightedPlan = makePlan(weightedStages);
+        QVERIFY2(weightedPlan.ok(), weightedPlan.ok() ? "" : weightedPlan.error().detail.c_str());
+        const auto splitNote = std::find_if(weightedPlan->notes.begin(), weightedPlan->notes.end(),
+                                            [](const std::string& n) { return n.starts_with("Weighted pipeline split"); });
+        QVERIFY(splitNote != weightedPlan->notes.end());
+        notes.push_back(*splitNote);
         std::vector<Error> errors;
         Scenario qloraNoBase = teachingScenario().value();
         qloraNoBase.train.weightQuant = WeightQuant::None;
