@@ -1553,6 +1553,48 @@
         <extracomment>the capacity factor field&apos;s value 0: no capacity, no token dropped</extracomment>
         <translation>버림 없음</translation>
     </message>
+    <message>
+        <source>Pipeline schedule</source>
+        <translation>파이프라인 스케줄</translation>
+    </message>
+    <message>
+        <source>1F1B: each stage holds the micro-batches still in flight to it (pipeline stages - stage); GPipe: every micro-batch&apos;s forward runs before any backward, so each stage holds all of them</source>
+        <translation>1F1B: 각 스테이지는 아직 진행 중인 마이크로배치(파이프라인 스테이지 수 - 스테이지 번호)를 들고 있습니다. GPipe: 모든 마이크로배치의 순전파가 역전파보다 먼저 실행되므로 각 스테이지가 전부를 들고 있습니다.</translation>
+    </message>
+    <message>
+        <source>Pipeline split</source>
+        <translation>파이프라인 분할</translation>
+    </message>
+    <message>
+        <source>How the layers are split over the stages: the layers alone (Megatron-LM), or with the embedding and the output counted as one layer each, as torchtitan has split them since 2025 (needs FSDP2 sharding)</source>
+        <translation>레이어를 스테이지에 나누는 방식: 레이어만으로 나누거나(Megatron-LM), 2025년부터 torchtitan이 하듯 임베딩과 출력층을 각각 레이어 하나로 세어 나눕니다(FSDP2 샤딩 필요).</translation>
+    </message>
+    <message>
+        <source>Schedule keeps outputs</source>
+        <translation>스케줄이 출력 보관</translation>
+    </message>
+    <message>
+        <source>torch&apos;s pipeline schedule returns the last stage&apos;s outputs, so that stage keeps every micro-batch&apos;s logits to the end of the step (torchtitan before October 2025; needs FSDP2 sharding)</source>
+        <translation>torch의 파이프라인 스케줄이 마지막 스테이지의 출력을 반환하므로, 그 스테이지는 모든 마이크로배치의 로짓을 스텝 끝까지 들고 있습니다(2025년 10월 이전의 torchtitan; FSDP2 샤딩 필요).</translation>
+    </message>
+    <message>
+        <source>1F1B</source>
+        <extracomment>pipeline schedule names, as Megatron-LM and torch call them</extracomment>
+        <translation>1F1B</translation>
+    </message>
+    <message>
+        <source>GPipe</source>
+        <translation>GPipe</translation>
+    </message>
+    <message>
+        <source>Layers only</source>
+        <translation>레이어만</translation>
+    </message>
+    <message>
+        <source>Weighted (torchtitan)</source>
+        <extracomment>the embedding and the output each count as a layer</extracomment>
+        <translation>가중 (torchtitan)</translation>
+    </message>
 </context>
 <context>
     <name>HubDialog</name>

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The configuration panel maps every widget to the Scenario and back.
+#include "inputs/comboitems.h"
 #include "inputs/modelpicker.h"
 #include "inputs/peftgroup.h"
 #include "inputs/scenariopanel.h"
@@ -67,8 +68,8 @@ private slots:
         sharded.profile = Profile::Headroom;
         QTest::newRow("ZeRO-3 offload, every 3rd layer") << canonical(sharded);
 
-        // Tensor and pipeline parallelism (issue 15): tp, sp, pp and vpp have inputs;
-        // the schedule and a consistent global batch are kept as loaded.
+        // Tensor and pipeline parallelism (issue 15): tp, sp, pp, vpp and the
+        // schedule have inputs; a consistent global batch is kept as loaded.
         Scenario parallel = preset("meta-llama/Llama-3.1-8B");
         parallel.train.peft = {};
         parallel.train.weightQuant = WeightQuant::None;
@@ -81,11 +82,12 @@ private slots:
         Scenario interleaved = parallel;
         interleaved.hardware.parallel = {2, true, 4, PipelineSchedule::OneFOneB, 2};
         QTest::newRow("tp 2 + sp x pp 4 interleaved, vpp 2") << canonical(interleaved);
-        // torchtitan's weighted split has no input either: kept as loaded.
+        // torchtitan's weighted split and the kept outputs.
         Scenario weighted = interleaved;
         weighted.train.precision = Precision::Bf16Mixed;
         weighted.hardware.sharding = Sharding::Fsdp2;
         weighted.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        weighted.hardware.parallel.ppReturnOutputs = true;
         QTest::newRow("FSDP2 tp 2 + sp x pp 4 interleaved, weighted split") << canonical(weighted);
 
         // HSDP has an input; the node size (no input) is kept as loaded.
@@ -212,6 +214,32 @@ private slots:
         panel.setScenario(s);
         QCOMPARE(vpp->value(), 3);
         QCOMPARE(panel.scenario().hardware.parallel.vpp, 3u);
+
+        // The pipeline's schedule, split and kept outputs: enabled with a
+        // pipeline (the split and the outputs under FSDP2 only), edited into
+        // the scenario, and a scenario's values come back into them.
+        auto* schedule = panel.findChild<QComboBox*>(QStringLiteral("ppSchedule"));
+        auto* split = panel.findChild<QComboBox*>(QStringLiteral("ppSplit"));
+        auto* keeps = panel.findChild<QCheckBox*>(QStringLiteral("ppReturnOutputs"));
+        QVERIFY(schedule && split && keeps);
+        QVERIFY(schedule->isEnabled());
+        QVERIFY(!split->isEnabled()); // not FSDP2
+        QVERIFY(!keeps->isEnabled());
+        schedule->setCurrentIndex(schedule->findData(enumData(PipelineSchedule::GPipe)));
+        QCOMPARE(int(panel.scenario().hardware.parallel.ppSchedule), int(PipelineSchedule::GPipe));
+        s.hardware.sharding = Sharding::Fsdp2;
+        s.hardware.parallel.vpp = 2;
+        s.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        s.hardware.parallel.ppReturnOutputs = true;
+        panel.setScenario(s);
+        QVERIFY(split->isEnabled() && keeps->isEnabled());
+        QCOMPARE(split->currentData(), enumData(PipelineSplit::Weighted));
+        QVERIFY(keeps->isChecked());
+        QCOMPARE(int(schedule->currentData().toInt()), int(PipelineSchedule::OneFOneB)); // s's own schedule
+        keeps->setChecked(false);
+        split->setCurrentIndex(split->findData(enumData(PipelineSplit::Layers)));
+        QVERIFY(!panel.scenario().hardware.parallel.ppReturnOutputs);
+        QCOMPARE(int(panel.scenario().hardware.parallel.ppSplit), int(PipelineSplit::Layers));
     }
 
     void peftTargetsComeFromTheModel()

@@ -38,6 +38,9 @@ HardwareGroup::HardwareGroup(QWidget* parent)
     , m_sequenceParallel(new QCheckBox(this))
     , m_pipelineParallel(makeSpin(1, kMaxGpus))
     , m_virtualStages(makeSpin(1, kMaxGpus))
+    , m_ppSchedule(new QComboBox(this))
+    , m_ppSplit(new QComboBox(this))
+    , m_ppReturnOutputs(new QCheckBox(this))
     , m_contextParallel(makeSpin(1, kMaxGpus))
     , m_expertParallel(makeSpin(1, kMaxGpus))
     , m_expertTensorParallel(makeSpin(0, kMaxGpus))
@@ -74,6 +77,18 @@ HardwareGroup::HardwareGroup(QWidget* parent)
         QT_TR_NOOP(
             "Model chunks per pipeline stage: above 1 the schedule is interleaved 1F1B, each GPU holding that many "
             "separate groups of layers; the micro-batches (gradient accumulation) must divide by the pipeline stages"));
+    addField(form, m_ppSchedule, QT_TR_NOOP("Pipeline schedule"),
+             QT_TR_NOOP("1F1B: each stage holds the micro-batches still in flight to it (pipeline stages - stage); "
+                        "GPipe: every micro-batch's forward runs before any backward, so each stage holds all of "
+                        "them"));
+    addField(form, m_ppSplit, QT_TR_NOOP("Pipeline split"),
+             QT_TR_NOOP("How the layers are split over the stages: the layers alone (Megatron-LM), or with the "
+                        "embedding and the output counted as one layer each, as torchtitan has split them since 2025 "
+                        "(needs FSDP2 sharding)"));
+    addField(form, m_ppReturnOutputs, QT_TR_NOOP("Schedule keeps outputs"),
+             QT_TR_NOOP("torch's pipeline schedule returns the last stage's outputs, so that stage keeps every "
+                        "micro-batch's logits to the end of the step (torchtitan before October 2025; needs FSDP2 "
+                        "sharding)"));
     addField(form, m_contextParallel, QT_TR_NOOP("Context parallel"),
              QT_TR_NOOP("GPUs that split every sequence (torchtitan's ring attention), each holding sequence / context "
                         "tokens; needs FSDP2 sharding"));
@@ -112,6 +127,9 @@ HardwareGroup::HardwareGroup(QWidget* parent)
                                                       {m_sequenceParallel, "sequenceParallel"},
                                                       {m_pipelineParallel, "pipelineParallel"},
                                                       {m_virtualStages, "virtualStages"},
+                                                      {m_ppSchedule, "ppSchedule"},
+                                                      {m_ppSplit, "ppSplit"},
+                                                      {m_ppReturnOutputs, "ppReturnOutputs"},
                                                       {m_contextParallel, "contextParallel"},
                                                       {m_expertParallel, "expertParallel"},
                                                       {m_dpReplicate, "dpReplicate"},
@@ -165,6 +183,12 @@ void HardwareGroup::retranslate()
                               Sharding::Fsdp, Sharding::Fsdp2})
         shardings.append({DisplayNames::sharding(sharding), enumData(sharding), {}});
     setComboItems(m_sharding, shardings);
+    //: pipeline schedule names, as Megatron-LM and torch call them
+    setComboItems(m_ppSchedule, {{tr("1F1B"), enumData(PipelineSchedule::OneFOneB), {}},
+                                 {tr("GPipe"), enumData(PipelineSchedule::GPipe), {}}});
+    setComboItems(m_ppSplit, {{tr("Layers only"), enumData(PipelineSplit::Layers), {}},
+                              //: the embedding and the output each count as a layer
+                              {tr("Weighted (torchtitan)"), enumData(PipelineSplit::Weighted), {}}});
     refreshUnits();
 }
 
@@ -203,6 +227,9 @@ std::vector<QWidget*> HardwareGroup::inputsInReadingOrder() const
             m_sequenceParallel,
             m_pipelineParallel,
             m_virtualStages,
+            m_ppSchedule,
+            m_ppSplit,
+            m_ppReturnOutputs,
             m_contextParallel,
             m_expertParallel,
             m_expertTensorParallel,
@@ -236,6 +263,13 @@ void HardwareGroup::updateEnabled()
     // Virtual stages interleave a pipeline: nothing to interleave without one
     // (kept enabled while above 1, so that a scenario's vpp can be set back).
     m_virtualStages->setEnabled(m_pipelineParallel->value() > 1 || m_virtualStages->value() > 1);
+    // The pipeline's settings act with a pipeline (kept enabled while set, so
+    // that a scenario's value can be set back).
+    const bool pipeline = m_pipelineParallel->value() > 1;
+    m_ppSchedule->setEnabled(pipeline || comboEnum<PipelineSchedule>(m_ppSchedule) != PipelineSchedule::OneFOneB);
+    m_ppSplit->setEnabled((pipeline && sharding == Sharding::Fsdp2) ||
+                          comboEnum<PipelineSplit>(m_ppSplit) != PipelineSplit::Layers);
+    m_ppReturnOutputs->setEnabled((pipeline && sharding == Sharding::Fsdp2) || m_ppReturnOutputs->isChecked());
     // HSDP replicates FSDP2's shards: nothing to replicate without FSDP2 (kept
     // enabled while above 1, so that a scenario's groups can be set back).
     m_dpReplicate->setEnabled(sharding == Sharding::Fsdp2 || m_dpReplicate->value() > 1);
@@ -275,9 +309,9 @@ void HardwareGroup::setConfig(const HardwareConfig& hw, const MoeRouting& routin
     m_imbalance->setValue(routing.imbalance);
     m_dpReplicate->setValue(clampToSpin(hw.parallel.dpReplicate, m_dpReplicate));
     m_gpusPerNode = hw.gpusPerNode;
-    m_ppSchedule = hw.parallel.ppSchedule;
-    m_ppSplit = hw.parallel.ppSplit;
-    m_ppReturnOutputs = hw.parallel.ppReturnOutputs;
+    selectComboData(m_ppSchedule, enumData(hw.parallel.ppSchedule));
+    selectComboData(m_ppSplit, enumData(hw.parallel.ppSplit));
+    m_ppReturnOutputs->setChecked(hw.parallel.ppReturnOutputs);
     m_virtualStages->setValue(clampToSpin(hw.parallel.vpp, m_virtualStages));
     m_asyncTp->setChecked(hw.parallel.asyncTp);
 
@@ -297,9 +331,9 @@ HardwareConfig HardwareGroup::hardware() const
     p.tp = spinValue(m_tensorParallel);
     p.sp = m_sequenceParallel->isChecked();
     p.pp = spinValue(m_pipelineParallel);
-    p.ppSchedule = m_ppSchedule;
-    p.ppSplit = m_ppSplit;
-    p.ppReturnOutputs = m_ppReturnOutputs;
+    p.ppSchedule = comboEnum<PipelineSchedule>(m_ppSchedule);
+    p.ppSplit = comboEnum<PipelineSplit>(m_ppSplit);
+    p.ppReturnOutputs = m_ppReturnOutputs->isChecked();
     p.vpp = spinValue(m_virtualStages);
     p.asyncTp = m_asyncTp->isChecked();
     p.cp = spinValue(m_contextParallel);

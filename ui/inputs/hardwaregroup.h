@@ -59,6 +59,9 @@ private:
     QCheckBox* m_sequenceParallel;    // hardware.parallel.sp
     QSpinBox* m_pipelineParallel;     // hardware.parallel.pp
     QSpinBox* m_virtualStages;        // hardware.parallel.vpp
+    QComboBox* m_ppSchedule;          // hardware.parallel.pp_schedule
+    QComboBox* m_ppSplit;             // hardware.parallel.pp_split
+    QCheckBox* m_ppReturnOutputs;     // hardware.parallel.pp_return_outputs
     QSpinBox* m_contextParallel;      // hardware.parallel.cp
     QSpinBox* m_expertParallel;       // hardware.parallel.ep
     QSpinBox* m_expertTensorParallel; // hardware.parallel.etp (0: the tensor-parallel degree)
@@ -72,8 +75,5 @@ private:
     bool m_moe = false;
     // Settings without an input: kept from the last configuration shown, so
     // that an edit does not drop them.
-    headroom::PipelineSchedule m_ppSchedule = headroom::PipelineSchedule::OneFOneB;
-    headroom::PipelineSplit m_ppSplit = headroom::PipelineSplit::Layers;
-    bool m_ppReturnOutputs = false;
     std::uint64_t m_gpusPerNode = 0; // hardware.gpus_per_node (the layout search's node size)
 };
