@@ -28,10 +28,12 @@ namespace {
 
 bool sameSlot(const TensorRow& a, const TensorRow& b)
 {
-    return std::strcmp(a.name, b.name) == 0 && a.allocAt == b.allocAt && a.freeAt == b.freeAt && a.layers == b.layers
-        && a.category == b.category && a.managed == b.managed && a.stream == b.stream
-        && a.madeByScript == b.madeByScript && a.firstAllocAt == b.firstAllocAt && a.freedAtZeroGrad == b.freedAtZeroGrad
-        && a.madeAtEventEnd == b.madeAtEventEnd;
+    // The plain fields first and the name last, by pointer before text: the
+    // two views' rows come from the same builders (a search merges thousands).
+    return a.allocAt == b.allocAt && a.freeAt == b.freeAt && a.layers == b.layers && a.category == b.category &&
+           a.managed == b.managed && a.stream == b.stream && a.madeByScript == b.madeByScript &&
+           a.firstAllocAt == b.firstAllocAt && a.freedAtZeroGrad == b.freedAtZeroGrad &&
+           a.madeAtEventEnd == b.madeAtEventEnd && (a.name == b.name || std::strcmp(a.name, b.name) == 0);
 }
 
 bool samePieces(const TensorRow& a, const std::vector<TensorPiece>& aPieces, const TensorRow& b,

@@ -202,6 +202,8 @@ static void attentionSaves(SavedSet& s, const BuildContext& ctx, const Dims& d, 
 
 static bool targeted(const BuildContext& ctx, ModuleKind kind)
 {
+    if (ctx.loraTargets.empty()) // no adapters (full fine-tuning, inference)
+        return false;
     for (const ParamTensor& t : ctx.table.layer)
         if (t.kind == kind && t.isLinearWeight && ctx.isLoraTarget(t))
             return true;

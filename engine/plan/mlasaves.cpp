@@ -7,6 +7,8 @@ namespace headroom::detail {
 
 bool loraTargetModule(const BuildContext& ctx, const char* module)
 {
+    if (ctx.loraTargets.empty()) // no adapters: the common case, asked once per linear of every plan
+        return false;
     for (const ParamTensor& t : ctx.table.layer)
         if (t.isLinearWeight && std::strcmp(t.module, module) == 0 && ctx.isLoraTarget(t))
             return true;

@@ -17,7 +17,7 @@ namespace headroom::detail {
 
 bool BuildContext::isLoraTarget(const ParamTensor& t) const
 {
-    if (!t.isLinearWeight || t.kind == ModuleKind::LmHead || t.kind == ModuleKind::Router)
+    if (loraTargets.empty() || !t.isLinearWeight || t.kind == ModuleKind::LmHead || t.kind == ModuleKind::Router)
         return false;
     // PEFT's target_modules wraps nn.Linear-like modules only: "all-linear"
     // adapts attention alone (accountant: Qwen3-30B-A3B and Mixtral LoRA

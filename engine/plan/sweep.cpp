@@ -100,6 +100,21 @@ std::uint64_t instanceCount(const TensorRow& row, const Plan& plan)
 {
     if (row.layers == LayerSet::Global || row.band == LayerBand::Every)
         return instanceCount(row, plan.layers, plan.checkpointEvery, plan.slidingPeriod);
+    // Dense first layers (no denseLayerIds): the band is the run [0, D) or
+    // [D, L), and the checkpointed layers in it the multiples of k.
+    const std::uint64_t k = plan.checkpointEvery, L = plan.layers;
+    if (plan.denseLayerIds.empty() && row.layers != LayerSet::SlidingPlain) {
+        const std::uint64_t dense = std::min<std::uint64_t>(plan.denseLayers, L);
+        const std::uint64_t lo = row.band == LayerBand::Dense ? 0 : dense;
+        const std::uint64_t hi = row.band == LayerBand::Dense ? dense : L;
+        const std::uint64_t checkpointed = k == 0 ? 0 : (hi + k - 1) / k - (lo + k - 1) / k;
+        switch (row.layers) {
+        case LayerSet::All: return hi - lo;
+        case LayerSet::Checkpointed: return checkpointed;
+        case LayerSet::Plain: return hi - lo - checkpointed;
+        default: break;
+        }
+    }
     std::uint64_t count = 0;
     for (std::uint64_t l = 0; l < plan.layers; ++l)
         count += rowOnLayer(row, l, plan) ? 1 : 0;
@@ -215,8 +230,33 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
                 target[sp.hi + shift + (everyLayer ? 1 : k)].add(category, b, m, r, !negative);
             }
         };
-        // A row of some layers only (LayerBand): placed layer by layer, as
-        // the sliding-window rows below.
+        // A row of some layers only (LayerBand). Dense first layers
+        // (DeepSeek-V3's, no denseLayerIds) make each band one run of
+        // layers, [0, D) or [D, L): a row on every layer of its run is one
+        // range update, as `progression` makes for every layer. Otherwise
+        // placed layer by layer, as the sliding-window rows below.
+        const bool everyLayerOfSet = row.layers == LayerSet::All || (row.layers == LayerSet::Checkpointed && k == 1) ||
+                                     (row.layers == LayerSet::Plain && k == 0);
+        if (row.band != LayerBand::Every && plan.denseLayerIds.empty() && everyLayerOfSet) {
+            const std::uint64_t dense = std::min<std::uint64_t>(plan.denseLayers, L);
+            const std::uint64_t lo = row.band == LayerBand::Dense ? 0 : dense;
+            const std::uint64_t hi = row.band == LayerBand::Dense ? dense : L;
+            for (int end = 0; end < 2 && lo < hi; ++end) {
+                const bool free = end == 1;
+                const Phase phase = free ? row.freeAt : row.allocAt;
+                const std::size_t shift = free || row.madeAtEventEnd ? 1 : 0;
+                if (phase != Phase::LayerFwd && phase != Phase::LayerBwd) {
+                    diff[eventIndex(mode, phase, -1, L) + shift].add(category, b * (hi - lo), m * (hi - lo),
+                                                                       r * (hi - lo), free);
+                    continue;
+                }
+                const std::size_t first = eventIndex(mode, phase, static_cast<std::int64_t>(lo), L);
+                const std::size_t last = eventIndex(mode, phase, static_cast<std::int64_t>(hi - 1), L);
+                ranged[std::min(first, last) + shift].add(category, b, m, r, free);
+                ranged[std::max(first, last) + shift + 1].add(category, b, m, r, !free);
+            }
+            continue;
+        }
         if (row.band != LayerBand::Every) {
             for (std::uint64_t l = 0; l < L; ++l) {
                 if (!rowOnLayer(row, l, plan))

@@ -184,13 +184,17 @@ private slots:
 
     // The plan's per-layer rows that differ between the two kinds of layer
     // are one row each, for the layers they describe; the sweep's timeline is
-    // the brute-force placement's.
+    // the brute-force placement's, and each row's instances are the layers
+    // counted one by one (sweep.cpp's closed forms for a band of dense first
+    // layers), with one layer in 2 and in 3 checkpointed too.
     void denseAndMoeRows()
     {
         const ModelSpec tiny = modelSpecFromHfConfig(tinyConfig(), "deepseek-v3-tiny").value();
-        for (const Checkpointing ckpt : {Checkpointing::None, Checkpointing::Full}) {
+        for (const auto& [ckpt, every] : {std::pair{Checkpointing::None, 0}, std::pair{Checkpointing::Full, 0},
+                                          std::pair{Checkpointing::EveryK, 2}, std::pair{Checkpointing::EveryK, 3}}) {
             Scenario s = trainScenario(tiny);
             s.train.checkpointing = ckpt;
+            s.train.checkpointEvery = std::uint64_t(every);
             const Result<Plan> p = makePlan(s);
             QVERIFY2(p.ok(), p.ok() ? "" : p.error().detail.c_str());
             QCOMPARE(qulonglong(p->denseLayers), 1ull);
@@ -213,6 +217,12 @@ private slots:
             QVERIFY(find("moe.routing", LayerBand::Sparse) || ckpt == Checkpointing::Full);
             QVERIFY(!find("moe.routing", LayerBand::Dense));
             QVERIFY(find("attn.q", LayerBand::Every));
+            for (const TensorRow& r : p->tensors) {
+                std::uint64_t layers = r.layers == LayerSet::Global ? 1 : 0;
+                for (std::uint64_t l = 0; r.layers != LayerSet::Global && l < p->layers; ++l)
+                    layers += rowOnLayer(r, l, *p) ? 1 : 0;
+                QVERIFY2(instanceCount(r, *p) == layers, r.name);
+            }
             const std::vector<CategoryBytes> reference = referenceTimeline(*p, Mode::Train);
             QCOMPARE(reference.size(), p->timeline.size());
             for (std::size_t e = 0; e < reference.size(); ++e)
