@@ -232,6 +232,11 @@ std::string refusal(const Scenario& sc, TitanModel model, const ParallelLayout& 
         return "activation offload has no job-file key";
     if (t.loop != TrainingLoop::Trainer)
         return "torchtitan's train loop keeps only the loss; the scenario keeps the outputs";
+    // scenario.h ppReturnOutputs: torchtitan 0.2.2 passes return_outputs=False
+    // (trainer.py, since e5ef99aab), so the job file would run what the plan is not.
+    if (sc.hardware.parallel.ppReturnOutputs)
+        return "torchtitan 0.2.2 drops the pipeline schedule's outputs (return_outputs=False, since October 2025); "
+               "the scenario keeps them on the last stage, as earlier torchtitan did";
     return {};
 }
 

@@ -525,7 +525,8 @@ private slots:
         QTest::addColumn<int>("which");
         QTest::addColumn<QString>("why");
         const char* rows[] = {"LoRA",          "Adam and AdamW", "float32 or bfloat16", "DDP only without tensor",
-                              "eager attention", "none of them", "configures training", "only through FSDP2"};
+                              "eager attention", "none of them", "configures training", "only through FSDP2",
+                              "return_outputs=False"};
         for (int k = 0; k < int(std::size(rows)); ++k)
             QTest::newRow(rows[k]) << k << QString::fromLatin1(rows[k]);
     }
@@ -545,6 +546,10 @@ private slots:
         case 7:  // dp 1: no FSDP to cast to bf16
             s = layout3d(Sharding::Ddp);
             s.hardware.count = 4;
+            break;
+        case 8: // the last stage's outputs kept, as torchtitan before 0.2.2
+            s = layout3d(Sharding::Fsdp2);
+            s.hardware.parallel.ppReturnOutputs = true;
             break;
         }
         const Exported e = exportAs(s, ExportFormat::TorchtitanToml);
