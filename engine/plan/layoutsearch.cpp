@@ -131,8 +131,15 @@ std::vector<std::uint64_t> etpChoices(const ModelSpec& model, std::uint64_t tp)
 
 constexpr Checkpointing kCheckpointings[] = {Checkpointing::None, Checkpointing::Full, Checkpointing::SelectiveOps};
 
-void setLayout(Scenario& sc, const LayoutCandidate& c)
+// `asked`: the scenario's own parallel settings. torchtitan's pipeline
+// settings (scenario.h ppSplit, ppReturnOutputs) act under FSDP2 with pp > 1
+// only: a layout of that kind keeps the scenario's, the others plan without
+// them (the planner refuses them there).
+void setLayout(Scenario& sc, const LayoutCandidate& c, const ParallelConfig& asked)
 {
+    const bool torchtitanPipeline = c.sharding == Sharding::Fsdp2 && c.pp > 1;
+    sc.hardware.parallel.ppSplit = torchtitanPipeline ? asked.ppSplit : PipelineSplit::Layers;
+    sc.hardware.parallel.ppReturnOutputs = torchtitanPipeline && asked.ppReturnOutputs;
     sc.hardware.parallel.tp = c.tp;
     sc.hardware.parallel.sp = c.sp;
     sc.hardware.parallel.pp = c.pp;
@@ -199,7 +206,7 @@ LayoutComparison compareLayouts(const LayoutCandidate& best, const LayoutCandida
 Scenario applyLayout(const Scenario& base, const LayoutCandidate& layout)
 {
     Scenario sc = base;
-    setLayout(sc, layout);
+    setLayout(sc, layout, base.hardware.parallel);
     sc.train.globalBatch = layout.microBatch * layout.gradAccum * layout.dp; // cp ranks share their sequences
     return sc;
 }
@@ -253,6 +260,8 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     shape.hardware.parallel.cp = 1;
     shape.hardware.parallel.dpReplicate = 1;
     shape.hardware.parallel.ep = 1;
+    shape.hardware.parallel.ppSplit = PipelineSplit::Layers; // torchtitan's pipeline settings: per layout (setLayout)
+    shape.hardware.parallel.ppReturnOutputs = false;
     shape.hardware.parallel.etp = base.model.isMoe() ? 1 : 0; // etpChoices tries the others
     shape.hardware.sharding = Sharding::Ddp;
     for (std::uint64_t tp : divisorsUpTo(std::min(count, r.links.gpusPerNode), r.links.gpusPerNode)) {
@@ -306,7 +315,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
     sc.train.globalBatch = r.globalBatch;
     // Plans one layout with the quick estimate and times it.
     const auto evaluate = [&](LayoutCandidate c) {
-        setLayout(sc, c);
+        setLayout(sc, c, base.hardware.parallel);
         ++r.evaluated;
         auto plan = makePlan(sc, table, quick);
         if (!plan) {
@@ -377,7 +386,7 @@ Result<LayoutSearchResult> searchLayouts(const Scenario& base, const LayoutSearc
         if (r.layouts.size() >= keep)
             break;
         LayoutCandidate c = estimated;
-        setLayout(sc, c);
+        setLayout(sc, c, base.hardware.parallel);
         auto plan = makePlan(sc, table);
         ++r.simulated;
         if (!plan)

@@ -312,6 +312,39 @@ private slots:
         }
     }
 
+    // A scenario with torchtitan's pipeline settings (the weighted split, the
+    // schedule's kept outputs) searches the same layouts: the FSDP2 pipeline
+    // layouts plan with them, the others without (where the planner would
+    // refuse them). On 4 layers the weighted split leaves pp 4 a stage
+    // without a layer: those FSDP2 layouts are refused, naming the split.
+    void torchtitanPipelineSettingsFollowTheLayout()
+    {
+        Scenario sc = smallScenario(16);
+        sc.train.globalBatch = 32;
+        LayoutSearchOptions options;
+        options.keep = 0;
+        const auto plain = searchLayouts(sc, options);
+        QVERIFY(plain);
+        sc.hardware.parallel.ppSplit = PipelineSplit::Weighted;
+        sc.hardware.parallel.ppReturnOutputs = true;
+        const auto r = searchLayouts(sc, options);
+        QVERIFY2(r, r ? "" : r.error().detail.c_str());
+        QCOMPARE(r->evaluated, plain->evaluated);
+        QVERIFY(r->refused > 0);
+        QVERIFY2(r->commonRefusal.find("pp_split") != std::string::npos, r->commonRefusal.c_str());
+        bool sawTorchtitanPipeline = false;
+        for (const LayoutCandidate& c : r->layouts) {
+            const Scenario applied = applyLayout(sc, c);
+            const bool torchtitanPipeline = c.sharding == Sharding::Fsdp2 && c.pp > 1;
+            sawTorchtitanPipeline = sawTorchtitanPipeline || torchtitanPipeline;
+            QCOMPARE(applied.hardware.parallel.ppReturnOutputs, torchtitanPipeline);
+            QCOMPARE(int(applied.hardware.parallel.ppSplit),
+                     int(torchtitanPipeline ? PipelineSplit::Weighted : PipelineSplit::Layers));
+            QVERIFY(makePlan(applied)); // each layout as the app applies it plans
+        }
+        QVERIFY(sawTorchtitanPipeline); // pp 2: 4 + 2 = 6 over 2 stages, 2 layers each
+    }
+
     void cancels()
     {
         Scenario sc = smallScenario(16);
