@@ -191,14 +191,14 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
     struct Span {
         std::size_t lo, hi;
     };
-    auto span = [&](Phase phase, std::uint64_t lastLayer) {
-        const std::size_t a = eventIndex(mode, phase, 0, L);
+    auto span = [&](Phase phase, std::uint64_t firstLayer, std::uint64_t lastLayer) {
+        const std::size_t a = eventIndex(mode, phase, static_cast<std::int64_t>(firstLayer), L);
         const std::size_t b = eventIndex(mode, phase, static_cast<std::int64_t>(lastLayer), L);
         return Span{std::min(a, b), std::max(a, b)};
     };
     // [forward, backward] x [every layer, every k-th layer]
-    const Span spans[2][2] = {{span(Phase::LayerFwd, L - 1), span(Phase::LayerFwd, lastCheckpointed)},
-                              {span(Phase::LayerBwd, L - 1), span(Phase::LayerBwd, lastCheckpointed)}};
+    const Span spans[2][2] = {{span(Phase::LayerFwd, 0, L - 1), span(Phase::LayerFwd, 0, lastCheckpointed)},
+                              {span(Phase::LayerBwd, 0, L - 1), span(Phase::LayerBwd, 0, lastCheckpointed)}};
     for (const TensorRow& row : plan.tensors) {
         if (row.bytes == 0)
             continue;
@@ -211,8 +211,10 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
             continue;
         }
         // Adds (or, for `subtract`, removes) one instance on every layer of
-        // the set: every layer when stepping by 1, else every k-th.
-        auto progression = [&](bool everyLayer, std::uint64_t count, bool subtract) {
+        // the set: every layer when stepping by 1, else every k-th. `run`:
+        // the [forward, backward] spans of a run of layers stepped by 1 (a
+        // band's), instead of every layer's.
+        auto progression = [&](bool everyLayer, std::uint64_t count, bool subtract, const Span* run = nullptr) {
             for (int end = 0; end < 2; ++end) {
                 const bool free = end == 1;
                 const Phase phase = free ? row.freeAt : row.allocAt;
@@ -224,7 +226,8 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
                     diff[at].add(category, b * count, m * count, r * count, negative);
                     continue;
                 }
-                const Span& sp = spans[phase == Phase::LayerBwd ? 1 : 0][everyLayer ? 0 : 1];
+                const std::size_t backward = phase == Phase::LayerBwd ? 1 : 0;
+                const Span& sp = run ? run[backward] : spans[backward][everyLayer ? 0 : 1];
                 auto& target = everyLayer ? ranged : strided;
                 target[sp.lo + shift].add(category, b, m, r, negative);
                 target[sp.hi + shift + (everyLayer ? 1 : k)].add(category, b, m, r, !negative);
@@ -233,27 +236,17 @@ Result<bool> sweepPlan(Plan& plan, Mode mode, const RuntimeProfile& profile, boo
         // A row of some layers only (LayerBand). Dense first layers
         // (DeepSeek-V3's, no denseLayerIds) make each band one run of
         // layers, [0, D) or [D, L): a row on every layer of its run is one
-        // range update, as `progression` makes for every layer. Otherwise
-        // placed layer by layer, as the sliding-window rows below.
+        // progression over the run. Otherwise placed layer by layer, as the
+        // sliding-window rows below.
         const bool everyLayerOfSet = row.layers == LayerSet::All || (row.layers == LayerSet::Checkpointed && k == 1) ||
                                      (row.layers == LayerSet::Plain && k == 0);
         if (row.band != LayerBand::Every && plan.denseLayerIds.empty() && everyLayerOfSet) {
             const std::uint64_t dense = std::min<std::uint64_t>(plan.denseLayers, L);
             const std::uint64_t lo = row.band == LayerBand::Dense ? 0 : dense;
             const std::uint64_t hi = row.band == LayerBand::Dense ? dense : L;
-            for (int end = 0; end < 2 && lo < hi; ++end) {
-                const bool free = end == 1;
-                const Phase phase = free ? row.freeAt : row.allocAt;
-                const std::size_t shift = free || row.madeAtEventEnd ? 1 : 0;
-                if (phase != Phase::LayerFwd && phase != Phase::LayerBwd) {
-                    diff[eventIndex(mode, phase, -1, L) + shift].add(category, b * (hi - lo), m * (hi - lo),
-                                                                       r * (hi - lo), free);
-                    continue;
-                }
-                const std::size_t first = eventIndex(mode, phase, static_cast<std::int64_t>(lo), L);
-                const std::size_t last = eventIndex(mode, phase, static_cast<std::int64_t>(hi - 1), L);
-                ranged[std::min(first, last) + shift].add(category, b, m, r, free);
-                ranged[std::max(first, last) + shift + 1].add(category, b, m, r, !free);
+            if (lo < hi) {
+                const Span run[2] = {span(Phase::LayerFwd, lo, hi - 1), span(Phase::LayerBwd, lo, hi - 1)};
+                progression(true, hi - lo, false, run);
             }
             continue;
         }
