@@ -1173,12 +1173,8 @@
     </message>
     <message>
         <source>Weighted pipeline split (torchtitan&apos;s generate_llm_fqn_per_model_part): the embedding and the output each count as one layer; the stages hold %1 decoder layers.</source>
-        <extracomment>%1 the decoder layers of each stage in order, e.g. &quot;3, 4, 4, 2&quot;</extracomment>
+        <extracomment>%1 the decoder layers of each (virtual) stage in order, e.g. &quot;3, 4, 4, 2&quot;</extracomment>
         <translation>가중 파이프라인 분할(torchtitan의 generate_llm_fqn_per_model_part): 임베딩과 출력층을 각각 레이어 하나로 셉니다. 스테이지별 디코더 레이어는 %1개입니다.</translation>
-    </message>
-    <message>
-        <source>Weighted pipeline split (torchtitan&apos;s generate_llm_fqn_per_model_part): the embedding and the output each count as one layer; the virtual stages hold %1 decoder layers.</source>
-        <translation>가중 파이프라인 분할(torchtitan의 generate_llm_fqn_per_model_part): 임베딩과 출력층을 각각 레이어 하나로 셉니다. 가상 스테이지별 디코더 레이어는 %1개입니다.</translation>
     </message>
 </context>
 <context>

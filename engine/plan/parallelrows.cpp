@@ -596,10 +596,10 @@ Result<Plan> makeParallelPlan(const Scenario& sc, const ParameterTable& table, c
         std::string list;
         for (std::uint64_t layers : layout.chunkLayers)
             list += (list.empty() ? "" : ", ") + std::to_string(layers);
+        // Stage by stage in virtual-stage order (the interleaved note says which rank holds which).
         worst.notes.push_back("Weighted pipeline split (torchtitan generate_llm_fqn_per_model_part): the embedding "
-                              "and the output each count as one layer; the " +
-                              std::string(layout.interleaved() ? "virtual stages" : "stages") + " hold " + list +
-                              " decoder layers.");
+                              "and the output each count as one layer; the stages hold " +
+                              list + " decoder layers.");
     }
     if (layout.interleaved()) {
         const std::uint64_t chunks = layout.pp * layout.vpp, extra = sc.model.layers % chunks;

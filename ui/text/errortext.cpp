@@ -80,18 +80,13 @@ const std::vector<Phrase>& notePhrases()
                                   "cuDNN attention, which sm_90 GPUs run, is not modelled).")
                  .arg(m.captured(1));
          }},
-        {anchored(R"(Weighted pipeline split \(torchtitan generate_llm_fqn_per_model_part\): the embedding and the output each count as one layer; the (virtual stages|stages) hold ([0-9, ]+) decoder layers\.)"),
+        {anchored(R"(Weighted pipeline split \(torchtitan generate_llm_fqn_per_model_part\): the embedding and the output each count as one layer; the stages hold ([0-9, ]+) decoder layers\.)"),
          [](const QRegularExpressionMatch& m) {
-             //: %1 the decoder layers of each stage in order, e.g. "3, 4, 4, 2"
-             return m.captured(1) == QLatin1String("stages")
-                        ? ErrorText::tr("Weighted pipeline split (torchtitan's generate_llm_fqn_per_model_part): the "
-                                        "embedding and the output each count as one layer; the stages hold %1 "
-                                        "decoder layers.")
-                              .arg(m.captured(2))
-                        : ErrorText::tr("Weighted pipeline split (torchtitan's generate_llm_fqn_per_model_part): the "
-                                        "embedding and the output each count as one layer; the virtual stages hold "
-                                        "%1 decoder layers.")
-                              .arg(m.captured(2));
+             //: %1 the decoder layers of each (virtual) stage in order, e.g. "3, 4, 4, 2"
+             return ErrorText::tr("Weighted pipeline split (torchtitan's generate_llm_fqn_per_model_part): the "
+                                  "embedding and the output each count as one layer; the stages hold %1 decoder "
+                                  "layers.")
+                 .arg(m.captured(1));
          }},
         {anchored(R"(ZeRO-3 with CPU offload: parameters live on the CPU; only gathered layers occupy the GPU\.)"),
          [](const QRegularExpressionMatch&) {
